@@ -1,0 +1,31 @@
+//! kabe-probe: the rules of draughts as data, one move generator for every variant,
+//! notation, and (as the project grows) the endgame table reader.
+//!
+//! ```
+//! use kabe_probe::{Position, Variant};
+//! let start = Position::start(Variant::RUSSIAN);
+//! let moves = start.legal_moves();
+//! assert_eq!(moves.len(), 7);
+//! let after = start.play(&start.parse_move("c3-d4")?);
+//! assert_eq!(after.fen(), "B:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,e3,g3,d4:Bb8,d8,f8,h8,a7,c7,e7,g7,b6,d6,f6,h6");
+//! # Ok::<(), kabe_probe::MoveError>(())
+//! ```
+
+mod geometry;
+mod movegen;
+pub mod notation;
+mod perft;
+mod position;
+mod unmove;
+mod variant;
+
+pub use geometry::BoardSize;
+pub use movegen::{Move, MoveList, MAX_CAPTURES};
+pub use notation::fen::FenError;
+pub use notation::movetext::MoveError;
+pub use perft::{perft, perft_divide};
+pub use position::{Position, Setup, SetupError, SetupPiece};
+pub use unmove::{Predecessor, Restore};
+pub use variant::{
+    Color, CrowningInCapture, KingLanding, KingRange, NotationStyle, PieceKind, Square, UnknownVariant, Variant,
+};

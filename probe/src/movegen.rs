@@ -1,0 +1,514 @@
+//! Legal move generation for every variant, from one parameterised generator.
+//!
+//! Quiet moves of men are bitboard shifts. Captures are a depth-first search over
+//! capture sequences in which captured pieces stay on the board (and block) until the
+//! move ends, no piece is jumped twice, and the mover's origin square counts as empty.
+//! The majority rule and the merging of duplicate captures live here only, so no
+//! caller can forget them.
+
+use std::ops::Deref;
+
+use crate::geometry::{Bits, Dir, Geometry, OFF};
+use crate::position::Position;
+use crate::variant::{Color, CrowningInCapture, KingLanding, KingRange, PieceKind, Square, Variant};
+
+/// The most pieces one capture can take: only squares off the board's edge can be
+/// jumped, and a 10x10 board has 32 such dark squares.
+pub const MAX_CAPTURES: usize = 32;
+
+/// A legal move. A capture keeps the path it was found with, so it can be printed in
+/// full; captures with the same origin, destination, captured pieces and crowning are
+/// one move (the published perft convention).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    from: u8,
+    to: u8,
+    piece: PieceKind,
+    promotes: bool,
+    path_len: u8,
+    /// Bits (geometry layout) of the captured pieces.
+    captured: u64,
+    /// Landing square index after each capture; the last is `to`.
+    path: [u8; MAX_CAPTURES],
+}
+
+impl Move {
+    /// Origin square.
+    pub fn from(&self) -> Square {
+        Square(self.from)
+    }
+
+    /// Destination square.
+    pub fn to(&self) -> Square {
+        Square(self.to)
+    }
+
+    /// The kind of the moving piece before the move.
+    pub fn piece(&self) -> PieceKind {
+        self.piece
+    }
+
+    /// Whether the moving man is crowned by this move.
+    pub fn promotes(&self) -> bool {
+        self.promotes
+    }
+
+    /// Whether this move captures.
+    pub fn is_capture(&self) -> bool {
+        self.captured != 0
+    }
+
+    /// Number of pieces captured.
+    pub fn captured_count(&self) -> u32 {
+        self.captured.count_ones()
+    }
+
+    /// The squares of the captured pieces, in square order.
+    pub fn captured_squares<'a>(&self, variant: &'a Variant) -> impl Iterator<Item = Square> + 'a {
+        let geo = variant.board.geometry();
+        Bits(self.captured).map(move |b| Square(geo.square_of[b as usize]))
+    }
+
+    /// The landing square after each capture, ending with the destination. Empty for a
+    /// quiet move.
+    pub fn landings(&self) -> impl Iterator<Item = Square> + '_ {
+        self.path[..self.path_len as usize].iter().map(|&s| Square(s))
+    }
+
+    pub(crate) fn quiet(from: u8, to: u8, piece: PieceKind, promotes: bool) -> Move {
+        Move { from, to, piece, promotes, path_len: 0, captured: 0, path: [0; MAX_CAPTURES] }
+    }
+
+    pub(crate) fn capture(from: u8, to: u8, piece: PieceKind, promotes: bool, captured: u64, landings: &[u8]) -> Move {
+        let mut path = [0; MAX_CAPTURES];
+        path[..landings.len()].copy_from_slice(landings);
+        Move { from, to, piece, promotes, path_len: landings.len() as u8, captured, path }
+    }
+
+    /// Same origin, destination, captured set and crowning: the same move.
+    pub(crate) fn same_outcome(&self, other: &Move) -> bool {
+        self.from == other.from
+            && self.to == other.to
+            && self.captured == other.captured
+            && self.promotes == other.promotes
+    }
+}
+
+/// A reusable list of moves.
+#[derive(Clone, Debug, Default)]
+pub struct MoveList(Vec<Move>);
+
+impl MoveList {
+    /// An empty list.
+    pub fn new() -> MoveList {
+        MoveList(Vec::with_capacity(64))
+    }
+}
+
+impl Deref for MoveList {
+    type Target = [Move];
+    fn deref(&self) -> &[Move] {
+        &self.0
+    }
+}
+
+impl IntoIterator for MoveList {
+    type Item = Move;
+    type IntoIter = std::vec::IntoIter<Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// Directions in which `color`'s men move: towards the opponent.
+pub(crate) fn forward(color: Color) -> &'static [Dir] {
+    match color {
+        Color::White => &Dir::NORTH,
+        Color::Black => &Dir::SOUTH,
+    }
+}
+
+fn man_capture_dirs(variant: &Variant, color: Color) -> &'static [Dir] {
+    if variant.men_capture_backward {
+        &Dir::ALL
+    } else {
+        forward(color)
+    }
+}
+
+/// Bits of the row where `color`'s men are crowned.
+pub(crate) fn promotion_bits(geo: &Geometry, color: Color) -> u64 {
+    match color {
+        Color::White => geo.top_row,
+        Color::Black => geo.bottom_row,
+    }
+}
+
+impl Position {
+    /// All legal moves.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.legal_moves_into(&mut list);
+        list
+    }
+
+    /// All legal moves, written into `list` (cleared first) to reuse its allocation.
+    pub fn legal_moves_into(&self, list: &mut MoveList) {
+        list.0.clear();
+        self.captures_into(&mut list.0, true);
+        if list.0.is_empty() {
+            self.quiet_moves_into(&mut list.0);
+        }
+    }
+
+    /// Every capture route, without merging routes that have the same outcome: what a
+    /// move written with its full path is matched against.
+    pub fn capture_routes(&self) -> Vec<Move> {
+        let mut out = Vec::new();
+        self.captures_into(&mut out, false);
+        out
+    }
+
+    /// Number of legal moves, without building the list where it can be avoided.
+    pub fn count_legal_moves(&self) -> usize {
+        if self.has_capture() {
+            let mut out = Vec::with_capacity(16);
+            self.captures_into(&mut out, true);
+            return out.len();
+        }
+        self.count_quiet_moves()
+    }
+
+    /// Whether the side to move has no legal move (it has lost).
+    pub fn is_lost(&self) -> bool {
+        !self.has_capture() && self.count_quiet_moves() == 0
+    }
+
+    /// The position after `mv`, which must be a legal move of this position.
+    #[must_use]
+    pub fn play(&self, mv: &Move) -> Position {
+        let geo = self.geo();
+        let from = 1u64 << geo.bit_of[mv.from as usize];
+        let to = 1u64 << geo.bit_of[mv.to as usize];
+        let mut next = *self;
+        let me = next.side_mut(self.turn);
+        *me = (*me & !from) | to;
+        *next.side_mut(self.turn.opposite()) &= !mv.captured;
+        next.kings &= !mv.captured;
+        if self.kings & from != 0 || mv.promotes {
+            next.kings = (next.kings & !from) | to;
+        }
+        next.turn = self.turn.opposite();
+        next
+    }
+
+    /// The most pieces any capture of the side to move takes (0 without a capture).
+    pub fn max_capture_count(&self) -> u32 {
+        let mut out = Vec::new();
+        self.captures_into(&mut out, true);
+        out.iter().map(Move::captured_count).max().unwrap_or(0)
+    }
+
+    /// Whether the side to move has a capture (and so must capture).
+    pub fn has_capture(&self) -> bool {
+        let geo = self.geo();
+        let color = self.turn;
+        let own = self.side(color);
+        let enemy = self.side(color.opposite());
+        let empty = self.empty_squares();
+        let men = own & !self.kings;
+        for &d in man_capture_dirs(&self.variant, color) {
+            if geo.shift(geo.shift(men, d) & enemy, d) & empty != 0 {
+                return true;
+            }
+        }
+        let flying = self.variant.king_captures == KingRange::Flying;
+        for king in Bits(own & self.kings) {
+            for d in Dir::ALL {
+                let mut sq = geo.step(king, d);
+                if flying {
+                    while sq != OFF && empty & (1 << sq) != 0 {
+                        sq = geo.step(sq, d);
+                    }
+                }
+                if sq != OFF && enemy & (1 << sq) != 0 {
+                    let land = geo.step(sq, d);
+                    if land != OFF && empty & (1 << land) != 0 {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    fn count_quiet_moves(&self) -> usize {
+        let geo = self.geo();
+        let own = self.side(self.turn);
+        let empty = self.empty_squares();
+        let men = own & !self.kings;
+        let mut count = 0;
+        for &d in forward(self.turn) {
+            count += (geo.shift(men, d) & empty).count_ones() as usize;
+        }
+        let flying = self.variant.king_moves == KingRange::Flying;
+        for king in Bits(own & self.kings) {
+            for d in Dir::ALL {
+                let mut sq = geo.step(king, d);
+                while sq != OFF && empty & (1 << sq) != 0 {
+                    count += 1;
+                    if !flying {
+                        break;
+                    }
+                    sq = geo.step(sq, d);
+                }
+            }
+        }
+        count
+    }
+
+    fn quiet_moves_into(&self, out: &mut Vec<Move>) {
+        let geo = self.geo();
+        let own = self.side(self.turn);
+        let empty = self.empty_squares();
+        let men = own & !self.kings;
+        let promo = promotion_bits(geo, self.turn);
+        for &d in forward(self.turn) {
+            for to in Bits(geo.shift(men, d) & empty) {
+                let from = geo.step(to, d.opposite());
+                let promotes = promo & (1 << to) != 0;
+                out.push(Move::quiet(geo.square_of[from as usize], geo.square_of[to as usize], PieceKind::Man, promotes));
+            }
+        }
+        let flying = self.variant.king_moves == KingRange::Flying;
+        for king in Bits(own & self.kings) {
+            for d in Dir::ALL {
+                let mut sq = geo.step(king, d);
+                while sq != OFF && empty & (1 << sq) != 0 {
+                    out.push(Move::quiet(geo.square_of[king as usize], geo.square_of[sq as usize], PieceKind::King, false));
+                    if !flying {
+                        break;
+                    }
+                    sq = geo.step(sq, d);
+                }
+            }
+        }
+    }
+
+    fn captures_into(&self, out: &mut Vec<Move>, merge_same_outcome: bool) {
+        if !self.has_capture() {
+            return;
+        }
+        let geo = self.geo();
+        let color = self.turn;
+        let own = self.side(color);
+        let mut search = CaptureSearch {
+            geo,
+            variant: &self.variant,
+            enemy: self.side(color.opposite()),
+            empty: 0,
+            promotion_row: promotion_bits(geo, color),
+            man_dirs: man_capture_dirs(&self.variant, color),
+            from: 0,
+            piece: PieceKind::Man,
+            crowned: false,
+            path: [0; MAX_CAPTURES],
+            depth: 0,
+            out,
+            best: 0,
+            merge_same_outcome,
+        };
+        for from in Bits(own) {
+            search.from = from;
+            // The mover leaves its origin: it may pass over or land on it again.
+            search.empty = self.empty_squares() | (1 << from);
+            if self.kings & (1 << from) != 0 {
+                search.piece = PieceKind::King;
+                search.king(from, 0, None);
+            } else {
+                search.piece = PieceKind::Man;
+                search.man(from, 0);
+            }
+        }
+    }
+}
+
+struct CaptureSearch<'a> {
+    geo: &'static Geometry,
+    variant: &'a Variant,
+    enemy: u64,
+    /// Empty squares, the mover's origin included; captured pieces are not empty.
+    empty: u64,
+    promotion_row: u64,
+    man_dirs: &'static [Dir],
+    from: u8,
+    piece: PieceKind,
+    /// A man crowned during this capture, going on as a king.
+    crowned: bool,
+    path: [u8; MAX_CAPTURES],
+    depth: usize,
+    out: &'a mut Vec<Move>,
+    /// Most pieces taken by a capture found so far (majority rule).
+    best: u32,
+    merge_same_outcome: bool,
+}
+
+impl CaptureSearch<'_> {
+    /// Extends a man's capture from `at`; returns whether any capture was possible.
+    fn man(&mut self, at: u8, captured: u64) -> bool {
+        let mut found = false;
+        for &d in self.man_dirs {
+            let over = self.geo.step(at, d);
+            if over == OFF || self.enemy & !captured & (1 << over) == 0 {
+                continue;
+            }
+            let land = self.geo.step(over, d);
+            if land == OFF || self.empty & (1 << land) == 0 {
+                continue;
+            }
+            found = true;
+            let captured = captured | (1 << over);
+            self.push(land);
+            if self.promotion_row & (1 << land) != 0 {
+                match self.variant.crowning_in_capture {
+                    CrowningInCapture::StaysMan => {
+                        if !self.man(land, captured) {
+                            self.leaf(land, captured, true);
+                        }
+                    }
+                    CrowningInCapture::CrownAndContinue => {
+                        self.crowned = true;
+                        if !self.king(land, captured, Some(d)) {
+                            self.leaf(land, captured, true);
+                        }
+                        self.crowned = false;
+                    }
+                    CrowningInCapture::CrownAndStop => self.leaf(land, captured, true),
+                }
+            } else if !self.man(land, captured) {
+                self.leaf(land, captured, false);
+            }
+            self.depth -= 1;
+        }
+        found
+    }
+
+    /// Extends a king's capture from `at`, having arrived moving in `came`; returns
+    /// whether any capture was possible.
+    fn king(&mut self, at: u8, captured: u64, came: Option<Dir>) -> bool {
+        let mut found = false;
+        for d in Dir::ALL {
+            // Straight back lies the piece just jumped, which still blocks.
+            if came == Some(d.opposite()) {
+                continue;
+            }
+            let Some((over, landings)) = self.king_capture_in(at, captured, d) else {
+                continue;
+            };
+            found = true;
+            let captured = captured | (1 << over);
+            let must_continue = self.variant.king_landing == KingLanding::MustContinue
+                && !self.variant.majority_capture
+                && landings.iter().any(|&l| self.king_can_capture(l, captured, d));
+            for &land in landings.iter() {
+                self.push(land);
+                if !self.king(land, captured, Some(d)) && !must_continue {
+                    self.leaf(land, captured, self.crowned);
+                }
+                self.depth -= 1;
+            }
+        }
+        found
+    }
+
+    /// The enemy piece a king on `at` can capture in direction `d`, with its landing squares.
+    fn king_capture_in(&self, at: u8, captured: u64, d: Dir) -> Option<(u8, Landings)> {
+        let flying = self.variant.king_captures == KingRange::Flying;
+        let mut over = self.geo.step(at, d);
+        if flying {
+            while over != OFF && self.empty & (1 << over) != 0 {
+                over = self.geo.step(over, d);
+            }
+        }
+        if over == OFF || self.enemy & !captured & (1 << over) == 0 {
+            return None;
+        }
+        let mut landings = Landings::default();
+        let mut land = self.geo.step(over, d);
+        while land != OFF && self.empty & (1 << land) != 0 {
+            landings.push(land);
+            if !flying {
+                break;
+            }
+            land = self.geo.step(land, d);
+        }
+        (!landings.is_empty()).then_some((over, landings))
+    }
+
+    fn king_can_capture(&self, at: u8, captured: u64, came: Dir) -> bool {
+        Dir::ALL
+            .into_iter()
+            .filter(|&d| d != came.opposite())
+            .any(|d| self.king_capture_in(at, captured, d).is_some())
+    }
+
+    fn push(&mut self, land: u8) {
+        self.path[self.depth] = self.geo.square_of[land as usize];
+        self.depth += 1;
+    }
+
+    fn leaf(&mut self, to: u8, captured: u64, promotes: bool) {
+        let count = captured.count_ones();
+        if self.variant.majority_capture {
+            if count < self.best {
+                return;
+            }
+            if count > self.best {
+                self.out.clear();
+                self.best = count;
+            }
+        }
+        let mv = Move {
+            from: self.geo.square_of[self.from as usize],
+            to: self.geo.square_of[to as usize],
+            piece: self.piece,
+            promotes,
+            path_len: self.depth as u8,
+            captured,
+            path: self.path,
+        };
+        if self.merge_same_outcome && self.out.iter().any(|m| m.same_outcome(&mv)) {
+            return;
+        }
+        self.out.push(mv);
+    }
+}
+
+/// Landing squares behind one captured piece (at most 8 on a 10x10 diagonal).
+#[derive(Default, Clone, Copy)]
+struct Landings {
+    len: usize,
+    squares: [u8; 9],
+}
+
+impl Landings {
+    fn push(&mut self, bit: u8) {
+        self.squares[self.len] = bit;
+        self.len += 1;
+    }
+}
+
+impl Deref for Landings {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.squares[..self.len]
+    }
+}

@@ -1,0 +1,182 @@
+//! FEN as in PDN 3.0: `W:W31,32,K40:B1,2`, with ranges (`W:W31-50:B1-20`), an optional
+//! trailing `.`, algebraic squares (`W:Wa1,c1,Kd4:Bf8`), and lidraughts' `:H0:F1`
+//! counters, which are read and ignored here.
+
+use crate::notation::{parse_square, square_name};
+use crate::position::{Position, Setup, SetupError, SetupPiece};
+use crate::variant::{Color, NotationStyle, PieceKind, Square, Variant};
+
+/// A FEN string that could not be read or does not give a legal position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    /// The text is not FEN.
+    #[error("malformed FEN \"{fen}\": {reason} at \"{token}\"")]
+    Malformed {
+        /// The whole FEN.
+        fen: String,
+        /// The part that could not be read.
+        token: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The text is FEN but not a legal position of the variant.
+    #[error("FEN \"{fen}\": {source}")]
+    Invalid {
+        /// The whole FEN.
+        fen: String,
+        /// What is wrong with the position.
+        source: SetupError,
+    },
+}
+
+/// Reads a FEN into an unvalidated setup.
+pub fn parse_setup(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
+    let malformed = |token: &str, reason| FenError::Malformed { fen: fen.to_string(), token: token.to_string(), reason };
+    let mut text = fen.trim();
+    if let Some(inner) = text.strip_prefix("[FEN").and_then(|t| t.strip_suffix(']')) {
+        text = inner.trim();
+    }
+    text = text.trim_matches('"').trim();
+    text = text.strip_suffix('.').unwrap_or(text).trim();
+    let mut fields = text.split(':');
+    let turn = match fields.next().map(str::trim) {
+        Some("W" | "w") => Color::White,
+        Some("B" | "b") => Color::Black,
+        Some(other) => return Err(malformed(other, "side to move must be W or B")),
+        None => return Err(malformed(text, "empty")),
+    };
+    let mut setup = Setup { turn: Some(turn), pieces: Vec::new() };
+    let mut seen = [false; 2];
+    for field in fields {
+        let field = field.trim();
+        let (head, list) = field.split_at(field.chars().next().map_or(0, char::len_utf8));
+        let color = match head {
+            "W" | "w" => Color::White,
+            "B" | "b" => Color::Black,
+            // lidraughts appends the half-move clock and the move number.
+            "H" | "F" if list.trim().bytes().all(|b| b.is_ascii_digit()) => continue,
+            _ => return Err(malformed(field, "expected a piece list starting with W or B")),
+        };
+        if std::mem::replace(&mut seen[color as usize], true) {
+            return Err(malformed(field, "second piece list for the same colour"));
+        }
+        for token in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let (kind, squares) = match token.strip_prefix(['K', 'k']) {
+                Some(rest) => (PieceKind::King, rest),
+                None => (PieceKind::Man, token),
+            };
+            let (lo, hi) = match squares.split_once('-') {
+                Some((a, b)) => (
+                    parse_square(variant, a).map_err(|r| malformed(token, r))?,
+                    parse_square(variant, b).map_err(|r| malformed(token, r))?,
+                ),
+                None => {
+                    let s = parse_square(variant, squares).map_err(|r| malformed(token, r))?;
+                    (s, s)
+                }
+            };
+            if lo > hi {
+                return Err(malformed(token, "range runs backwards"));
+            }
+            if hi - lo > 100 {
+                return Err(malformed(token, "range too long"));
+            }
+            setup.pieces.extend((lo..=hi).map(|square| SetupPiece { color, kind, square }));
+        }
+    }
+    if !seen[0] && !seen[1] {
+        return Err(malformed(text, "no piece lists"));
+    }
+    Ok(setup)
+}
+
+/// Reads a FEN and validates it as a position of `variant`.
+pub fn parse(variant: &Variant, fen: &str) -> Result<Position, FenError> {
+    let setup = parse_setup(variant, fen)?;
+    Position::from_setup(*variant, &setup).map_err(|source| FenError::Invalid { fen: fen.to_string(), source })
+}
+
+/// Writes `position` as FEN in its variant's notation.
+pub fn write(position: &Position) -> String {
+    write_in(position, position.variant().notation)
+}
+
+/// Writes `position` as FEN with squares in `style`.
+pub fn write_in(position: &Position, style: NotationStyle) -> String {
+    let variant = Variant { notation: style, ..*position.variant() };
+    let mut out = String::new();
+    out.push(position.turn().letter());
+    for color in [Color::White, Color::Black] {
+        out.push(':');
+        out.push(color.letter());
+        let mut first = true;
+        for s in 0..variant.squares() {
+            if let Some((c, kind)) = position.piece_at(Square(s)) {
+                if c != color {
+                    continue;
+                }
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                if kind == PieceKind::King {
+                    out.push('K');
+                }
+                out.push_str(&square_name(&variant, Square(s)));
+            }
+        }
+    }
+    out
+}
+
+impl Position {
+    /// Reads a FEN as a position of `variant`.
+    ///
+    /// ```
+    /// use kabe_probe::{Position, Variant};
+    /// let p = Position::from_fen(Variant::INTERNATIONAL, "W:W31-50:B1-20")?;
+    /// assert_eq!(p, Position::start(Variant::INTERNATIONAL));
+    /// # Ok::<(), kabe_probe::FenError>(())
+    /// ```
+    pub fn from_fen(variant: Variant, fen: &str) -> Result<Position, FenError> {
+        parse(&variant, fen)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_kings_and_trailing_dot() {
+        let v = Variant::INTERNATIONAL;
+        let p = parse(&v, "B:W31-33,K40:BK1,2-3.").expect("valid");
+        assert_eq!(p.fen(), "B:W31,32,33,K40:BK1,2,3");
+        assert_eq!(parse(&v, "[FEN \"W:W31-50:B1-20\"]").expect("valid"), Position::start(v));
+        assert!(parse(&v, "W:W31:B1:H0:F12").is_ok());
+    }
+
+    #[test]
+    fn algebraic_on_eight_by_eight() {
+        let v = Variant::RUSSIAN;
+        let p = parse(&v, "W:Wa1,c1,Kd4:Bf8,h8").expect("valid");
+        assert_eq!(p.fen(), "W:WKd4,a1,c1:Bf8,h8");
+        let numeric = parse(&v, "W:W29,30,K18:B3,4").expect("valid");
+        assert_eq!(numeric, p);
+    }
+
+    #[test]
+    fn errors_say_what_is_wrong() {
+        let v = Variant::INTERNATIONAL;
+        let err = |fen: &str| parse(&v, fen).expect_err(fen).to_string();
+        assert!(err("W:W3:B10").contains("white man on 3, its own promotion row"));
+        assert!(err("W:W31:B47").contains("black man on 47"));
+        assert!(err("W:W31,31:B1").contains("square 31 is used twice"));
+        assert!(err("W:W51:B1").contains("square 51 is off the board"));
+        assert!(err("X:W31:B1").contains("side to move"));
+        assert!(err("W:W3x:B1").contains("at \"3x\""));
+        assert!(err("W:W35-31:B1").contains("backwards"));
+        assert!(err("W:W31:W32").contains("second piece list"));
+        assert!(parse(&Variant::RUSSIAN, "W:Wa2:B1").expect_err("light").to_string().contains("light square"));
+    }
+}

@@ -1,0 +1,52 @@
+//! Text forms: square names, FEN and move text.
+
+pub mod fen;
+pub mod movetext;
+
+use crate::variant::{NotationStyle, Square, Variant};
+
+/// The name of `square` in the variant's notation: `28` or `c3`.
+pub fn square_name(variant: &Variant, square: Square) -> String {
+    match variant.notation {
+        NotationStyle::Numeric => square.number().to_string(),
+        NotationStyle::Algebraic => algebraic_name(variant, square),
+    }
+}
+
+/// The algebraic name (`a1` at White's bottom left) of `square`.
+pub fn algebraic_name(variant: &Variant, square: Square) -> String {
+    let width = variant.board.width();
+    let half = width / 2;
+    let row = square.index() / half;
+    let col = 2 * (square.index() % half) + if row % 2 == 0 { 1 } else { 0 };
+    let file = (b'a' + col) as char;
+    format!("{file}{}", width - row)
+}
+
+/// Reads one square: a number `1..=n` or, on any board, an algebraic name. Returns the
+/// 1-based square number (numbers are range-checked later, by validation) or a reason.
+pub fn parse_square(variant: &Variant, text: &str) -> Result<u32, &'static str> {
+    let text = text.trim();
+    let bytes = text.as_bytes();
+    if bytes.is_empty() {
+        return Err("empty square");
+    }
+    if bytes.iter().all(u8::is_ascii_digit) {
+        return text.parse::<u32>().map_err(|_| "square number too large");
+    }
+    let file = bytes[0].to_ascii_lowercase();
+    let width = variant.board.width();
+    if !file.is_ascii_lowercase() || !bytes[1..].iter().all(u8::is_ascii_digit) || bytes.len() < 2 {
+        return Err("not a square (expected a number or a name like c3)");
+    }
+    let col = file - b'a';
+    let rank: u8 = text[1..].parse().map_err(|_| "bad rank")?;
+    if col >= width || rank == 0 || rank > width {
+        return Err("square name off the board");
+    }
+    let row = width - rank;
+    if (row + col) % 2 == 0 {
+        return Err("a light square (play is on the dark squares)");
+    }
+    Ok((row as u32) * (width as u32 / 2) + col as u32 / 2 + 1)
+}
