@@ -1,1 +1,45 @@
-fn main() {}
+//! The `kabe` command line: perft and move listing (generation, probing and analysis
+//! arrive with their issues).
+
+mod cli_moves;
+mod cli_perft;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Perfect-play endgame databases for draughts.
+#[derive(Parser)]
+#[command(name = "kabe", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count move sequences to a depth (proves the move generator).
+    Perft(cli_perft::PerftArgs),
+    /// List the legal moves of a position.
+    Moves(cli_moves::MovesArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Perft(args) => cli_perft::run(&args),
+        Command::Moves(args) => cli_moves::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("kabe: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The variant named on the command line.
+fn variant_arg(name: &str) -> anyhow::Result<kabe_probe::Variant> {
+    Ok(name.parse::<kabe_probe::Variant>()?)
+}

@@ -23,7 +23,7 @@ pub use geometry::BoardSize;
 pub use movegen::{Move, MoveList, MAX_CAPTURES};
 pub use notation::fen::FenError;
 pub use notation::movetext::MoveError;
-pub use perft::{perft, perft_divide};
+pub use perft::{parse_perft_vectors, perft, perft_divide, PerftVector};
 pub use position::{Position, Setup, SetupError, SetupPiece};
 pub use unmove::{Predecessor, Restore};
 pub use variant::{

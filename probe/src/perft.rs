@@ -32,3 +32,52 @@ pub fn perft_divide(position: &Position, depth: u32) -> Vec<(Move, u64)> {
     let depth = depth.max(1);
     position.legal_moves().into_iter().map(|mv| (mv, perft(&position.play(&mv), depth - 1))).collect()
 }
+
+/// One position of a perft data file with its known counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerftVector {
+    /// Name of the position.
+    pub id: String,
+    /// The position.
+    pub position: Position,
+    /// `(depth, nodes)` pairs.
+    pub counts: Vec<(u32, u64)>,
+}
+
+/// Reads a perft data file: blocks of `id NAME`, `variant V`, `fen FEN` and
+/// `perft DEPTH NODES` lines; `#` starts a comment. Errors name the line.
+pub fn parse_perft_vectors(text: &str) -> Result<Vec<PerftVector>, String> {
+    let mut out: Vec<PerftVector> = Vec::new();
+    let mut id: Option<String> = None;
+    let mut variant: Option<crate::Variant> = None;
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        let err = |what: String| format!("line {}: {what}: \"{raw}\"", n + 1);
+        let Some((key, value)) = line.split_once(char::is_whitespace).map(|(k, v)| (k, v.trim())) else {
+            if line.is_empty() {
+                continue;
+            }
+            return Err(err("expected KEY VALUE".into()));
+        };
+        match key {
+            "id" => id = Some(value.to_string()),
+            "variant" => variant = Some(value.parse().map_err(|e| err(format!("{e}")))?),
+            "fen" => {
+                let v = variant.ok_or_else(|| err("fen before variant".into()))?;
+                let position = Position::from_fen(v, value).map_err(|e| err(e.to_string()))?;
+                let id = id.take().ok_or_else(|| err("fen before id".into()))?;
+                out.push(PerftVector { id, position, counts: Vec::new() });
+            }
+            "perft" => {
+                let last = out.last_mut().ok_or_else(|| err("perft before fen".into()))?;
+                let mut it = value.split_whitespace().map(str::parse::<u64>);
+                match (it.next(), it.next(), it.next()) {
+                    (Some(Ok(d)), Some(Ok(nodes)), None) if d <= 64 => last.counts.push((d as u32, nodes)),
+                    _ => return Err(err("expected perft DEPTH NODES".into())),
+                }
+            }
+            other => return Err(err(format!("unknown key {other}"))),
+        }
+    }
+    Ok(out)
+}

@@ -20,12 +20,12 @@ pub enum FenError {
         reason: &'static str,
     },
     /// The text is FEN but not a legal position of the variant.
-    #[error("FEN \"{fen}\": {source}")]
+    #[error("FEN \"{fen}\": {error}")]
     Invalid {
         /// The whole FEN.
         fen: String,
         /// What is wrong with the position.
-        source: SetupError,
+        error: SetupError,
     },
 }
 
@@ -93,7 +93,7 @@ pub fn parse_setup(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
 /// Reads a FEN and validates it as a position of `variant`.
 pub fn parse(variant: &Variant, fen: &str) -> Result<Position, FenError> {
     let setup = parse_setup(variant, fen)?;
-    Position::from_setup(*variant, &setup).map_err(|source| FenError::Invalid { fen: fen.to_string(), source })
+    Position::from_setup(*variant, &setup).map_err(|error| FenError::Invalid { fen: fen.to_string(), error })
 }
 
 /// Writes `position` as FEN in its variant's notation.

@@ -1,0 +1,85 @@
+//! Property tests over random positions: notation round trips, colour symmetry, and
+//! unmove generation checked against the forward generator both ways.
+
+mod common;
+
+use kabe_probe::notation::movetext::format;
+use kabe_probe::{perft, Move, MoveError, PieceKind, Position, Restore, Variant};
+use proptest::prelude::*;
+
+fn same_outcome(a: &Move, b: &Move, v: &Variant) -> bool {
+    a.from() == b.from()
+        && a.to() == b.to()
+        && a.promotes() == b.promotes()
+        && a.captured_squares(v).eq(b.captured_squares(v))
+}
+
+fn variants() -> impl Strategy<Value = Variant> {
+    prop::sample::select(Variant::ALL.to_vec())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fen_round_trips(v in variants(), seed in any::<u64>()) {
+        let p = common::random_position(v, seed);
+        prop_assert_eq!(Position::from_fen(v, &p.fen()).expect("own FEN"), p);
+        prop_assert_eq!(p.flipped().flipped(), p);
+    }
+
+    #[test]
+    fn colour_flip_preserves_the_move_tree(v in variants(), seed in any::<u64>()) {
+        let p = common::random_position(v, seed);
+        prop_assert_eq!(perft(&p, 3), perft(&p.flipped(), 3), "{}", p.fen());
+    }
+
+    #[test]
+    fn every_move_reads_back_from_its_text(v in variants(), seed in any::<u64>()) {
+        let p = common::random_position(v, seed);
+        let legal = p.legal_moves();
+        for m in legal.iter() {
+            let short = p.move_text(m);
+            prop_assert_eq!(p.parse_move(&short), Ok(*m), "{} in {}", short, p.fen());
+            let full = format(&v, m, true);
+            prop_assert_eq!(p.parse_move(&full), Ok(*m), "{} in {}", full, p.fen());
+        }
+        // A short text shared by several moves is reported as ambiguous.
+        for m in legal.iter().filter(|m| m.is_capture()) {
+            let short = format(&v, m, false);
+            let sharing = legal.iter().filter(|o| o.from() == m.from() && o.to() == m.to()).count();
+            if sharing > 1 {
+                let ambiguous = matches!(p.parse_move(&short), Err(MoveError::Ambiguous { ref candidates, .. }) if candidates.len() == sharing);
+                prop_assert!(ambiguous, "{} in {}", short, p.fen());
+            }
+        }
+    }
+
+    #[test]
+    fn every_move_is_undone_by_an_unmove(v in variants(), seed in any::<u64>()) {
+        let p = common::random_position(v, seed);
+        let legal = p.legal_moves();
+        for m in legal.iter().filter(|m| m.captured_count() <= 4) {
+            let next = p.play(m);
+            let preds = if m.is_capture() {
+                let kings = m.captured_squares(&v).filter(|s| p.piece_at(*s).map(|x| x.1) == Some(PieceKind::King)).count() as u32;
+                next.capture_predecessors(Restore { men: m.captured_count() - kings, kings })
+            } else {
+                next.quiet_predecessors()
+            };
+            let found = preds.iter().any(|q| q.position == p && same_outcome(&q.mv, m, &v));
+            prop_assert!(found, "{} from {} not undone from {}", p.move_text(m), p.fen(), next.fen());
+        }
+    }
+
+    #[test]
+    fn every_unmove_is_a_legal_move(v in variants(), seed in any::<u64>()) {
+        let p = common::random_position(v, seed);
+        for q in p.predecessors(2) {
+            let legal = q.position.legal_moves();
+            let m = legal.iter().find(|m| same_outcome(m, &q.mv, &v));
+            prop_assert!(m.is_some(), "unmove {} of {} is not legal in {}", format(&v, &q.mv, true), p.fen(), q.position.fen());
+            prop_assert_eq!(q.position.play(m.expect("checked")), p);
+        }
+    }
+}

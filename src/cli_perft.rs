@@ -1,0 +1,90 @@
+//! `kabe perft`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+use kabe_probe::{parse_perft_vectors, perft, perft_divide, Position};
+
+/// Arguments of `kabe perft`.
+#[derive(Args)]
+pub struct PerftArgs {
+    /// Variant: international, russian, russian-free-landing, kabe, kabe-short-king-capture.
+    #[arg(long, short, default_value = "international")]
+    variant: String,
+    /// Start from this FEN instead of the variant's start position.
+    #[arg(long)]
+    fen: Option<String>,
+    /// Plies to search.
+    #[arg(long, short, default_value_t = 8)]
+    depth: u32,
+    /// Print the count below each legal move.
+    #[arg(long)]
+    divide: bool,
+    /// Check every vector of a perft data file (e.g. data/perft/international.perft)
+    /// up to --max-nodes instead.
+    #[arg(long, conflicts_with_all = ["fen", "divide"])]
+    vectors: Option<PathBuf>,
+    /// With --vectors: skip counts above this many nodes.
+    #[arg(long, default_value_t = u64::MAX)]
+    max_nodes: u64,
+}
+
+pub fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &args.vectors {
+        return run_vectors(path, args.max_nodes);
+    }
+    let variant = crate::variant_arg(&args.variant)?;
+    let position = match &args.fen {
+        Some(fen) => Position::from_fen(variant, fen)?,
+        None => Position::start(variant),
+    };
+    let start = Instant::now();
+    if args.divide {
+        let mut total = 0;
+        for (mv, nodes) in perft_divide(&position, args.depth) {
+            println!("{:<24} {nodes}", position.move_text(&mv));
+            total += nodes;
+        }
+        println!("total {total}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let nodes = perft(&position, args.depth);
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "perft {} {}: {nodes} nodes in {secs:.3} s ({:.1} M/s)",
+        variant.name,
+        args.depth,
+        nodes as f64 / secs.max(1e-9) / 1e6
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_vectors(path: &PathBuf, max_nodes: u64) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let vectors = parse_perft_vectors(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let (mut passed, mut failed) = (0, 0);
+    for v in &vectors {
+        for &(depth, expected) in v.counts.iter().filter(|(_, n)| *n <= max_nodes) {
+            let start = Instant::now();
+            let got = perft(&v.position, depth);
+            let ok = got == expected;
+            println!(
+                "{} {} depth {depth}: {got} {} ({:.2} s)",
+                if ok { "ok  " } else { "FAIL" },
+                v.id,
+                if ok { String::new() } else { format!("expected {expected}") },
+                start.elapsed().as_secs_f64()
+            );
+            if ok {
+                passed += 1;
+            } else {
+                failed += 1;
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
