@@ -7,7 +7,7 @@
 //! let moves = start.legal_moves();
 //! assert_eq!(moves.len(), 7);
 //! let after = start.play(&start.parse_move("c3-d4")?);
-//! assert_eq!(after.fen(), "B:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,e3,g3,d4:Bb8,d8,f8,h8,a7,c7,e7,g7,b6,d6,f6,h6");
+//! assert_eq!(after.fen(), "B:Wd4,a3,e3,g3,b2,d2,f2,h2,a1,c1,e1,g1:Bb8,d8,f8,h8,a7,c7,e7,g7,b6,d6,f6,h6");
 //! # Ok::<(), kabe_probe::MoveError>(())
 //! ```
 

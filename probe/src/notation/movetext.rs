@@ -85,7 +85,7 @@ impl Position {
     /// let p = Position::start(Variant::INTERNATIONAL);
     /// let mv = p.parse_move("32-28")?;
     /// assert_eq!(p.move_text(&mv), "32-28");
-    /// assert!(p.parse_move("32-27").is_err());
+    /// assert!(p.parse_move("32-26").is_err());
     /// # Ok::<(), kabe_probe::MoveError>(())
     /// ```
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
