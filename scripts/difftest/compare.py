@@ -1,0 +1,193 @@
+"""Differential test: kabe's legal moves against an independent implementation.
+
+    python compare.py --impl py-draughts --variant international --positions 10000 --kabe PATH
+
+Positions come from random play with the reference implementation (reference.py), half
+from whole random games (sampled late, so endgames with kings are frequent) and half
+from random king-rich placements followed by a few random moves. For each position the
+set of legal moves, each as (origin, destination, captured squares, position after), must
+be equal. Prints every disagreement and closes with "N passed, M failed".
+"""
+
+import argparse
+import json
+import random
+import re
+import subprocess
+import sys
+
+import reference as R
+
+LIB_VARIANTS = {
+    "py-draughts": {"international", "russian"},
+    "pydraughts": {"international", "russian"},
+    "reference": set(R.RULES),
+}
+
+
+def random_positions(variant, count, seed):
+    rng = random.Random(seed)
+    rules = R.RULES[variant]
+    out = []
+    while len(out) < count:
+        if rng.random() < 0.5:
+            pos = R.start(variant)
+            plies = rng.randint(10, 160)
+            for ply in range(plies):
+                moves = pos.legal_moves()
+                if not moves:
+                    break
+                # Sample more often the further the game goes.
+                if rng.random() < ply / plies * 0.25:
+                    out.append(pos)
+                pos = pos.play(rng.choice(moves))
+            out.append(pos)
+        else:
+            pos = random_placement(rules, variant, rng)
+            for _ in range(rng.randint(0, 6)):
+                moves = pos.legal_moves()
+                if not moves:
+                    break
+                out.append(pos)
+                pos = pos.play(rng.choice(moves))
+            out.append(pos)
+    return out[:count]
+
+
+def random_placement(rules, variant, rng):
+    size = rules.size
+    squares = size * size // 2
+    board = {}
+    for color in "WB":
+        for _ in range(rng.randint(1, 6)):
+            king = rng.random() < 0.6
+            n = rng.randint(1, squares)
+            rc = R.square_to_rc(size, n)
+            promo = 0 if color == "W" else size - 1
+            if rc in board or (not king and rc[0] == promo):
+                continue
+            board[rc] = color if king else color.lower()
+    return R.Position(variant, rng.choice("WB"), board)
+
+
+def canon_fen(size, fen):
+    m = re.search(r'"([^"]*)"', fen)
+    turn, board = R.parse_fen(size, m.group(1) if m else fen)
+    return R.canonical(size, turn, board)
+
+
+def kabe_moves(kabe, variant, fens):
+    size = R.RULES[variant].size
+    proc = subprocess.run(
+        [kabe, "moves", "--variant", variant, "--stdin"],
+        input="\n".join(fens) + "\n",
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        sys.exit(f"kabe moves failed: {proc.stderr}")
+    result = []
+    for line in proc.stdout.splitlines():
+        data = json.loads(line)
+        result.append(
+            {
+                (m["from"], m["to"], frozenset(m["captured"]), canon_fen(size, m["fen_after"]))
+                for m in data["moves"]
+            }
+        )
+    return result
+
+
+def reference_moves(variant, fen):
+    pos = R.Position.from_fen(variant, fen)
+    size = pos.r.size
+    return {
+        (
+            R.rc_to_square(size, m[0]),
+            R.rc_to_square(size, m[1]),
+            frozenset(R.rc_to_square(size, c) for c in m[2]),
+            pos.play(m).canonical(),
+        )
+        for m in pos.legal_moves()
+    }
+
+
+def py_draughts_moves(variant, fen):
+    import draughts
+
+    cls = {"international": draughts.StandardBoard, "russian": draughts.RussianBoard}[variant]
+    size = R.RULES[variant].size
+    board = cls.from_fen(fen)
+    out = set()
+    for m in board.legal_moves:
+        board.push(m)
+        after = canon_fen(size, board.fen)
+        board.pop()
+        out.add((m.square_list[0] + 1, m.square_list[-1] + 1, frozenset(c + 1 for c in m.captured_list), after))
+    return out
+
+
+def pydraughts_square(variant, n):
+    """pydraughts numbers Russian squares from White's bottom-left (a1 = 1)."""
+    if variant != "russian":
+        return n
+    rank, k = divmod(n - 1, 4)
+    col = 2 * k + (0 if rank % 2 == 0 else 1)
+    return R.rc_to_square(8, (7 - rank, col))
+
+
+def pydraughts_moves(variant, fen):
+    from draughts import Board
+
+    size = R.RULES[variant].size
+    if variant == "russian":
+        turn, board = R.parse_fen(size, fen)
+        side = lambda c: ",".join(("K" if p.isupper() else "") + R.rc_to_alg(size, rc) for rc, p in board.items() if p.upper() == c)
+        fen = f"{turn}:W{side('W')}:B{side('B')}"
+    board = Board(variant={"international": "standard"}.get(variant, variant), fen=fen)
+    sq = lambda n: pydraughts_square(variant, n)
+    out = set()
+    for m in board.legal_moves():
+        after = board.copy()
+        after.push(m)
+        out.add((sq(m.steps_move[0]), sq(m.steps_move[-1]), frozenset(sq(c) for c in m.captures), canon_fen(size, after.fen)))
+    return out
+
+
+IMPLS = {"reference": reference_moves, "py-draughts": py_draughts_moves, "pydraughts": pydraughts_moves}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--impl", choices=IMPLS, required=True)
+    ap.add_argument("--variant", required=True)
+    ap.add_argument("--positions", type=int, default=10000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--kabe", required=True)
+    args = ap.parse_args()
+    if args.variant not in LIB_VARIANTS[args.impl]:
+        sys.exit(f"{args.impl} does not implement {args.variant}")
+    positions = random_positions(args.variant, args.positions, args.seed)
+    fens = [p.fen() for p in positions]
+    ours = kabe_moves(args.kabe, args.variant, fens)
+    theirs_fn = IMPLS[args.impl]
+    passed = failed = kings = captures = 0
+    for fen, mine in zip(fens, ours):
+        theirs = theirs_fn(args.variant, fen)
+        kings += "K" in fen
+        captures += any(m[2] for m in mine)
+        if mine == theirs:
+            passed += 1
+            continue
+        failed += 1
+        if failed <= 10:
+            print(f"DIFFER {args.variant} {fen}")
+            print(f"  only kabe:       {sorted(mine - theirs, key=str)}")
+            print(f"  only {args.impl}: {sorted(theirs - mine, key=str)}")
+    print(f"{args.impl} {args.variant}: {len(fens)} positions, {kings} with kings, {captures} with captures")
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Cross-checks kabe's rules against independent implementations: the reference in
+# reference.py (all variants), py-draughts >= 1.9.1 and pydraughts (international and
+# Russian). Both libraries install a package named `draughts`, so each gets its own venv
+# under target/difftest. Usage: scripts/difftest/run.sh [POSITIONS]   (default 10000)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here="$root/scripts/difftest"
+positions=${1:-10000}
+venvs="$root/target/difftest"
+kabe="$root/target/release/kabe"
+
+cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin kabe
+
+make_venv() { # name, pip requirement
+  local dir="$venvs/$1"
+  if [ ! -x "$dir/bin/python" ] || ! "$dir/bin/python" -c "import draughts" 2>/dev/null; then
+    python3 -m venv "$dir"
+    "$dir/bin/pip" install --quiet --disable-pip-version-check "$2"
+  fi
+}
+make_venv py-draughts 'py-draughts>=1.9.1'
+make_venv pydraughts 'pydraughts>=0.6'
+
+status=0
+run() { "$@" || status=1; }
+cd "$here"
+for v in international russian russian-free-landing kabe kabe-short-king-capture; do
+  run python3 compare.py --impl reference --variant "$v" --positions "$positions" --kabe "$kabe"
+done
+for v in international russian; do
+  run "$venvs/py-draughts/bin/python" compare.py --impl py-draughts --variant "$v" --positions "$positions" --kabe "$kabe"
+  run "$venvs/pydraughts/bin/python" compare.py --impl pydraughts --variant "$v" --positions "$positions" --seed 2 --kabe "$kabe"
+done
+run python3 crosscheck_perft.py --impl reference --max-nodes 300000 "$root"/data/perft/*.perft
+run "$venvs/py-draughts/bin/python" crosscheck_perft.py --impl py-draughts --max-nodes 300000 "$root"/data/perft/*.perft
+exit $status
