@@ -78,6 +78,9 @@ pub(crate) struct Geometry {
     pub bottom_row: u64,
     /// Neighbouring bit in each direction, or [`OFF`].
     pub next: [[u8; 64]; 4],
+    /// A step in each direction as a left rotation: bits that wrap around land on ghost
+    /// or unused high bits, which every board set leaves empty.
+    pub rotation: [u32; 4],
     /// Bit of square index `s`.
     pub bit_of: [u8; 64],
     /// Square index of a bit, or [`OFF`] for ghosts and bits past the board.
@@ -124,19 +127,14 @@ impl Geometry {
             }
             d += 1;
         }
-        Geometry { half, mask, top_row, bottom_row, next, bit_of, square_of }
+        let rotation = [64 - (half + 1), 64 - half, half, half + 1];
+        Geometry { half, mask, top_row, bottom_row, next, rotation, bit_of, square_of }
     }
 
     /// Shifts every bit of `bb` one step in `dir`, dropping bits that leave the board.
     #[inline(always)]
     pub(crate) fn shift(&self, bb: u64, dir: Dir) -> u64 {
-        let shifted = match dir {
-            Dir::NorthWest => bb >> (self.half + 1),
-            Dir::NorthEast => bb >> self.half,
-            Dir::SouthWest => bb << self.half,
-            Dir::SouthEast => bb << (self.half + 1),
-        };
-        shifted & self.mask
+        bb.rotate_left(self.rotation[dir as usize]) & self.mask
     }
 
     /// The neighbouring bit of `bit` in `dir`, or [`OFF`].

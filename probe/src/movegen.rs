@@ -19,7 +19,7 @@ pub const MAX_CAPTURES: usize = 32;
 /// A legal move. A capture keeps the path it was found with, so it can be printed in
 /// full; captures with the same origin, destination, captured pieces and crowning are
 /// one move (the published perft convention).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug)]
 pub struct Move {
     from: u8,
     to: u8,
@@ -91,6 +91,27 @@ impl Move {
             && self.to == other.to
             && self.captured == other.captured
             && self.promotes == other.promotes
+    }
+}
+
+impl PartialEq for Move {
+    fn eq(&self, other: &Move) -> bool {
+        self.same_outcome(other) && self.piece == other.piece && self.path() == other.path()
+    }
+}
+
+impl Eq for Move {}
+
+impl std::hash::Hash for Move {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.from, self.to, self.captured, self.promotes, self.piece, self.path()).hash(state);
+    }
+}
+
+impl Move {
+    /// Landing squares as indices; bytes past `path_len` are stale and never compared.
+    fn path(&self) -> &[u8] {
+        &self.path[..self.path_len as usize]
     }
 }
 
@@ -179,12 +200,18 @@ impl Position {
 
     /// Number of legal moves, without building the list where it can be avoided.
     pub fn count_legal_moves(&self) -> usize {
-        if self.has_capture() {
-            let mut out = Vec::with_capacity(16);
-            self.captures_into(&mut out, true);
-            return out.len();
+        self.count_legal_moves_using(&mut MoveList::new())
+    }
+
+    /// [`Position::count_legal_moves`] with a scratch list, to spare an allocation.
+    pub(crate) fn count_legal_moves_using(&self, scratch: &mut MoveList) -> usize {
+        scratch.0.clear();
+        self.captures_into(&mut scratch.0, true);
+        if scratch.0.is_empty() {
+            self.count_quiet_moves()
+        } else {
+            scratch.0.len()
         }
-        self.count_quiet_moves()
     }
 
     /// Whether the side to move has no legal move (it has lost).
@@ -219,19 +246,35 @@ impl Position {
 
     /// Whether the side to move has a capture (and so must capture).
     pub fn has_capture(&self) -> bool {
+        self.men_that_capture() != 0 || self.kings_that_capture() != 0
+    }
+
+    /// The side to move's men that can jump an enemy piece.
+    #[inline]
+    fn men_that_capture(&self) -> u64 {
         let geo = self.geo();
         let color = self.turn;
-        let own = self.side(color);
+        let men = self.side(color) & !self.kings;
         let enemy = self.side(color.opposite());
         let empty = self.empty_squares();
-        let men = own & !self.kings;
+        let mut found = 0;
         for &d in man_capture_dirs(&self.variant, color) {
-            if geo.shift(geo.shift(men, d) & enemy, d) & empty != 0 {
-                return true;
-            }
+            let back = d.opposite();
+            found |= geo.shift(geo.shift(empty, back) & enemy, back) & men;
         }
+        found
+    }
+
+    /// The side to move's kings that can capture.
+    #[inline]
+    fn kings_that_capture(&self) -> u64 {
+        let geo = self.geo();
+        let color = self.turn;
+        let enemy = self.side(color.opposite());
+        let empty = self.empty_squares();
         let flying = self.variant.king_captures == KingRange::Flying;
-        for king in Bits(own & self.kings) {
+        let mut found = 0;
+        for king in Bits(self.side(color) & self.kings) {
             for d in Dir::ALL {
                 let mut sq = geo.step(king, d);
                 if flying {
@@ -242,12 +285,13 @@ impl Position {
                 if sq != OFF && enemy & (1 << sq) != 0 {
                     let land = geo.step(sq, d);
                     if land != OFF && empty & (1 << land) != 0 {
-                        return true;
+                        found |= 1 << king;
+                        break;
                     }
                 }
             }
         }
-        false
+        found
     }
 
     fn count_quiet_moves(&self) -> usize {
@@ -304,12 +348,13 @@ impl Position {
     }
 
     fn captures_into(&self, out: &mut Vec<Move>, merge_same_outcome: bool) {
-        if !self.has_capture() {
+        // Only pieces with a first jump start a search.
+        let capturers = self.men_that_capture() | self.kings_that_capture();
+        if capturers == 0 {
             return;
         }
         let geo = self.geo();
         let color = self.turn;
-        let own = self.side(color);
         let mut search = CaptureSearch {
             geo,
             variant: &self.variant,
@@ -326,7 +371,7 @@ impl Position {
             best: 0,
             merge_same_outcome,
         };
-        for from in Bits(own) {
+        for from in Bits(capturers) {
             search.from = from;
             // The mover leaves its origin: it may pass over or land on it again.
             search.empty = self.empty_squares() | (1 << from);
@@ -364,20 +409,22 @@ struct CaptureSearch<'a> {
 impl CaptureSearch<'_> {
     /// Extends a man's capture from `at`; returns whether any capture was possible.
     fn man(&mut self, at: u8, captured: u64) -> bool {
+        let targets = self.enemy & !captured;
+        let from = 1u64 << at;
         let mut found = false;
         for &d in self.man_dirs {
-            let over = self.geo.step(at, d);
-            if over == OFF || self.enemy & !captured & (1 << over) == 0 {
-                continue;
-            }
-            let land = self.geo.step(over, d);
-            if land == OFF || self.empty & (1 << land) == 0 {
+            // `targets` and `empty` lie inside the board, so no mask is needed.
+            let rotation = self.geo.rotation[d as usize];
+            let over = from.rotate_left(rotation) & targets;
+            let land_bit = over.rotate_left(rotation) & self.empty;
+            if land_bit == 0 {
                 continue;
             }
             found = true;
-            let captured = captured | (1 << over);
+            let land = land_bit.trailing_zeros() as u8;
+            let captured = captured | over;
             self.push(land);
-            if self.promotion_row & (1 << land) != 0 {
+            if self.promotion_row & land_bit != 0 {
                 match self.variant.crowning_in_capture {
                     CrowningInCapture::StaysMan => {
                         if !self.man(land, captured) {

@@ -11,14 +11,15 @@ use crate::position::Position;
 /// assert_eq!(perft(&Position::start(Variant::INTERNATIONAL), 3), 658);
 /// ```
 pub fn perft(position: &Position, depth: u32) -> u64 {
-    let mut lists = vec![MoveList::new(); depth as usize];
+    // One list per ply, plus a scratch list for counting at the last ply.
+    let mut lists = vec![MoveList::new(); depth as usize + 1];
     perft_with(position, depth, &mut lists)
 }
 
 fn perft_with(position: &Position, depth: u32, lists: &mut [MoveList]) -> u64 {
     match depth {
         0 => 1,
-        1 => position.count_legal_moves() as u64,
+        1 => position.count_legal_moves_using(&mut lists[0]) as u64,
         _ => {
             let (list, rest) = lists.split_first_mut().expect("one list per ply");
             position.legal_moves_into(list);

@@ -104,3 +104,15 @@ fn no_legal_move_is_a_loss() {
     assert!(p.legal_moves().is_empty());
     assert!(Position::from_fen(Variant::INTERNATIONAL, "B:W41:B").expect("fen").is_lost());
 }
+
+#[test]
+fn a_full_path_names_its_own_route_only() {
+    // Two king captures from e1 end on a1: over d2 and b2 via c3, or round over f2, g5,
+    // e5 and b2 (one of whose routes also lands on c3). "e1:c3:a1" is the first.
+    let p = Position::from_fen(Variant::RUSSIAN, "W:WKd8,g7,Kh6,b4,Ke3,Ke1:BKe5,Kg5,b2,d2,Kf2").expect("fen");
+    let short = p.parse_move("e1:c3:a1").expect("exact path");
+    assert_eq!(short.captured_count(), 2);
+    assert_eq!(p.parse_move("e1:h4:f6:d4:a1").expect("exact path").captured_count(), 4);
+    assert_eq!(p.parse_move("e1:h4:a1").expect("partial path").captured_count(), 4);
+    assert!(matches!(p.parse_move("e1:a1"), Err(kabe_probe::MoveError::Ambiguous { .. })));
+}

@@ -95,15 +95,28 @@ impl Position {
         let middle = &squares[1..squares.len() - 1];
         let mut found: Vec<Move> = Vec::new();
         if legal.first().is_some_and(Move::is_capture) {
-            for route in self.capture_routes() {
-                let landings: Vec<Square> = route.landings().collect();
-                if route.from() == first
-                    && route.to() == last
-                    && is_subsequence(middle, &landings[..landings.len() - 1])
-                    && !found.iter().any(|m| m.same_outcome(&route))
-                {
-                    // Report the move as the generator merged it.
-                    if let Some(m) = legal.iter().find(|m| m.same_outcome(&route)) {
+            let routes: Vec<(Move, Vec<Square>)> = self
+                .capture_routes()
+                .into_iter()
+                .filter(|r| r.from() == first && r.to() == last)
+                .map(|r| {
+                    let landings = r.landings().collect();
+                    (r, landings)
+                })
+                .collect();
+            // A path written in full names exactly one route; fewer squares name every
+            // route that passes them in order.
+            let exact: Vec<&Move> =
+                routes.iter().filter(|(_, l)| l[..l.len() - 1] == *middle).map(|(r, _)| r).collect();
+            let matching: Vec<&Move> = if exact.is_empty() {
+                routes.iter().filter(|(_, l)| is_subsequence(middle, &l[..l.len() - 1])).map(|(r, _)| r).collect()
+            } else {
+                exact
+            };
+            for route in matching {
+                // Report the move as the generator merged it.
+                if let Some(m) = legal.iter().find(|m| m.same_outcome(route)) {
+                    if !found.contains(m) {
                         found.push(*m);
                     }
                 }
