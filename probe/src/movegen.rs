@@ -204,14 +204,15 @@ impl Position {
     }
 
     /// [`Position::count_legal_moves`] with a scratch list, to spare an allocation.
+    #[inline]
     pub(crate) fn count_legal_moves_using(&self, scratch: &mut MoveList) -> usize {
-        scratch.0.clear();
-        self.captures_into(&mut scratch.0, true);
-        if scratch.0.is_empty() {
-            self.count_quiet_moves()
-        } else {
-            scratch.0.len()
+        let capturers = self.men_that_capture() | self.kings_that_capture();
+        if capturers == 0 {
+            return self.count_quiet_moves();
         }
+        scratch.0.clear();
+        self.search_captures(capturers, &mut scratch.0, true);
+        scratch.0.len()
     }
 
     /// Whether the side to move has no legal move (it has lost).
@@ -350,9 +351,14 @@ impl Position {
     fn captures_into(&self, out: &mut Vec<Move>, merge_same_outcome: bool) {
         // Only pieces with a first jump start a search.
         let capturers = self.men_that_capture() | self.kings_that_capture();
-        if capturers == 0 {
-            return;
+        if capturers != 0 {
+            self.search_captures(capturers, out, merge_same_outcome);
         }
+    }
+
+    /// Every capture of the pieces in `capturers` (bits), into `out`.
+    #[inline(never)]
+    fn search_captures(&self, capturers: u64, out: &mut Vec<Move>, merge_same_outcome: bool) {
         let geo = self.geo();
         let color = self.turn;
         let mut search = CaptureSearch {
