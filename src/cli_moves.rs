@@ -32,7 +32,8 @@ pub fn run(args: &MovesArgs) -> anyhow::Result<ExitCode> {
             if line.trim().is_empty() {
                 continue;
             }
-            let position = Position::from_fen(variant, &line).map_err(|e| anyhow::anyhow!("stdin line {}: {e}", n + 1))?;
+            let position =
+                Position::from_fen(variant, &line).map_err(|e| anyhow::anyhow!("stdin line {}: {e}", n + 1))?;
             println!("{}", moves_json(&position));
         }
         return Ok(ExitCode::SUCCESS);

@@ -23,18 +23,18 @@ pub struct PerftArgs {
     /// Print the count below each legal move.
     #[arg(long)]
     divide: bool,
-    /// Check every vector of a perft data file (e.g. data/perft/international.perft)
-    /// up to --max-nodes instead.
-    #[arg(long, conflicts_with_all = ["fen", "divide"])]
-    vectors: Option<PathBuf>,
+    /// Check every vector of these perft data files (e.g. data/perft/*.perft) up to
+    /// --max-nodes instead.
+    #[arg(long, num_args = 1.., conflicts_with_all = ["fen", "divide"])]
+    vectors: Vec<PathBuf>,
     /// With --vectors: skip counts above this many nodes.
     #[arg(long, default_value_t = u64::MAX)]
     max_nodes: u64,
 }
 
 pub fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
-    if let Some(path) = &args.vectors {
-        return run_vectors(path, args.max_nodes);
+    if !args.vectors.is_empty() {
+        return run_vectors(&args.vectors, args.max_nodes);
     }
     let variant = crate::variant_arg(&args.variant)?;
     let position = match &args.fen {
@@ -62,9 +62,12 @@ pub fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_vectors(path: &PathBuf, max_nodes: u64) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let vectors = parse_perft_vectors(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+fn run_vectors(paths: &[PathBuf], max_nodes: u64) -> anyhow::Result<ExitCode> {
+    let mut vectors = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        vectors.extend(parse_perft_vectors(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?);
+    }
     let (mut passed, mut failed) = (0, 0);
     for v in &vectors {
         for &(depth, expected) in v.counts.iter().filter(|(_, n)| *n <= max_nodes) {
@@ -72,8 +75,9 @@ fn run_vectors(path: &PathBuf, max_nodes: u64) -> anyhow::Result<ExitCode> {
             let got = perft(&v.position, depth);
             let ok = got == expected;
             println!(
-                "{} {} depth {depth}: {got} {} ({:.2} s)",
+                "{} {} {} depth {depth}: {got} {} ({:.2} s)",
                 if ok { "ok  " } else { "FAIL" },
+                v.position.variant().name,
                 v.id,
                 if ok { String::new() } else { format!("expected {expected}") },
                 start.elapsed().as_secs_f64()

@@ -330,7 +330,12 @@ impl Position {
             for to in Bits(geo.shift(men, d) & empty) {
                 let from = geo.step(to, d.opposite());
                 let promotes = promo & (1 << to) != 0;
-                out.push(Move::quiet(geo.square_of[from as usize], geo.square_of[to as usize], PieceKind::Man, promotes));
+                out.push(Move::quiet(
+                    geo.square_of[from as usize],
+                    geo.square_of[to as usize],
+                    PieceKind::Man,
+                    promotes,
+                ));
             }
         }
         let flying = self.variant.king_moves == KingRange::Flying;
@@ -338,7 +343,12 @@ impl Position {
             for d in Dir::ALL {
                 let mut sq = geo.step(king, d);
                 while sq != OFF && empty & (1 << sq) != 0 {
-                    out.push(Move::quiet(geo.square_of[king as usize], geo.square_of[sq as usize], PieceKind::King, false));
+                    out.push(Move::quiet(
+                        geo.square_of[king as usize],
+                        geo.square_of[sq as usize],
+                        PieceKind::King,
+                        false,
+                    ));
                     if !flying {
                         break;
                     }
@@ -507,10 +517,7 @@ impl CaptureSearch<'_> {
     }
 
     fn king_can_capture(&self, at: u8, captured: u64, came: Dir) -> bool {
-        Dir::ALL
-            .into_iter()
-            .filter(|&d| d != came.opposite())
-            .any(|d| self.king_capture_in(at, captured, d).is_some())
+        Dir::ALL.into_iter().filter(|&d| d != came.opposite()).any(|d| self.king_capture_in(at, captured, d).is_some())
     }
 
     fn push(&mut self, land: u8) {

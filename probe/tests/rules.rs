@@ -4,7 +4,8 @@ use kabe_probe::{PieceKind, Position, Square, Variant};
 
 fn moves(variant: Variant, fen: &str) -> Vec<String> {
     let p = Position::from_fen(variant, fen).expect("test FEN");
-    let mut v: Vec<String> = p.legal_moves().iter().map(|m| kabe_probe::notation::movetext::format(&variant, m, true)).collect();
+    let mut v: Vec<String> =
+        p.legal_moves().iter().map(|m| kabe_probe::notation::movetext::format(&variant, m, true)).collect();
     v.sort();
     v
 }

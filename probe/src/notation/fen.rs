@@ -31,7 +31,8 @@ pub enum FenError {
 
 /// Reads a FEN into an unvalidated setup.
 pub fn parse_setup(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
-    let malformed = |token: &str, reason| FenError::Malformed { fen: fen.to_string(), token: token.to_string(), reason };
+    let malformed =
+        |token: &str, reason| FenError::Malformed { fen: fen.to_string(), token: token.to_string(), reason };
     let mut text = fen.trim();
     if let Some(inner) = text.strip_prefix("[FEN").and_then(|t| t.strip_suffix(']')) {
         text = inner.trim();

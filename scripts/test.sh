@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Every test of the project, as CI runs them: formatting, lints, the Rust test suites
+# (unit, property, integration, doc), the deep perft vectors, and the differential tests
+# against independent implementations (which install their own Python venvs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== format and lints"
+cargo fmt --all --check
+cargo clippy --all-targets --release --quiet -- -D warnings
+
+echo "== Rust tests"
+cargo test --doc --workspace --release --quiet
+cargo nextest run --workspace --release
+
+echo "== deep perft vectors (every count in data/perft)"
+cargo run --release --quiet --bin kabe -- perft --vectors data/perft/*.perft | tail -n 3
+
+echo "== differential tests against independent implementations"
+scripts/difftest/run.sh "${KABE_DIFFTEST_POSITIONS:-10000}"
