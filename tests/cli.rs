@@ -1,0 +1,90 @@
+//! End-to-end tests of the `kabe` binary: output, JSON, and one-line errors with a
+//! non-zero exit code.
+
+use std::process::{Command, Output};
+
+fn kabe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kabe")).args(args).output().expect("run kabe")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn perft_counts_the_start_position() {
+    let o = kabe(&["perft", "--depth", "5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("perft international 5: 27117 nodes"), "{}", stdout(&o));
+    let o = kabe(&["perft", "--variant", "russian", "--depth", "6"]);
+    assert!(stdout(&o).contains("37986 nodes"), "{}", stdout(&o));
+}
+
+#[test]
+fn perft_divide_sums_to_the_total() {
+    let o = kabe(&["perft", "--depth", "3", "--divide"]);
+    let out = stdout(&o);
+    let rows: Vec<&str> = out.lines().collect();
+    assert_eq!(rows.len(), 10, "{out}");
+    assert!(rows[9].ends_with("total 658") || rows[9] == "total 658", "{out}");
+    assert!(rows.iter().any(|r| r.starts_with("32-28 ")), "{out}");
+}
+
+#[test]
+fn perft_vectors_pass_and_a_wrong_count_fails() {
+    let dir = std::env::temp_dir().join(format!("kabe-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let good = dir.join("good.perft");
+    std::fs::write(&good, "id s\nvariant russian\nfen W:W21-32:B1-12\nperft 3 302\n").expect("write");
+    let o = kabe(&["perft", "--vectors", good.to_str().expect("utf8")]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let bad = dir.join("bad.perft");
+    std::fs::write(&bad, "id s\nvariant russian\nfen W:W21-32:B1-12\nperft 3 303\n").expect("write");
+    let o = kabe(&["perft", "--vectors", bad.to_str().expect("utf8")]);
+    assert!(!o.status.success());
+    assert!(stdout(&o).contains("FAIL russian s depth 3: 302 expected 303"), "{}", stdout(&o));
+}
+
+#[test]
+fn moves_lists_standard_notation_with_full_paths_where_ambiguous() {
+    let o = kabe(&["moves", "--variant", "russian", "W:WKd8,g7,Kh6,b4,Ke3,Ke1:BKe5,Kg5,b2,d2,Kf2"]);
+    let out = stdout(&o);
+    assert!(out.lines().any(|l| l == "e1:c3:a1"), "{out}");
+    assert!(out.lines().any(|l| l == "e1:h4:f6:d4:a1"), "{out}");
+    assert!(out.lines().any(|l| l == "d8:h4"), "{out}");
+    let o = kabe(&["moves", "W:W31-50:B1-20"]);
+    assert_eq!(stdout(&o).lines().count(), 9);
+}
+
+#[test]
+fn moves_json_describes_each_move() {
+    let o = kabe(&["moves", "--json", "W:W33:BK28,29,19"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let moves = v["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), 1);
+    assert_eq!(moves[0]["move"], "33x13");
+    assert_eq!(moves[0]["captured"], serde_json::json!([19, 29]));
+    assert_eq!(moves[0]["fen_after"], "B:W13:BK28");
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_code_2() {
+    for (args, needle) in [
+        (vec!["moves", "W:W3:B1"], "white man on 3, its own promotion row"),
+        (vec!["moves", "W:W31,31:B1"], "square 31 is used twice"),
+        (vec!["moves", "W:W77:B1"], "square 77 is off the board"),
+        (vec!["moves", "Q:W31:B1"], "side to move must be W or B"),
+        (vec!["perft", "--variant", "chess", "--depth", "1"], "unknown variant 'chess'"),
+        (vec!["perft", "--vectors", "/nonexistent.perft"], "reading /nonexistent.perft"),
+    ] {
+        let o = kabe(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
