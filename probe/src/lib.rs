@@ -11,6 +11,7 @@
 //! # Ok::<(), kabe_probe::MoveError>(())
 //! ```
 
+mod draw_rules;
 mod geometry;
 mod movegen;
 pub mod notation;
@@ -19,6 +20,7 @@ mod position;
 mod unmove;
 mod variant;
 
+pub use draw_rules::{DrawRuleSet, UnknownDrawRules};
 pub use geometry::BoardSize;
 pub use movegen::{Move, MoveList, MAX_CAPTURES};
 pub use notation::fen::FenError;

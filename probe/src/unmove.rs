@@ -39,7 +39,7 @@ impl Position {
         let mover = self.turn.opposite();
         let own = self.side(mover);
         let empty = self.empty_squares();
-        let backward = back_dirs(mover);
+        let backward = forward(mover.opposite());
         let promo = promotion_bits(geo, mover);
         let mut add = |from: u8, to: u8, was: PieceKind| {
             let mut q = self.with_turn(mover);
@@ -128,13 +128,6 @@ impl Position {
             }
         }
         out
-    }
-}
-
-fn back_dirs(color: Color) -> &'static [Dir] {
-    match color {
-        Color::White => &Dir::SOUTH,
-        Color::Black => &Dir::NORTH,
     }
 }
 

@@ -1,0 +1,97 @@
+//! Draw rule sets, by name. They are values separate from the [`Variant`]: the same
+//! 100-square game is played under `fmjd` or under `ussr1953`. The counting itself
+//! (limits, resets, what survives a change of material) arrives with the draw-rules work;
+//! here each set is named, with its source, and each variant has its usual set.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::geometry::BoardSize;
+use crate::variant::Variant;
+
+/// A named set of counted-move draw rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawRuleSet {
+    /// FMJD article 6 as in the newer text (seeds/001): 6.2 25 king-only moves each,
+    /// 6.3 16 moves each with the count kept when a piece is removed, 6.4 5 moves each.
+    Fmjd,
+    /// FMJD article 6 as in the older text (seeds/000), where 6.3 lacks the newer clause.
+    Fmjd2000,
+    /// USSR rules of 1953 (seeds/002): 30 moves without a change of material; three kings
+    /// (8x8) or four kings (10x10) against a lone king drawn after the strong side's 18th move.
+    Ussr1953,
+    /// No counted-move rule: only repetition draws (the family game of seeds/004).
+    None,
+}
+
+impl DrawRuleSet {
+    /// Every rule set.
+    pub const ALL: [DrawRuleSet; 4] =
+        [DrawRuleSet::Fmjd, DrawRuleSet::Fmjd2000, DrawRuleSet::Ussr1953, DrawRuleSet::None];
+
+    /// Command-line name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DrawRuleSet::Fmjd => "fmjd",
+            DrawRuleSet::Fmjd2000 => "fmjd-2000",
+            DrawRuleSet::Ussr1953 => "ussr1953",
+            DrawRuleSet::None => "none",
+        }
+    }
+
+    /// Whether the set is written for the board of `variant`.
+    pub fn applies_to(self, variant: &Variant) -> bool {
+        match self {
+            DrawRuleSet::Fmjd | DrawRuleSet::Fmjd2000 => variant.board == BoardSize::Ten,
+            DrawRuleSet::Ussr1953 | DrawRuleSet::None => true,
+        }
+    }
+}
+
+impl Variant {
+    /// The draw rules a game of this variant is normally played under.
+    pub fn default_draw_rules(&self) -> DrawRuleSet {
+        match (self.board, self.pdn_game_type) {
+            (BoardSize::Ten, _) => DrawRuleSet::Fmjd,
+            (BoardSize::Eight, Some(_)) => DrawRuleSet::Ussr1953,
+            (BoardSize::Eight, None) => DrawRuleSet::None,
+        }
+    }
+}
+
+impl fmt::Display for DrawRuleSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The name given is not a draw rule set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown draw rules '{0}' (known: fmjd, fmjd-2000, ussr1953, none)")]
+pub struct UnknownDrawRules(pub String);
+
+impl FromStr for DrawRuleSet {
+    type Err = UnknownDrawRules;
+    fn from_str(s: &str) -> Result<DrawRuleSet, UnknownDrawRules> {
+        let s = s.trim().to_ascii_lowercase();
+        DrawRuleSet::ALL.into_iter().find(|r| r.name() == s).ok_or(UnknownDrawRules(s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_variant_has_its_usual_rules() {
+        assert_eq!(Variant::INTERNATIONAL.default_draw_rules(), DrawRuleSet::Fmjd);
+        assert_eq!(Variant::RUSSIAN.default_draw_rules(), DrawRuleSet::Ussr1953);
+        assert_eq!(Variant::KABE.default_draw_rules(), DrawRuleSet::None);
+        assert!(DrawRuleSet::Ussr1953.applies_to(&Variant::INTERNATIONAL));
+        assert!(!DrawRuleSet::Fmjd.applies_to(&Variant::RUSSIAN));
+        for r in DrawRuleSet::ALL {
+            assert_eq!(r.name().parse::<DrawRuleSet>(), Ok(r));
+        }
+        assert!("fide".parse::<DrawRuleSet>().is_err());
+    }
+}
