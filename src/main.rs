@@ -1,6 +1,7 @@
 //! The `kabe` command line: perft and move listing (generation, probing and analysis
 //! arrive with their issues).
 
+mod cli_info;
 mod cli_moves;
 mod cli_perft;
 
@@ -22,6 +23,8 @@ enum Command {
     Perft(cli_perft::PerftArgs),
     /// List the legal moves of a position.
     Moves(cli_moves::MovesArgs),
+    /// List the material signatures of a table set, their sizes and build order.
+    Info(cli_info::InfoArgs),
 }
 
 fn main() -> ExitCode {
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => cli_perft::run(&args),
         Command::Moves(args) => cli_moves::run(&args),
+        Command::Info(args) => cli_info::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -13,6 +13,7 @@
 
 mod draw_rules;
 mod geometry;
+mod index;
 mod movegen;
 pub mod notation;
 mod perft;
@@ -22,6 +23,7 @@ mod variant;
 
 pub use draw_rules::{DrawRuleSet, UnknownDrawRules};
 pub use geometry::BoardSize;
+pub use index::{MaterialIndex, Signature};
 pub use movegen::{Move, MoveList, MAX_CAPTURES};
 pub use notation::fen::FenError;
 pub use notation::movetext::MoveError;

@@ -1,0 +1,328 @@
+//! Position indexing: a bijection between the positions of one material signature
+//! (white to move) and `0..len`.
+//!
+//! Layout: `index = men_rank * king_placements + king_rank`, so positions with the same
+//! men lie next to each other. Men never stand on their own promotion row. White men are
+//! first split by how many stand on the bottom row (squares no black man may use), which
+//! fixes how many squares remain for the black men and makes the ranking dense: every
+//! index in `0..len` is a position, with no holes. Sets of squares are ranked in the
+//! combinatorial number system over the squares still available.
+
+use std::fmt;
+
+use crate::geometry::Bits;
+use crate::position::Position;
+use crate::variant::{Color, Variant};
+
+/// The material of one table, seen from the side to move ("white").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Signature {
+    /// Men of the side to move.
+    pub white_men: u8,
+    /// Kings of the side to move.
+    pub white_kings: u8,
+    /// Men of the other side.
+    pub black_men: u8,
+    /// Kings of the other side.
+    pub black_kings: u8,
+}
+
+impl Signature {
+    /// Material with the side to move as "white".
+    pub fn new(white_men: u8, white_kings: u8, black_men: u8, black_kings: u8) -> Signature {
+        Signature { white_men, white_kings, black_men, black_kings }
+    }
+
+    /// The signature of `position` from its side to move's point of view.
+    pub fn of(position: &Position) -> Signature {
+        let (me, you) = (position.turn, position.turn.opposite());
+        let count = |c: Color, kings: bool| {
+            let k = if kings { position.kings } else { !position.kings };
+            (position.side(c) & k).count_ones() as u8
+        };
+        Signature::new(count(me, false), count(me, true), count(you, false), count(you, true))
+    }
+
+    /// The same material with the sides exchanged.
+    #[must_use]
+    pub fn flipped(self) -> Signature {
+        Signature::new(self.black_men, self.black_kings, self.white_men, self.white_kings)
+    }
+
+    /// Pieces on the board.
+    pub fn pieces(self) -> u32 {
+        (self.white_men + self.white_kings + self.black_men + self.black_kings) as u32
+    }
+
+    /// Men on the board.
+    pub fn men(self) -> u32 {
+        (self.white_men + self.black_men) as u32
+    }
+
+    /// Every signature of `pieces` pieces in which both sides have a piece, in build
+    /// order: by number of men (promotions turn a man into a king, so fewer men first).
+    pub fn all_with(pieces: u32) -> Vec<Signature> {
+        let mut out = Vec::new();
+        for white in 1..pieces {
+            let black = pieces - white;
+            for wm in 0..=white {
+                for bm in 0..=black {
+                    out.push(Signature::new(wm as u8, (white - wm) as u8, bm as u8, (black - bm) as u8));
+                }
+            }
+        }
+        out.sort_by_key(|s| (s.men(), *s));
+        out
+    }
+}
+
+impl fmt::Display for Signature {
+    /// `wm wk bm bk` as four digits, e.g. `2111`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}{}{}", self.white_men, self.white_kings, self.black_men, self.black_kings)
+    }
+}
+
+/// Binomial coefficients up to 64 choose 64.
+struct Binomial([[u64; 65]; 65]);
+
+impl Binomial {
+    const fn new() -> Binomial {
+        let mut t = [[0u64; 65]; 65];
+        let mut n = 0;
+        while n <= 64 {
+            t[n][0] = 1;
+            let mut k = 1;
+            while k <= n {
+                t[n][k] = t[n - 1][k - 1].saturating_add(if k < n { t[n - 1][k] } else { 0 });
+                k += 1;
+            }
+            n += 1;
+        }
+        Binomial(t)
+    }
+
+    #[inline(always)]
+    fn get(&self, n: u32, k: u32) -> u64 {
+        if k > n {
+            0
+        } else {
+            self.0[n as usize][k as usize]
+        }
+    }
+}
+
+static C: Binomial = Binomial::new();
+
+/// Rank of the set `chosen` (square masks) among the squares of `available`, in the
+/// combinatorial number system (colex order).
+#[inline]
+fn rank_subset(chosen: u64, available: u64) -> u64 {
+    let mut rank = 0;
+    for (i, s) in Bits(chosen).enumerate() {
+        let below = (available & ((1u64 << s) - 1)).count_ones();
+        rank += C.get(below, i as u32 + 1);
+    }
+    rank
+}
+
+/// The set of `k` squares of `available` with rank `rank`.
+#[inline]
+fn unrank_subset(mut rank: u64, k: u32, available: u64) -> u64 {
+    let mut chosen = 0;
+    let mut top = available.count_ones();
+    for i in (1..=k).rev() {
+        // Largest compressed position p < top with C(p, i) <= rank.
+        let mut p = top - 1;
+        while C.get(p, i) > rank {
+            p -= 1;
+        }
+        rank -= C.get(p, i);
+        chosen |= 1u64 << select(available, p);
+        top = p;
+    }
+    chosen
+}
+
+/// The square of the `n`-th (0-based) set bit of `mask`.
+#[inline]
+fn select(mut mask: u64, n: u32) -> u32 {
+    for _ in 0..n {
+        mask &= mask - 1;
+    }
+    mask.trailing_zeros()
+}
+
+/// The index of one signature for one variant.
+#[derive(Clone, Debug)]
+pub struct MaterialIndex {
+    variant: Variant,
+    signature: Signature,
+    /// All squares, the top row (White's promotion row), the bottom row.
+    all: u64,
+    top: u64,
+    bottom: u64,
+    /// Men configurations before each split (white men on the bottom row: 0, 1, ...).
+    split_offset: Vec<u64>,
+    men_configurations: u64,
+    king_placements: u64,
+}
+
+impl MaterialIndex {
+    /// The index of `signature` in `variant`, or `None` when its positions are too many
+    /// to count in 64 bits (far beyond any table: some 20 pieces on 10x10).
+    pub fn new(variant: Variant, signature: Signature) -> Option<MaterialIndex> {
+        let n = variant.squares() as u32;
+        let half = variant.board.width() as u32 / 2;
+        let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let top = (1u64 << half) - 1;
+        let bottom = top << (n - half);
+        let (wm, bm) = (signature.white_men as u32, signature.black_men as u32);
+        let middle = n - 2 * half;
+        let mut split_offset = Vec::new();
+        let mut total = 0u64;
+        for on_bottom in 0..=wm.min(half) {
+            split_offset.push(total);
+            let in_middle = wm - on_bottom;
+            let split = C
+                .get(half, on_bottom)
+                .checked_mul(C.get(middle, in_middle))?
+                .checked_mul(C.get(n - half - in_middle, bm))?;
+            total = total.checked_add(split)?;
+        }
+        let free = n.saturating_sub(wm + bm);
+        let (wk, bk) = (signature.white_kings as u32, signature.black_kings as u32);
+        let king_placements = C.get(free, wk).checked_mul(C.get(free.saturating_sub(wk), bk))?;
+        total.checked_mul(king_placements)?;
+        if wm + wk + bm + bk > n {
+            return None;
+        }
+        Some(MaterialIndex {
+            variant,
+            signature,
+            all,
+            top,
+            bottom,
+            split_offset,
+            men_configurations: total,
+            king_placements,
+        })
+    }
+
+    /// The signature indexed.
+    pub fn signature(&self) -> Signature {
+        self.signature
+    }
+
+    /// Number of positions (white to move).
+    pub fn len(&self) -> u64 {
+        self.men_configurations * self.king_placements
+    }
+
+    /// Whether the signature has no position at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of distinct men configurations; each has [`MaterialIndex::king_placements`]
+    /// consecutive indices.
+    pub fn men_configurations(&self) -> u64 {
+        self.men_configurations
+    }
+
+    /// King placements per men configuration.
+    pub fn king_placements(&self) -> u64 {
+        self.king_placements
+    }
+
+    /// The index of `position`, which must have White to move and this signature.
+    pub fn index(&self, position: &Position) -> u64 {
+        debug_assert_eq!(position.turn, Color::White);
+        debug_assert_eq!(Signature::of(position), self.signature);
+        let sets = SquareSets::of(position);
+        let middle = self.all & !self.top & !self.bottom;
+        let white_bottom = sets.white_men & self.bottom;
+        let white_middle = sets.white_men & middle;
+        let split = white_bottom.count_ones() as usize;
+        let in_middle = self.signature.white_men as u32 - split as u32;
+        let black_available = (self.all & !self.bottom) & !white_middle;
+        let black_rank = rank_subset(sets.black_men, black_available);
+        let black_count = C.get(black_available.count_ones(), self.signature.black_men as u32);
+        let white_rank = rank_subset(white_bottom, self.bottom) * C.get(middle.count_ones(), in_middle)
+            + rank_subset(white_middle, middle);
+        let men_rank = self.split_offset[split] + white_rank * black_count + black_rank;
+        let free = self.all & !sets.white_men & !sets.black_men;
+        let bk_count = C.get(free.count_ones() - self.signature.white_kings as u32, self.signature.black_kings as u32);
+        let king_rank =
+            rank_subset(sets.white_kings, free) * bk_count + rank_subset(sets.black_kings, free & !sets.white_kings);
+        men_rank * self.king_placements + king_rank
+    }
+
+    /// The position (White to move) with index `index < len()`.
+    pub fn position(&self, index: u64) -> Position {
+        debug_assert!(index < self.len());
+        let sig = self.signature;
+        let (wm, wk, bm, bk) =
+            (sig.white_men as u32, sig.white_kings as u32, sig.black_men as u32, sig.black_kings as u32);
+        let (men_rank, king_rank) = (index / self.king_placements, index % self.king_placements);
+        let split = self.split_offset.partition_point(|&o| o <= men_rank) - 1;
+        let mut rest = men_rank - self.split_offset[split];
+        let middle = self.all & !self.top & !self.bottom;
+        let in_middle = wm - split as u32;
+        let black_count = C.get((self.all & !self.bottom).count_ones() - in_middle, bm);
+        let (white_rank, black_rank) = (rest / black_count, rest % black_count);
+        rest = white_rank;
+        let middle_count = C.get(middle.count_ones(), in_middle);
+        let white_bottom = unrank_subset(rest / middle_count, split as u32, self.bottom);
+        let white_middle = unrank_subset(rest % middle_count, in_middle, middle);
+        let white_men = white_bottom | white_middle;
+        let black_men = unrank_subset(black_rank, bm, (self.all & !self.bottom) & !white_middle);
+        let free = self.all & !white_men & !black_men;
+        let bk_count = C.get(free.count_ones() - wk, bk);
+        let white_kings = unrank_subset(king_rank / bk_count, wk, free);
+        let black_kings = unrank_subset(king_rank % bk_count, bk, free & !white_kings);
+        SquareSets { white_men, white_kings, black_men, black_kings }.into_position(self.variant)
+    }
+}
+
+/// Pieces as masks of square indices (bit s = square index s), the index's own layout.
+struct SquareSets {
+    white_men: u64,
+    white_kings: u64,
+    black_men: u64,
+    black_kings: u64,
+}
+
+impl SquareSets {
+    fn of(p: &Position) -> SquareSets {
+        let geo = p.geo();
+        let squares = |bits: u64| Bits(bits).fold(0u64, |m, b| m | 1u64 << geo.square_of[b as usize]);
+        SquareSets {
+            white_men: squares(p.white & !p.kings),
+            white_kings: squares(p.white & p.kings),
+            black_men: squares(p.black & !p.kings),
+            black_kings: squares(p.black & p.kings),
+        }
+    }
+
+    fn into_position(self, variant: Variant) -> Position {
+        let geo = variant.board.geometry();
+        let bits = |squares: u64| Bits(squares).fold(0u64, |m, s| m | 1u64 << geo.bit_of[s as usize]);
+        let mut p = Position::empty(variant, Color::White);
+        p.white = bits(self.white_men | self.white_kings);
+        p.black = bits(self.black_men | self.black_kings);
+        p.kings = bits(self.white_kings | self.black_kings);
+        p
+    }
+}
+
+impl Position {
+    /// The position with the side to move as White: itself, or its colour flip.
+    #[must_use]
+    pub fn normalized(&self) -> Position {
+        match self.turn {
+            Color::White => *self,
+            Color::Black => self.flipped(),
+        }
+    }
+}

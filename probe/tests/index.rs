@@ -1,0 +1,145 @@
+//! The position index is a bijection between a signature's positions (White to move)
+//! and 0..len: exhaustively on small signatures, by property on large ones.
+
+mod common;
+
+use kabe_probe::{Color, MaterialIndex, PieceKind, Position, Setup, SetupPiece, Signature, Variant};
+use proptest::prelude::*;
+
+/// Positions of `sig`, counted by brute force over ordered tuples of squares.
+fn brute_force_count(variant: Variant, sig: Signature) -> u64 {
+    let n = variant.squares() as u32;
+    let kinds: Vec<(Color, PieceKind)> = std::iter::empty()
+        .chain(std::iter::repeat_n((Color::White, PieceKind::Man), sig.white_men as usize))
+        .chain(std::iter::repeat_n((Color::White, PieceKind::King), sig.white_kings as usize))
+        .chain(std::iter::repeat_n((Color::Black, PieceKind::Man), sig.black_men as usize))
+        .chain(std::iter::repeat_n((Color::Black, PieceKind::King), sig.black_kings as usize))
+        .collect();
+    fn go(variant: &Variant, kinds: &[(Color, PieceKind)], used: &mut Vec<u32>, n: u32) -> u64 {
+        let Some(&(color, kind)) = kinds.get(used.len()) else { return 1 };
+        let mut total = 0;
+        for s in 0..n {
+            let forbidden = kind == PieceKind::Man && variant.promotion_row(color).contains(&(s as u8));
+            if used.contains(&s) || forbidden {
+                continue;
+            }
+            used.push(s);
+            total += go(variant, kinds, used, n);
+            used.pop();
+        }
+        total
+    }
+    let ordered = go(&variant, &kinds, &mut Vec::new(), n);
+    let fact = |k: u8| (1..=k as u64).product::<u64>();
+    ordered / (fact(sig.white_men) * fact(sig.white_kings) * fact(sig.black_men) * fact(sig.black_kings))
+}
+
+fn check_exhaustively(variant: Variant, sig: Signature) {
+    let index = MaterialIndex::new(variant, sig).expect("small");
+    assert_eq!(index.len(), brute_force_count(variant, sig), "{} {sig}", variant.name);
+    for i in 0..index.len() {
+        let p = index.position(i);
+        assert_eq!(p.turn(), Color::White);
+        assert_eq!(Signature::of(&p), sig, "{} {sig} index {i}", variant.name);
+        // Legal placement: the setup validates.
+        assert_eq!(Position::from_setup(variant, &p.to_setup()), Ok(p), "{} {sig} index {i}", variant.name);
+        assert_eq!(index.index(&p), i, "{} {sig} {}", variant.name, p.fen());
+    }
+}
+
+#[test]
+fn small_signatures_are_bijective_on_8x8() {
+    for pieces in 2..=3 {
+        for sig in Signature::all_with(pieces) {
+            check_exhaustively(Variant::RUSSIAN, sig);
+        }
+    }
+    check_exhaustively(Variant::RUSSIAN, Signature::new(2, 0, 2, 0));
+    check_exhaustively(Variant::RUSSIAN, Signature::new(1, 1, 1, 1));
+}
+
+#[test]
+fn small_signatures_are_bijective_on_10x10() {
+    for sig in Signature::all_with(2) {
+        check_exhaustively(Variant::INTERNATIONAL, sig);
+    }
+    for sig in
+        [Signature::new(2, 0, 1, 0), Signature::new(1, 0, 2, 0), Signature::new(1, 1, 1, 0), Signature::new(0, 1, 2, 0)]
+    {
+        check_exhaustively(Variant::INTERNATIONAL, sig);
+    }
+}
+
+#[test]
+fn build_order_puts_promotions_first() {
+    let sigs = Signature::all_with(3);
+    assert_eq!(sigs.len(), 12);
+    for (i, s) in sigs.iter().enumerate() {
+        // A promotion (one man fewer, one king more) is built earlier.
+        if s.white_men > 0 {
+            let promoted = Signature::new(s.white_men - 1, s.white_kings + 1, s.black_men, s.black_kings);
+            assert!(sigs[..i].contains(&promoted), "{s} before {promoted}");
+        }
+    }
+}
+
+fn random_of(variant: Variant, sig: Signature, seed: u64) -> Position {
+    let mut rng = common::Rng::new(seed);
+    let n = variant.squares() as u32;
+    let mut pieces = Vec::new();
+    let mut used = vec![false; n as usize];
+    let mut place = |color: Color, kind: PieceKind, rng: &mut common::Rng| loop {
+        let s = rng.below(n as u64) as u32;
+        if used[s as usize] || (kind == PieceKind::Man && variant.promotion_row(color).contains(&(s as u8))) {
+            continue;
+        }
+        used[s as usize] = true;
+        pieces.push(SetupPiece { color, kind, square: s + 1 });
+        break;
+    };
+    for (count, color, kind) in [
+        (sig.white_men, Color::White, PieceKind::Man),
+        (sig.white_kings, Color::White, PieceKind::King),
+        (sig.black_men, Color::Black, PieceKind::Man),
+        (sig.black_kings, Color::Black, PieceKind::King),
+    ] {
+        for _ in 0..count {
+            place(color, kind, &mut rng);
+        }
+    }
+    Position::from_setup(variant, &Setup { turn: Some(Color::White), pieces }).expect("valid")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn large_signatures_round_trip(
+        v in prop::sample::select(vec![Variant::INTERNATIONAL, Variant::RUSSIAN]),
+        wm in 0u8..5, wk in 0u8..3, bm in 0u8..5, bk in 0u8..3, seed in any::<u64>(),
+    ) {
+        let sig = Signature::new(wm, wk, bm, bk.max(u8::from(bm == 0)));
+        let index = MaterialIndex::new(v, sig).expect("small");
+        let p = random_of(v, sig, seed);
+        let i = index.index(&p);
+        prop_assert!(i < index.len());
+        prop_assert_eq!(index.position(i), p);
+        // Neighbouring indices are other positions of the same material.
+        for j in [i.saturating_sub(1), (i + 1).min(index.len() - 1)] {
+            let q = index.position(j);
+            prop_assert_eq!(index.index(&q), j);
+        }
+    }
+
+    #[test]
+    fn normalized_positions_index_by_their_own_signature(v in prop::sample::select(Variant::ALL.to_vec()), seed in any::<u64>()) {
+        let p = common::random_position(v, seed).normalized();
+        let sig = Signature::of(&p);
+        prop_assume!(sig.pieces() > 0);
+        match MaterialIndex::new(v, sig) {
+            Some(index) => prop_assert_eq!(index.position(index.index(&p)), p),
+            // Only huge middle-game material may be refused.
+            None => prop_assert!(sig.pieces() > 16, "{} refused", sig),
+        }
+    }
+}
