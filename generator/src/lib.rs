@@ -1,2 +1,30 @@
-//! kabe-generator: retrograde analysis of draughts endgames (see issue 4; the rules
-//! core it builds on lives in `kabe-probe`).
+//! kabe-generator: retrograde analysis of draughts endgames.
+//!
+//! Tables are built in dependency order ([`Signature::all_with`]): a signature and its
+//! colour flip together ([`solve_pair`]), after every table their captures and
+//! promotions lead to.
+
+mod registry;
+mod solve;
+
+pub use registry::{Registry, SolvedTable};
+pub use solve::solve_pair;
+
+use kabe_probe::{Signature, Variant};
+
+/// Solves every table of 2 to `max_pieces` pieces in memory, calling `done` after each.
+pub fn solve_all(variant: Variant, max_pieces: u32, mut done: impl FnMut(&SolvedTable)) -> Registry {
+    let mut registry = Registry::new(variant);
+    for pieces in 2..=max_pieces {
+        for sig in Signature::all_with(pieces) {
+            if registry.table(sig).is_some() {
+                continue;
+            }
+            for table in solve_pair(&registry, sig) {
+                done(&table);
+                registry.insert(table);
+            }
+        }
+    }
+    registry
+}

@@ -18,6 +18,7 @@ mod movegen;
 pub mod notation;
 mod perft;
 mod position;
+mod score;
 mod unmove;
 mod variant;
 
@@ -29,6 +30,7 @@ pub use notation::fen::FenError;
 pub use notation::movetext::MoveError;
 pub use perft::{parse_perft_vectors, perft, perft_divide, PerftVector};
 pub use position::{Position, Setup, SetupError, SetupPiece};
+pub use score::{Score, Wld};
 pub use unmove::{Predecessor, Restore};
 pub use variant::{
     Color, CrowningInCapture, KingLanding, KingRange, NotationStyle, PieceKind, Square, UnknownVariant, Variant,

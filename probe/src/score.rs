@@ -1,0 +1,89 @@
+//! Values of positions: the theoretical result and the distance to the end of the game.
+
+use std::fmt;
+
+/// Game-theoretic result for the side to move, repetition counting as a draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Wld {
+    /// The side to move loses with best play.
+    Loss,
+    /// Neither side can force a win.
+    Draw,
+    /// The side to move wins with best play.
+    Win,
+}
+
+/// A position's value with its distance to win (DTW): the number of plies to the end of
+/// the game when the winner takes the shortest way and the loser the longest. The game
+/// ends when the side to move has no piece or no legal move, so a win is an odd number of
+/// plies and a loss an even number (0: the side to move has already lost).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Score(u16);
+
+impl Score {
+    /// A draw.
+    pub const DRAW: Score = Score(u16::MAX);
+    /// Longest distance a score can hold.
+    pub const MAX_PLIES: u16 = u16::MAX - 1;
+
+    /// A win in `plies` (odd) plies.
+    pub fn win(plies: u16) -> Score {
+        debug_assert!(plies % 2 == 1);
+        Score(plies)
+    }
+
+    /// A loss in `plies` (even) plies.
+    pub fn loss(plies: u16) -> Score {
+        debug_assert!(plies % 2 == 0);
+        Score(plies)
+    }
+
+    /// From a raw ply count: odd is a win, even a loss, `u16::MAX` a draw.
+    pub const fn from_raw(raw: u16) -> Score {
+        Score(raw)
+    }
+
+    /// The raw ply count (`u16::MAX` for a draw).
+    pub const fn raw(self) -> u16 {
+        self.0
+    }
+
+    /// Win, draw or loss.
+    pub fn wld(self) -> Wld {
+        match self.0 {
+            u16::MAX => Wld::Draw,
+            p if p % 2 == 1 => Wld::Win,
+            _ => Wld::Loss,
+        }
+    }
+
+    /// Plies to the end of the game, `None` for a draw.
+    pub fn plies(self) -> Option<u16> {
+        (self.0 != u16::MAX).then_some(self.0)
+    }
+
+    /// The value of the position before a move that leads to a position of this value.
+    #[must_use]
+    pub fn parent(self) -> Score {
+        match self.0 {
+            u16::MAX => Score::DRAW,
+            p => Score(p + 1),
+        }
+    }
+}
+
+impl fmt::Debug for Score {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Score {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.wld() {
+            Wld::Draw => f.write_str("draw"),
+            Wld::Win => write!(f, "win in {}", self.0),
+            Wld::Loss => write!(f, "loss in {}", self.0),
+        }
+    }
+}
