@@ -4,6 +4,7 @@
 mod cli_info;
 mod cli_moves;
 mod cli_perft;
+mod cli_tables;
 
 use std::process::ExitCode;
 
@@ -25,6 +26,12 @@ enum Command {
     Moves(cli_moves::MovesArgs),
     /// List the material signatures of a table set, their sizes and build order.
     Info(cli_info::InfoArgs),
+    /// Build the endgame tables (WLD and DTW) up to N pieces, resuming where a run stopped.
+    Generate(cli_tables::GenerateArgs),
+    /// Check every table: checksums, and every value derived again from its successors.
+    Verify(cli_tables::VerifyArgs),
+    /// Wins, draws, losses and the longest win of every table.
+    Stats(cli_tables::StatsArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +40,9 @@ fn main() -> ExitCode {
         Command::Perft(args) => cli_perft::run(&args),
         Command::Moves(args) => cli_moves::run(&args),
         Command::Info(args) => cli_info::run(&args),
+        Command::Generate(args) => cli_tables::generate(&args),
+        Command::Verify(args) => cli_tables::verify(&args),
+        Command::Stats(args) => cli_tables::stats(&args),
     };
     match result {
         Ok(code) => code,

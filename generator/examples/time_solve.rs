@@ -12,6 +12,11 @@ fn main() {
         last = now;
     });
     let secs = start.elapsed().as_secs_f64();
-    println!("{} {} pieces: {total} positions in {secs:.1}s = {:.2} M pos/s", variant.name, pieces, total as f64 / secs / 1e6);
+    println!(
+        "{} {} pieces: {total} positions in {secs:.1}s = {:.2} M pos/s",
+        variant.name,
+        pieces,
+        total as f64 / secs / 1e6
+    );
     drop(registry);
 }

@@ -4,11 +4,17 @@
 //! colour flip together ([`solve_pair`]), after every table their captures and
 //! promotions lead to.
 
+mod build;
 mod registry;
 mod solve;
+mod verify;
+mod write;
 
+pub use build::{build, table_path, BuildError, BuildEvent};
 pub use registry::{Registry, SolvedTable};
 pub use solve::solve_pair;
+pub use verify::{tables_in, verify, Disagreement, VerifyReport};
+pub use write::{table_bytes, write_table, BLOCK_POSITIONS};
 
 use kabe_probe::{Signature, Variant};
 
@@ -20,7 +26,7 @@ pub fn solve_all(variant: Variant, max_pieces: u32, mut done: impl FnMut(&Solved
             if registry.table(sig).is_some() {
                 continue;
             }
-            for table in solve_pair(&registry, sig) {
+            for table in solve_pair(&registry, sig, &|_| {}) {
                 done(&table);
                 registry.insert(table);
             }

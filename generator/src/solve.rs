@@ -82,7 +82,9 @@ struct Node {
 
 /// Solves `signature` and its colour flip; every table they lead to must be in
 /// `registry`. Returns one table, or two when the flip is another signature.
-pub fn solve_pair(registry: &Registry, signature: Signature) -> Vec<SolvedTable> {
+/// `progress` receives units of work done: one per node initialised, one per node
+/// taken from the queue (about `2 * positions` in all).
+pub fn solve_pair(registry: &Registry, signature: Signature, progress: &(dyn Fn(u64) + Sync)) -> Vec<SolvedTable> {
     let variant = registry.variant();
     let mut tables = vec![MaterialIndex::new(variant, signature).expect("table-sized signature")];
     if signature.flipped() != signature {
@@ -116,6 +118,7 @@ pub fn solve_pair(registry: &Registry, signature: Signature) -> Vec<SolvedTable>
                     seeds.push((info.longest_exit_loss, node));
                 }
             }
+            progress(flags.len() as u64);
             seeds
         })
         .collect();
@@ -130,6 +133,7 @@ pub fn solve_pair(registry: &Registry, signature: Signature) -> Vec<SolvedTable>
             .par_chunks(CHUNK)
             .map(|nodes| {
                 let mut pushes = Vec::new();
+                let mut resolved = 0;
                 for &node in nodes {
                     if scores[node as usize]
                         .compare_exchange(UNKNOWN, ply, Ordering::AcqRel, Ordering::Acquire)
@@ -137,6 +141,7 @@ pub fn solve_pair(registry: &Registry, signature: Signature) -> Vec<SolvedTable>
                     {
                         continue;
                     }
+                    resolved += 1;
                     let lost = ply % 2 == 0;
                     for parent in pair.parents(node) {
                         let p = parent as usize;
@@ -151,6 +156,7 @@ pub fn solve_pair(registry: &Registry, signature: Signature) -> Vec<SolvedTable>
                         }
                     }
                 }
+                progress(resolved);
                 pushes
             })
             .collect();

@@ -19,6 +19,7 @@ pub mod notation;
 mod perft;
 mod position;
 mod score;
+pub mod table;
 mod unmove;
 mod variant;
 

@@ -1,0 +1,196 @@
+//! Verification of a table directory through the table reader: every checksum, and every
+//! stored value derived again from its successors by a one-ply search. It shares nothing
+//! with the solver but move generation and the index.
+//!
+//! A one-ply check of exact distances is a complete proof: if some stored value were
+//! wrong, the wrong one with the smallest true distance would disagree with its children.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use kabe_probe::table::{Metric, TableError, TableFile};
+use kabe_probe::{MaterialIndex, Position, Score, Signature, Variant, Wld};
+use rayon::prelude::*;
+
+use crate::build::table_path;
+
+/// A stored value that its successors contradict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Disagreement {
+    /// The table.
+    pub signature: Signature,
+    /// The position, as FEN.
+    pub fen: String,
+    /// What the DTW table says.
+    pub stored: Score,
+    /// What the WLD table says.
+    pub stored_wld: Wld,
+    /// What its successors give.
+    pub derived: Score,
+}
+
+/// What a verification found.
+#[derive(Debug, Default)]
+pub struct VerifyReport {
+    /// Table files whose checksum was checked.
+    pub files: usize,
+    /// Positions whose value was derived again.
+    pub positions: u64,
+    /// Files that are unusable, with the reason.
+    pub bad_files: Vec<String>,
+    /// Signatures with one of their two files (WLD, DTW) missing.
+    pub incomplete: Vec<Signature>,
+    /// The first disagreements found (at most `max_reported`), and how many in all.
+    pub disagreements: Vec<Disagreement>,
+    /// Disagreements in all.
+    pub disagreement_count: u64,
+}
+
+impl VerifyReport {
+    /// Whether everything checked out.
+    pub fn ok(&self) -> bool {
+        self.bad_files.is_empty() && self.incomplete.is_empty() && self.disagreement_count == 0
+    }
+}
+
+/// The signatures with a table file of `variant` under `dir`, with the metrics present.
+pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Signature, Vec<Metric>>> {
+    let mut out: BTreeMap<Signature, Vec<Metric>> = BTreeMap::new();
+    let folder = dir.join(variant.name);
+    if !folder.exists() {
+        return Ok(out);
+    }
+    for entry in std::fs::read_dir(folder)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".kabe") else { continue };
+        let Some((sig, metric)) = stem.split_once('.') else { continue };
+        let metric = match metric {
+            "wld" => Metric::Wld,
+            "dtw" => Metric::Dtw,
+            _ => continue,
+        };
+        let digits: Vec<u8> = sig.bytes().filter(u8::is_ascii_digit).map(|b| b - b'0').collect();
+        if digits.len() == 4 && sig.len() == 4 {
+            out.entry(Signature::new(digits[0], digits[1], digits[2], digits[3])).or_default().push(metric);
+        }
+    }
+    Ok(out)
+}
+
+/// Decoded DTW tables, read through the reader.
+struct Tables {
+    variant: Variant,
+    scores: BTreeMap<Signature, (MaterialIndex, Vec<Score>)>,
+}
+
+impl Tables {
+    fn score(&self, position: &Position) -> Option<Score> {
+        let p = position.normalized();
+        let sig = Signature::of(&p);
+        if sig.white_men + sig.white_kings == 0 {
+            return Some(Score::loss(0));
+        }
+        let (index, scores) = self.scores.get(&sig)?;
+        scores.get(index.index(&p) as usize).copied()
+    }
+}
+
+/// Verifies every table of `variant` under `dir`; reports at most `max_reported`
+/// disagreements in detail. `progress` receives positions checked.
+pub fn verify(
+    dir: &Path,
+    variant: Variant,
+    max_reported: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> std::io::Result<VerifyReport> {
+    let mut report = VerifyReport::default();
+    let mut tables = Tables { variant, scores: BTreeMap::new() };
+    let mut wld_files: BTreeMap<Signature, TableFile> = BTreeMap::new();
+    for (sig, metrics) in tables_in(dir, &variant)? {
+        if metrics.len() < 2 {
+            report.incomplete.push(sig);
+        }
+        for metric in metrics {
+            let path: PathBuf = table_path(dir, &variant, sig, metric);
+            report.files += 1;
+            let opened = TableFile::open(&path, &variant, sig, metric).and_then(|t| t.verify_checksum().map(|()| t));
+            let loaded: Result<(), TableError> = opened.and_then(|t| {
+                match metric {
+                    Metric::Dtw => {
+                        let index = MaterialIndex::new(variant, sig).expect("opened, so table-sized");
+                        tables.scores.insert(sig, (index, t.all_scores()?));
+                    }
+                    Metric::Wld => {
+                        wld_files.insert(sig, t);
+                    }
+                }
+                Ok(())
+            });
+            if let Err(e) = loaded {
+                report.bad_files.push(e.to_string());
+            }
+        }
+    }
+    let found = Mutex::new(Vec::new());
+    let count = AtomicU64::new(0);
+    for (sig, (index, scores)) in &tables.scores {
+        let Some(wld) = wld_files.get(sig) else { continue };
+        let wld = match wld.all_scores() {
+            Ok(w) => w,
+            Err(e) => {
+                report.bad_files.push(e.to_string());
+                continue;
+            }
+        };
+        scores.par_chunks(4096).enumerate().for_each(|(chunk, part)| {
+            for (i, &stored) in part.iter().enumerate() {
+                let at = (chunk * 4096 + i) as u64;
+                let position = index.position(at);
+                let derived = derive(&tables, &position);
+                let stored_wld = wld[at as usize].wld();
+                if Some(stored) != derived || stored_wld != stored.wld() {
+                    count.fetch_add(1, Ordering::Relaxed);
+                    let mut f = found.lock().expect("no panics while held");
+                    if f.len() < max_reported {
+                        f.push(Disagreement {
+                            signature: *sig,
+                            fen: position.fen(),
+                            stored,
+                            stored_wld,
+                            derived: derived.unwrap_or(Score::DRAW),
+                        });
+                    }
+                }
+            }
+            progress(part.len() as u64);
+        });
+        report.positions += scores.len() as u64;
+    }
+    report.disagreements = found.into_inner().expect("no panics while held");
+    report.disagreement_count = count.into_inner();
+    let _ = tables.variant;
+    Ok(report)
+}
+
+/// The value the successors give, or `None` when a successor's table is missing.
+fn derive(tables: &Tables, position: &Position) -> Option<Score> {
+    let moves = position.legal_moves();
+    let mut best_win: Option<u16> = None;
+    let mut longest_loss = 0u16;
+    let mut all_win = true;
+    for mv in moves.iter() {
+        let child = tables.score(&position.play(mv))?;
+        match child.wld() {
+            Wld::Loss => best_win = Some(best_win.map_or(child.raw() + 1, |b| b.min(child.raw() + 1))),
+            Wld::Win => longest_loss = longest_loss.max(child.raw() + 1),
+            Wld::Draw => all_win = false,
+        }
+    }
+    Some(match best_win {
+        Some(d) => Score::win(d),
+        None if all_win => Score::loss(longest_loss),
+        None => Score::DRAW,
+    })
+}

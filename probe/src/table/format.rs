@@ -1,0 +1,246 @@
+//! The byte layout of table files, shared by the writer (generator) and the reader.
+
+use std::path::PathBuf;
+
+use crate::index::Signature;
+use crate::score::{Score, Wld};
+
+/// First bytes of every table file.
+pub const MAGIC: [u8; 8] = *b"KABETBL\x1a";
+/// The format version this code reads and writes.
+pub const FORMAT_VERSION: u16 = 1;
+/// Bytes before the block index.
+pub const HEADER_LEN: usize = 64;
+const VARIANT_LEN: usize = 24;
+/// Largest block a reader accepts (bounds what one corrupt block can make it allocate).
+pub const MAX_BLOCK_POSITIONS: u32 = 1 << 20;
+
+/// What a table stores per position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Metric {
+    /// Win, draw or loss.
+    Wld,
+    /// Distance to the end of the game in plies (see [`Score`]).
+    Dtw,
+}
+
+impl Metric {
+    /// File-name part: `wld` or `dtw`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Wld => "wld",
+            Metric::Dtw => "dtw",
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            Metric::Wld => 1,
+            Metric::Dtw => 2,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<Metric> {
+        match code {
+            1 => Some(Metric::Wld),
+            2 => Some(Metric::Dtw),
+            _ => None,
+        }
+    }
+}
+
+/// The file name of a table, relative to the table directory: `russian/1011.dtw.kabe`.
+pub fn file_name(variant: &str, signature: Signature, metric: Metric) -> PathBuf {
+    PathBuf::from(variant).join(format!("{signature}.{}.kabe", metric.name()))
+}
+
+/// A table file that cannot be used. Every error names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// The file is not there.
+    #[error("{path}: table file missing")]
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Reading failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        source: std::io::Error,
+    },
+    /// Not a kabe table at all.
+    #[error("{path}: not a kabe table file")]
+    NotATable {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Written by another format version.
+    #[error("{path}: table format version {found}, this kabe reads version {FORMAT_VERSION}")]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        found: u16,
+    },
+    /// A valid table, but of other rules, material or metric than asked for.
+    #[error("{path}: table is for {found}, expected {expected}")]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// What the file holds.
+        found: String,
+        /// What was asked for.
+        expected: String,
+    },
+    /// Truncated, damaged or inconsistent.
+    #[error("{path}: corrupt table: {detail}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+/// The fixed header of a table file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Format version.
+    pub version: u16,
+    /// What is stored.
+    pub metric: Metric,
+    /// Bits per entry before compression.
+    pub entry_bits: u8,
+    /// Material.
+    pub signature: Signature,
+    /// Variant name.
+    pub variant: String,
+    /// Number of positions.
+    pub positions: u64,
+    /// Positions per block.
+    pub block_positions: u32,
+    /// Number of blocks.
+    pub blocks: u32,
+    /// xxh3-64 of header bytes 0..56 and the rest of the file.
+    pub checksum: u64,
+}
+
+impl Header {
+    /// The 64 header bytes.
+    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[0..8].copy_from_slice(&MAGIC);
+        b[8..10].copy_from_slice(&self.version.to_le_bytes());
+        b[10] = self.metric.code();
+        b[11] = self.entry_bits;
+        let s = self.signature;
+        b[12..16].copy_from_slice(&[s.white_men, s.white_kings, s.black_men, s.black_kings]);
+        let name = self.variant.as_bytes();
+        b[16..16 + name.len().min(VARIANT_LEN)].copy_from_slice(&name[..name.len().min(VARIANT_LEN)]);
+        b[40..48].copy_from_slice(&self.positions.to_le_bytes());
+        b[48..52].copy_from_slice(&self.block_positions.to_le_bytes());
+        b[52..56].copy_from_slice(&self.blocks.to_le_bytes());
+        b[56..64].copy_from_slice(&self.checksum.to_le_bytes());
+        b
+    }
+
+    /// Reads a header, checking magic and version; `path` is for errors.
+    pub fn parse(bytes: &[u8], path: &std::path::Path) -> Result<Header, TableError> {
+        if bytes.len() < 8 || bytes[0..8] != MAGIC {
+            return Err(TableError::NotATable { path: path.to_path_buf() });
+        }
+        if bytes.len() < HEADER_LEN {
+            return Err(TableError::Corrupt { path: path.to_path_buf(), detail: "truncated header".into() });
+        }
+        let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]);
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
+        let version = u16_at(8);
+        if version != FORMAT_VERSION {
+            return Err(TableError::Version { path: path.to_path_buf(), found: version });
+        }
+        let corrupt = |detail: &str| TableError::Corrupt { path: path.to_path_buf(), detail: detail.to_string() };
+        let metric = Metric::from_code(bytes[10]).ok_or_else(|| corrupt("unknown metric"))?;
+        let entry_bits = bytes[11];
+        let valid_bits = match metric {
+            Metric::Wld => entry_bits == 2,
+            Metric::Dtw => entry_bits == 8 || entry_bits == 16,
+        };
+        if !valid_bits {
+            return Err(corrupt("bad entry width"));
+        }
+        let name = &bytes[16..16 + VARIANT_LEN];
+        let end = name.iter().position(|&c| c == 0).unwrap_or(VARIANT_LEN);
+        let variant = std::str::from_utf8(&name[..end]).map_err(|_| corrupt("variant name is not text"))?.to_string();
+        let header = Header {
+            version,
+            metric,
+            entry_bits,
+            signature: Signature::new(bytes[12], bytes[13], bytes[14], bytes[15]),
+            variant,
+            positions: u64_at(40),
+            block_positions: u32_at(48),
+            blocks: u32_at(52),
+            checksum: u64_at(56),
+        };
+        if header.block_positions == 0
+            || header.block_positions > MAX_BLOCK_POSITIONS
+            || header.blocks as u64 != header.positions.div_ceil(header.block_positions as u64)
+        {
+            return Err(corrupt("block count does not match the position count"));
+        }
+        Ok(header)
+    }
+
+    /// Positions in block `b`.
+    pub fn positions_in_block(&self, b: u32) -> usize {
+        let start = b as u64 * self.block_positions as u64;
+        (self.positions - start).min(self.block_positions as u64) as usize
+    }
+
+    /// Uncompressed bytes of block `b`.
+    pub fn block_bytes(&self, b: u32) -> usize {
+        (self.positions_in_block(b) * self.entry_bits as usize).div_ceil(8)
+    }
+}
+
+/// The uncompressed bytes of one block of `scores`.
+pub fn encode_block(metric: Metric, entry_bits: u8, scores: &[Score]) -> Vec<u8> {
+    match (metric, entry_bits) {
+        (Metric::Wld, _) => {
+            let mut out = vec![0u8; scores.len().div_ceil(4)];
+            for (i, s) in scores.iter().enumerate() {
+                let code = match s.wld() {
+                    Wld::Loss => 0,
+                    Wld::Draw => 1,
+                    Wld::Win => 2,
+                };
+                out[i / 4] |= code << (2 * (i % 4));
+            }
+            out
+        }
+        (Metric::Dtw, 8) => scores.iter().map(|s| s.plies().map_or(u8::MAX, |p| p as u8)).collect(),
+        (Metric::Dtw, _) => scores.iter().flat_map(|s| s.raw().to_le_bytes()).collect(),
+    }
+}
+
+/// Entry `i` of a decompressed block; `None` for a value the format does not define.
+pub(crate) fn decode_entry(header: &Header, block: &[u8], i: usize) -> Option<Score> {
+    match (header.metric, header.entry_bits) {
+        (Metric::Wld, _) => match (block[i / 4] >> (2 * (i % 4))) & 3 {
+            // WLD tables carry no distance: a win is reported as 1 ply, a loss as 0.
+            0 => Some(Score::loss(0)),
+            1 => Some(Score::DRAW),
+            2 => Some(Score::win(1)),
+            _ => None,
+        },
+        (Metric::Dtw, 8) => Some(match block[i] {
+            u8::MAX => Score::DRAW,
+            p => Score::from_raw(p as u16),
+        }),
+        (Metric::Dtw, _) => Some(Score::from_raw(u16::from_le_bytes([block[2 * i], block[2 * i + 1]]))),
+    }
+}

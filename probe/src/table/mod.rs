@@ -1,0 +1,30 @@
+//! Table files: one per signature and metric, a fixed header, a block offset index and
+//! independently zstd-compressed blocks, so that a probe decompresses one small block.
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic "KABETBL\x1a"
+//!      8     2  format version (1)
+//!     10     1  metric (1 = WLD, 2 = DTW)
+//!     11     1  bits per entry (WLD 2; DTW 8 or 16)
+//!     12     4  signature: white men, white kings, black men, black kings
+//!     16    24  variant name, ASCII, zero padded
+//!     40     8  positions
+//!     48     4  positions per block
+//!     52     4  blocks
+//!     56     8  xxh3-64 of bytes 0..56 and of everything after the header
+//!     64   8(b+1) block offsets from the start of the file; the last is the file length
+//!      …        zstd frames, one per block
+//! ```
+//!
+//! Entries, little-endian, before compression: WLD packs four 2-bit values a byte
+//! (0 loss, 1 draw, 2 win); DTW stores the plies to the end of the game, odd for a win
+//! and even for a loss, with all bits set for a draw.
+
+mod format;
+mod reader;
+
+pub use format::{
+    encode_block, file_name, Header, Metric, TableError, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
+};
+pub use reader::TableFile;

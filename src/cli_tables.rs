@@ -1,0 +1,254 @@
+//! `kabe generate`, `kabe verify`, `kabe stats`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use kabe_generator::{build, table_path, tables_in, BuildEvent};
+use kabe_probe::table::{Metric, TableFile};
+use kabe_probe::{MaterialIndex, Signature, Variant, Wld};
+use serde_json::json;
+
+/// Where tables live unless `--dir` says otherwise: `$KABE_TABLES`, else
+/// `$XDG_DATA_HOME/kabe/tables`, else `~/.local/share/kabe/tables`.
+pub fn default_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("KABE_TABLES") {
+        return PathBuf::from(dir);
+    }
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    data.join("kabe/tables")
+}
+
+/// Arguments of `kabe generate`.
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// Variant: international, russian, kabe, ...
+    #[arg(long, short, default_value = "international")]
+    variant: String,
+    /// Largest number of pieces.
+    #[arg(long, short, default_value_t = 3)]
+    pieces: u32,
+    /// Table directory (default: $KABE_TABLES, else the per-user data directory).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+fn bar_style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> ")
+}
+
+fn pair_name(sigs: &[Signature]) -> String {
+    sigs.iter().map(Signature::to_string).collect::<Vec<_>>().join("+")
+}
+
+pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
+    let variant = crate::variant_arg(&args.variant)?;
+    anyhow::ensure!((2..=8).contains(&args.pieces), "--pieces must be 2 to 8");
+    let dir = args.dir.clone().unwrap_or_else(default_dir);
+    if let Some(threads) = args.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().context("setting --threads")?;
+    }
+    let multi = MultiProgress::new();
+    let overall = multi.add(ProgressBar::new(0));
+    overall.set_style(bar_style(
+        "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} units  {per_sec}  ETA {eta}  {msg}",
+    ));
+    overall.set_prefix("all");
+    let bars: Mutex<HashMap<String, ProgressBar>> = Mutex::new(HashMap::new());
+    let counts = Mutex::new((0usize, 0usize, 0u64));
+    let start = Instant::now();
+    let on_event = |event: BuildEvent<'_>| match event {
+        BuildEvent::Planned { positions } => overall.set_length(2 * positions),
+        BuildEvent::Started { signatures, positions } => {
+            let bar = multi.insert_before(&overall, ProgressBar::new(2 * positions));
+            bar.set_style(bar_style("{prefix:>10} [{bar:40}] {percent:>3}% {per_sec} ETA {eta}"));
+            bar.set_prefix(pair_name(signatures));
+            bars.lock().expect("bars").insert(pair_name(signatures), bar);
+        }
+        BuildEvent::Progress { signatures, units } => {
+            if let Some(bar) = bars.lock().expect("bars").get(&pair_name(signatures)) {
+                bar.inc(units);
+            }
+            overall.inc(units);
+        }
+        BuildEvent::Loaded { positions, .. } => {
+            overall.inc(2 * positions);
+            counts.lock().expect("counts").1 += 1;
+        }
+        BuildEvent::Finished { tables } => {
+            let sigs: Vec<Signature> = tables.iter().map(|t| t.index.signature()).collect();
+            let positions: u64 = tables.iter().map(|t| t.scores.len() as u64).sum();
+            if let Some(bar) = bars.lock().expect("bars").remove(&pair_name(&sigs)) {
+                overall.inc((2 * positions).saturating_sub(bar.position()));
+                bar.finish_and_clear();
+            }
+            let mut c = counts.lock().expect("counts");
+            c.0 += 1;
+            c.2 += positions;
+            overall.set_message(format!("last: {}", pair_name(&sigs)));
+        }
+    };
+    let registry = build(variant, args.pieces, &dir, &on_event)?;
+    overall.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    let (built, loaded, solved_positions) = *counts.lock().expect("counts");
+    let tables: Vec<Signature> = registry.signatures().collect();
+    let total: u64 = tables.iter().filter_map(|s| registry.table(*s)).map(|t| t.scores.len() as u64).sum();
+    let bytes = disk_bytes(&dir, &variant, &tables);
+    println!(
+        "{} tables up to {} pieces in {}: {} signatures, {total} positions, {:.1} MB on disk ({:.2} bits/position)",
+        variant.name,
+        args.pieces,
+        dir.display(),
+        tables.len(),
+        bytes as f64 / 1e6,
+        bytes as f64 * 8.0 / total.max(1) as f64
+    );
+    println!(
+        "built {built} pairs ({solved_positions} positions) and loaded {loaded} in {secs:.1} s ({:.2} M positions/s)",
+        solved_positions as f64 / secs.max(1e-9) / 1e6
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn disk_bytes(dir: &Path, variant: &Variant, sigs: &[Signature]) -> u64 {
+    sigs.iter()
+        .flat_map(|s| [Metric::Wld, Metric::Dtw].map(|m| table_path(dir, variant, *s, m)))
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Arguments of `kabe verify`.
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// Variant whose tables to check.
+    #[arg(long, short, default_value = "international")]
+    variant: String,
+    /// Table directory (default: $KABE_TABLES, else the per-user data directory).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Disagreements to print in full.
+    #[arg(long, default_value_t = 10)]
+    show: usize,
+}
+
+pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let variant = crate::variant_arg(&args.variant)?;
+    let dir = args.dir.clone().unwrap_or_else(default_dir);
+    let found = tables_in(&dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
+    anyhow::ensure!(!found.is_empty(), "no {} tables in {}", variant.name, dir.display());
+    let total: u64 = found.keys().filter_map(|s| MaterialIndex::new(variant, *s)).map(|i| i.len()).sum();
+    let bar = ProgressBar::new(total);
+    bar.set_style(bar_style(
+        "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions  {per_sec}  ETA {eta}",
+    ));
+    bar.set_prefix("verify");
+    bar.enable_steady_tick(Duration::from_millis(250));
+    let report = kabe_generator::verify(&dir, variant, args.show, &|n| bar.inc(n))?;
+    bar.finish_and_clear();
+    for bad in &report.bad_files {
+        println!("bad file: {bad}");
+    }
+    for sig in &report.incomplete {
+        println!("incomplete: {} has only one of its WLD and DTW tables", sig);
+    }
+    for d in &report.disagreements {
+        println!(
+            "disagreement in {}: {} stored {} (WLD {:?}), successors give {}",
+            d.signature, d.fen, d.stored, d.stored_wld, d.derived
+        );
+    }
+    println!(
+        "{} files, {} positions re-derived: {} disagreements, {} bad files",
+        report.files,
+        report.positions,
+        report.disagreement_count,
+        report.bad_files.len()
+    );
+    Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// Arguments of `kabe stats`.
+#[derive(Args)]
+pub struct StatsArgs {
+    /// Variant whose tables to describe.
+    #[arg(long, short, default_value = "international")]
+    variant: String,
+    /// Table directory (default: $KABE_TABLES, else the per-user data directory).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
+    let variant = crate::variant_arg(&args.variant)?;
+    let dir = args.dir.clone().unwrap_or_else(default_dir);
+    let found = tables_in(&dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
+    anyhow::ensure!(!found.is_empty(), "no {} tables in {}", variant.name, dir.display());
+    let mut rows = Vec::new();
+    for sig in found.keys() {
+        let table = TableFile::open(&table_path(&dir, &variant, *sig, Metric::Dtw), &variant, *sig, Metric::Dtw)?;
+        let scores = table.all_scores()?;
+        let index = MaterialIndex::new(variant, *sig).expect("opened, so table-sized");
+        let (mut wins, mut draws, mut losses) = (0u64, 0u64, 0u64);
+        let mut longest: Option<(u16, u64)> = None;
+        for (i, s) in scores.iter().enumerate() {
+            match s.wld() {
+                Wld::Win => {
+                    wins += 1;
+                    let p = s.raw();
+                    if longest.is_none_or(|(best, _)| p > best) {
+                        longest = Some((p, i as u64));
+                    }
+                }
+                Wld::Draw => draws += 1,
+                Wld::Loss => losses += 1,
+            }
+        }
+        let longest_fen = longest.map(|(_, i)| index.position(i).fen());
+        rows.push(json!({
+            "signature": sig.to_string(),
+            "positions": scores.len(),
+            "wins": wins, "draws": draws, "losses": losses,
+            "longest_win_plies": longest.map(|(p, _)| p),
+            "longest_win_fen": longest_fen,
+        }));
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&json!({ "variant": variant.name, "tables": rows }))?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{} tables in {} (side to move's material first)", variant.name, dir.display());
+    println!(
+        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>8}  position",
+        "sig", "positions", "wins", "draws", "losses", "longest"
+    );
+    for r in &rows {
+        let n = |k: &str| r[k].as_u64().unwrap_or(0);
+        println!(
+            "{:>6} {:>12} {:>12} {:>12} {:>12} {:>8}  {}",
+            r["signature"].as_str().unwrap_or(""),
+            n("positions"),
+            n("wins"),
+            n("draws"),
+            n("losses"),
+            r["longest_win_plies"].as_u64().map_or("-".to_string(), |p| p.to_string()),
+            r["longest_win_fen"].as_str().unwrap_or("")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
