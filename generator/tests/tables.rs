@@ -1,0 +1,154 @@
+//! Table files: resumable, bit-identical builds; every kind of bad file is an error that
+//! names it; verification catches a wrong value even when the checksum is right.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use kabe_generator::{build, table_bytes, table_path, verify, Registry, SolvedTable};
+use kabe_probe::table::{Metric, TableError, TableFile};
+use kabe_probe::{MaterialIndex, Score, Signature, Variant};
+use proptest::prelude::*;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kabe-test-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir.join("russian"))
+        .expect("tables")
+        .map(|e| e.expect("entry").path())
+        .map(|p| (p.file_name().expect("name").to_string_lossy().into_owned(), fs::read(&p).expect("read")))
+        .collect();
+    out.sort();
+    out
+}
+
+fn build_quietly(dir: &Path) -> Registry {
+    build(Variant::RUSSIAN, 3, dir, &|_| {}).expect("build")
+}
+
+#[test]
+fn a_resumed_build_is_bit_identical() {
+    let full = temp_dir("full");
+    build_quietly(&full);
+    let reference = files(&full);
+    assert_eq!(reference.len(), 2 * 16, "WLD and DTW for 16 signatures");
+
+    let resumed = temp_dir("resumed");
+    fs::create_dir_all(resumed.join("russian")).expect("dir");
+    // An interrupted run leaves complete tables and perhaps a temporary file.
+    for (name, bytes) in &reference {
+        if name.starts_with("01") || name.starts_with("10") {
+            fs::write(resumed.join("russian").join(name), bytes).expect("copy");
+        }
+    }
+    fs::write(resumed.join("russian").join("1010.dtw.kabe.tmp"), b"half a table").expect("tmp");
+    build_quietly(&resumed);
+    let mut after = files(&resumed);
+    after.retain(|(n, _)| !n.ends_with(".tmp"));
+    assert_eq!(after, reference);
+}
+
+#[test]
+fn bad_files_are_errors_naming_the_file() {
+    let dir = temp_dir("bad");
+    build_quietly(&dir);
+    let v = Variant::RUSSIAN;
+    let sig = Signature::new(1, 0, 1, 0);
+    let path = table_path(&dir, &v, sig, Metric::Dtw);
+    let good = fs::read(&path).expect("read");
+    let shown = path.display().to_string();
+    let open = || TableFile::open(&path, &v, sig, Metric::Dtw).and_then(|t| t.verify_checksum().and(t.all_scores()));
+
+    // Truncated.
+    fs::write(&path, &good[..good.len() - 7]).expect("write");
+    let e = open().expect_err("truncated");
+    assert!(matches!(e, TableError::Corrupt { .. }) && e.to_string().starts_with(&shown), "{e}");
+    // A flipped byte in a block.
+    let mut flipped = good.clone();
+    let at = flipped.len() - 3;
+    flipped[at] ^= 0x40;
+    fs::write(&path, &flipped).expect("write");
+    let e = open().expect_err("flipped");
+    assert!(e.to_string().starts_with(&shown) && e.to_string().contains("corrupt"), "{e}");
+    // Not a table.
+    fs::write(&path, b"PDN is not a table").expect("write");
+    assert!(matches!(open(), Err(TableError::NotATable { .. })));
+    // Another format version.
+    let mut newer = good.clone();
+    newer[8] = 9;
+    fs::write(&path, &newer).expect("write");
+    assert!(matches!(open(), Err(TableError::Version { found: 9, .. })));
+    // Missing.
+    fs::remove_file(&path).expect("rm");
+    assert!(matches!(open(), Err(TableError::Missing { .. })));
+    // Foreign: another signature's table under this name, or another variant's.
+    fs::copy(table_path(&dir, &v, Signature::new(0, 1, 1, 0), Metric::Dtw), &path).expect("copy");
+    let e = open().expect_err("foreign");
+    assert!(matches!(e, TableError::Foreign { .. }) && e.to_string().contains("0110"), "{e}");
+    fs::write(&path, &good).expect("restore");
+    let e = TableFile::open(&path, &Variant::KABE, sig, Metric::Dtw).expect_err("other variant");
+    assert!(e.to_string().contains("expected kabe 1010 dtw"), "{e}");
+    assert!(TableFile::open(&path, &v, sig, Metric::Wld).is_err());
+    // And the build refuses to resume from a damaged table instead of trusting it.
+    fs::write(&path, &flipped).expect("write");
+    let e = build(v, 3, &dir, &|_| {}).expect_err("damaged table");
+    assert!(e.to_string().contains(&shown), "{e}");
+}
+
+#[test]
+fn verify_finds_a_wrong_value_behind_a_valid_checksum() {
+    let dir = temp_dir("verify");
+    let registry = build_quietly(&dir);
+    let report = verify(&dir, Variant::RUSSIAN, 10, &|_| {}).expect("verify");
+    assert!(report.ok(), "{report:?}");
+    assert_eq!(report.files, 32);
+    assert_eq!(
+        report.positions,
+        registry.signatures().map(|s| registry.table(s).expect("t").scores.len() as u64).sum()
+    );
+
+    // Plant one wrong distance in a freshly written (checksum-correct) DTW table.
+    let sig = Signature::new(1, 1, 0, 1);
+    let table = registry.table(sig).expect("solved");
+    let target = table.scores.iter().position(|s| s.plies().is_some_and(|p| p >= 3)).expect("a decided position");
+    let mut scores = table.scores.clone();
+    scores[target] = Score::from_raw(scores[target].raw() + 2);
+    let index = MaterialIndex::new(Variant::RUSSIAN, sig).expect("index");
+    let fen = index.position(target as u64).fen();
+    let bad = SolvedTable { index, scores };
+    fs::write(
+        table_path(&dir, &Variant::RUSSIAN, sig, Metric::Dtw),
+        table_bytes("russian", &bad, Metric::Dtw).expect("bytes"),
+    )
+    .expect("write");
+    let report = verify(&dir, Variant::RUSSIAN, 100, &|_| {}).expect("verify");
+    assert!(!report.ok());
+    assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
+    assert!(report.disagreements.iter().any(|d| d.fen == fen && d.signature == sig), "{:?}", report.disagreements);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// Arbitrary bytes, or a real table with bytes changed, never make the reader panic.
+    #[test]
+    fn the_reader_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..600), edits in prop::collection::vec((any::<u16>(), any::<u8>()), 0..8)) {
+        let _ = TableFile::from_bytes("arbitrary", bytes).map(|t| (t.verify_checksum().is_ok(), t.all_scores().is_ok()));
+        let registry = kabe_generator::solve_all(Variant::RUSSIAN, 2, |_| {});
+        let table = registry.table(Signature::new(0, 1, 0, 1)).expect("solved");
+        let mut real = table_bytes("russian", table, Metric::Dtw).expect("bytes");
+        for (at, value) in edits {
+            let i = at as usize % real.len();
+            real[i] = value;
+        }
+        if let Ok(t) = TableFile::from_bytes("edited", real) {
+            let _ = t.verify_checksum();
+            let _ = t.all_scores();
+            let _ = t.score(t.header().positions.saturating_sub(1));
+        }
+    }
+}
