@@ -19,7 +19,7 @@
 
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 
-use kabe_probe::{MaterialIndex, Position, Score, Signature, Wld};
+use kabe_probe::{MaterialIndex, MoveList, Position, Score, Signature, Wld};
 use rayon::prelude::*;
 
 use crate::registry::{Registry, SolvedTable};
@@ -106,9 +106,10 @@ pub fn solve_pair(registry: &Registry, signature: Signature, progress: &(dyn Fn(
         .enumerate()
         .map(|(chunk, (flags, longest))| {
             let mut seeds = Vec::new();
+            let mut moves = MoveList::new();
             for (i, (flag, longest)) in flags.iter_mut().zip(longest.iter_mut()).enumerate() {
                 let node = (chunk * CHUNK + i) as u64;
-                let info = initial(registry, &pair.position(node));
+                let info = initial(registry, &pair.position(node), &mut moves);
                 *flag = info.flags;
                 *longest = info.longest_exit_loss;
                 remaining[node as usize].store(info.internal_moves, Ordering::Relaxed);
@@ -177,9 +178,9 @@ pub fn solve_pair(registry: &Registry, signature: Signature, progress: &(dyn Fn(
     out
 }
 
-fn initial(registry: &Registry, position: &Position) -> Node {
+fn initial(registry: &Registry, position: &Position, moves: &mut MoveList) -> Node {
     let mut node = Node { internal_moves: 0, flags: 0, best_exit_win: u16::MAX, longest_exit_loss: 0 };
-    let moves = position.legal_moves();
+    position.legal_moves_into(moves);
     if moves.is_empty() {
         // No move: lost now.
         node.longest_exit_loss = 0;

@@ -78,6 +78,8 @@ pub(crate) struct Geometry {
     pub bottom_row: u64,
     /// Neighbouring bit in each direction, or [`OFF`].
     pub next: [[u8; 64]; 4],
+    /// Every square beyond a bit in each direction, to the edge.
+    pub ray: [[u64; 64]; 4],
     /// A step in each direction as a left rotation: bits that wrap around land on ghost
     /// or unused high bits, which every board set leaves empty.
     pub rotation: [u32; 4],
@@ -128,13 +130,42 @@ impl Geometry {
             d += 1;
         }
         let rotation = [64 - (half + 1), 64 - half, half, half + 1];
-        Geometry { half, mask, top_row, bottom_row, next, rotation, bit_of, square_of }
+        let mut ray = [[0u64; 64]; 4];
+        let mut d = 0;
+        while d < 4 {
+            let mut b = 0;
+            while b < 64 {
+                let mut at = next[d][b];
+                while at != OFF {
+                    ray[d][b] |= 1 << at;
+                    at = next[d][at as usize];
+                }
+                b += 1;
+            }
+            d += 1;
+        }
+        Geometry { half, mask, top_row, bottom_row, next, ray, rotation, bit_of, square_of }
     }
 
     /// Shifts every bit of `bb` one step in `dir`, dropping bits that leave the board.
     #[inline(always)]
     pub(crate) fn shift(&self, bb: u64, dir: Dir) -> u64 {
         bb.rotate_left(self.rotation[dir as usize]) & self.mask
+    }
+
+    /// The first bit of `occupied` from `bit` along `dir`, or [`OFF`].
+    #[inline(always)]
+    pub(crate) fn first_along(&self, bit: u8, dir: Dir, occupied: u64) -> u8 {
+        let blockers = self.ray[dir as usize][bit as usize] & occupied;
+        if blockers == 0 {
+            OFF
+        } else {
+            match dir {
+                // North lies towards bit 0.
+                Dir::NorthWest | Dir::NorthEast => 63 - blockers.leading_zeros() as u8,
+                Dir::SouthWest | Dir::SouthEast => blockers.trailing_zeros() as u8,
+            }
+        }
     }
 
     /// The neighbouring bit of `bit` in `dir`, or [`OFF`].

@@ -132,11 +132,17 @@ fn unrank_subset(mut rank: u64, k: u32, available: u64) -> u64 {
     let mut chosen = 0;
     let mut top = available.count_ones();
     for i in (1..=k).rev() {
-        // Largest compressed position p < top with C(p, i) <= rank.
-        let mut p = top - 1;
-        while C.get(p, i) > rank {
-            p -= 1;
+        // Largest compressed position p < top with C(p, i) <= rank (C(i - 1, i) = 0).
+        let (mut lo, mut hi) = (i - 1, top - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if C.get(mid, i) <= rank {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
         }
+        let p = lo;
         rank -= C.get(p, i);
         chosen |= 1u64 << select(available, p);
         top = p;
@@ -146,11 +152,22 @@ fn unrank_subset(mut rank: u64, k: u32, available: u64) -> u64 {
 
 /// The square of the `n`-th (0-based) set bit of `mask`.
 #[inline]
-fn select(mut mask: u64, n: u32) -> u32 {
+fn select(mut mask: u64, mut n: u32) -> u32 {
+    let mut base = 0;
+    // Skip whole bytes, then clear the lowest bits within the last one.
+    loop {
+        let in_byte = (mask & 0xFF).count_ones();
+        if n < in_byte {
+            break;
+        }
+        n -= in_byte;
+        mask >>= 8;
+        base += 8;
+    }
     for _ in 0..n {
         mask &= mask - 1;
     }
-    mask.trailing_zeros()
+    base + mask.trailing_zeros()
 }
 
 /// The index of one signature for one variant.

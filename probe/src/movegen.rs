@@ -274,17 +274,13 @@ impl Position {
         let enemy = self.side(color.opposite());
         let empty = self.empty_squares();
         let flying = self.variant.king_captures == KingRange::Flying;
+        let occupied = self.white | self.black;
         let mut found = 0;
         for king in Bits(self.side(color) & self.kings) {
             for d in Dir::ALL {
-                let mut sq = geo.step(king, d);
-                if flying {
-                    while sq != OFF && empty & (1 << sq) != 0 {
-                        sq = geo.step(sq, d);
-                    }
-                }
-                if sq != OFF && enemy & (1 << sq) != 0 {
-                    let land = geo.step(sq, d);
+                let over = if flying { geo.first_along(king, d, occupied) } else { geo.step(king, d) };
+                if over != OFF && enemy & (1 << over) != 0 {
+                    let land = geo.step(over, d);
                     if land != OFF && empty & (1 << land) != 0 {
                         found |= 1 << king;
                         break;
