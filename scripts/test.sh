@@ -16,5 +16,15 @@ cargo nextest run --workspace --release
 echo "== deep perft vectors (every count in data/perft)"
 cargo run --release --quiet --bin kabe -- perft --vectors data/perft/*.perft | tail -n 3
 
+echo "== endgame tables: build, verify through the reader, statistics"
+tables=target/ci-tables
+rm -rf "$tables"
+for spec in international:4 russian:4 kabe:3; do
+  v=${spec%:*}; n=${spec#*:}
+  cargo run --release --quiet --bin kabe -- generate --variant "$v" --pieces "$n" --dir "$tables" 2>/dev/null
+  cargo run --release --quiet --bin kabe -- verify --variant "$v" --dir "$tables"
+done
+cargo run --release --quiet --bin kabe -- stats --variant russian --dir "$tables" | head -n 6
+
 echo "== differential tests against independent implementations"
 scripts/difftest/run.sh "${KABE_DIFFTEST_POSITIONS:-10000}"

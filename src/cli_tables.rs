@@ -62,35 +62,38 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let multi = MultiProgress::new();
     let overall = multi.add(ProgressBar::new(0));
     overall.set_style(bar_style(
-        "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} units  {per_sec}  ETA {eta}  {msg}",
+        "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions  {per_sec}  ETA {eta}  {msg}",
     ));
     overall.set_prefix("all");
     let bars: Mutex<HashMap<String, ProgressBar>> = Mutex::new(HashMap::new());
     let counts = Mutex::new((0usize, 0usize, 0u64));
     let start = Instant::now();
     let on_event = |event: BuildEvent<'_>| match event {
-        BuildEvent::Planned { positions } => overall.set_length(2 * positions),
+        // The solver reports two units of work per position (initialise, resolve); the
+        // bars count positions.
+        BuildEvent::Planned { positions } => overall.set_length(positions),
         BuildEvent::Started { signatures, positions } => {
-            let bar = multi.insert_before(&overall, ProgressBar::new(2 * positions));
+            let bar = multi.insert_before(&overall, ProgressBar::new(positions));
             bar.set_style(bar_style("{prefix:>10} [{bar:40}] {percent:>3}% {per_sec} ETA {eta}"));
             bar.set_prefix(pair_name(signatures));
             bars.lock().expect("bars").insert(pair_name(signatures), bar);
         }
         BuildEvent::Progress { signatures, units } => {
             if let Some(bar) = bars.lock().expect("bars").get(&pair_name(signatures)) {
-                bar.inc(units);
+                let before = bar.position();
+                bar.inc(units / 2);
+                overall.inc(bar.position() - before);
             }
-            overall.inc(units);
         }
         BuildEvent::Loaded { positions, .. } => {
-            overall.inc(2 * positions);
+            overall.inc(positions);
             counts.lock().expect("counts").1 += 1;
         }
         BuildEvent::Finished { tables } => {
             let sigs: Vec<Signature> = tables.iter().map(|t| t.index.signature()).collect();
             let positions: u64 = tables.iter().map(|t| t.scores.len() as u64).sum();
             if let Some(bar) = bars.lock().expect("bars").remove(&pair_name(&sigs)) {
-                overall.inc((2 * positions).saturating_sub(bar.position()));
+                overall.inc(positions.saturating_sub(bar.position()));
                 bar.finish_and_clear();
             }
             let mut c = counts.lock().expect("counts");

@@ -52,6 +52,18 @@ impl Pair {
         }
     }
 
+    /// The positions of consecutive nodes.
+    fn positions(&self, range: std::ops::Range<u64>) -> Box<dyn Iterator<Item = Position> + '_> {
+        let first = self.tables[0].len();
+        if range.end <= first {
+            Box::new(self.tables[0].positions(range))
+        } else if range.start >= first {
+            Box::new(self.tables[1].positions(range.start - first..range.end - first))
+        } else {
+            Box::new(self.tables[0].positions(range.start..first).chain(self.tables[1].positions(0..range.end - first)))
+        }
+    }
+
     /// The node of a position (White to move) whose material is in the pair.
     fn node(&self, normalized: &Position) -> u64 {
         let sig = Signature::of(normalized);
@@ -107,9 +119,12 @@ pub fn solve_pair(registry: &Registry, signature: Signature, progress: &(dyn Fn(
         .map(|(chunk, (flags, longest))| {
             let mut seeds = Vec::new();
             let mut moves = MoveList::new();
-            for (i, (flag, longest)) in flags.iter_mut().zip(longest.iter_mut()).enumerate() {
-                let node = (chunk * CHUNK + i) as u64;
-                let info = initial(registry, &pair.position(node), &mut moves);
+            let first = (chunk * CHUNK) as u64;
+            let positions = pair.positions(first..first + flags.len() as u64);
+            for (i, ((flag, longest), position)) in flags.iter_mut().zip(longest.iter_mut()).zip(positions).enumerate()
+            {
+                let node = first + i as u64;
+                let info = initial(registry, &position, &mut moves);
                 *flag = info.flags;
                 *longest = info.longest_exit_loss;
                 remaining[node as usize].store(info.internal_moves, Ordering::Relaxed);

@@ -277,28 +277,51 @@ impl MaterialIndex {
 
     /// The position (White to move) with index `index < len()`.
     pub fn position(&self, index: u64) -> Position {
-        debug_assert!(index < self.len());
+        let men = self.men(index / self.king_placements);
+        self.with_kings(&men, index % self.king_placements)
+    }
+
+    /// The positions with indices `range`, in order: the men are unranked once per
+    /// configuration, not once per position.
+    pub fn positions(&self, range: std::ops::Range<u64>) -> impl Iterator<Item = Position> + '_ {
+        let mut men: Option<(u64, SquareSets)> = None;
+        range.map(move |index| {
+            let rank = index / self.king_placements;
+            if men.as_ref().is_none_or(|(r, _)| *r != rank) {
+                men = Some((rank, self.men(rank)));
+            }
+            let (_, sets) = men.as_ref().expect("just set");
+            self.with_kings(sets, index % self.king_placements)
+        })
+    }
+
+    /// The men of configuration `men_rank` (kings left empty).
+    fn men(&self, men_rank: u64) -> SquareSets {
+        debug_assert!(men_rank < self.men_configurations);
         let sig = self.signature;
-        let (wm, wk, bm, bk) =
-            (sig.white_men as u32, sig.white_kings as u32, sig.black_men as u32, sig.black_kings as u32);
-        let (men_rank, king_rank) = (index / self.king_placements, index % self.king_placements);
+        let (wm, bm) = (sig.white_men as u32, sig.black_men as u32);
         let split = self.split_offset.partition_point(|&o| o <= men_rank) - 1;
-        let mut rest = men_rank - self.split_offset[split];
+        let rest = men_rank - self.split_offset[split];
         let middle = self.all & !self.top & !self.bottom;
         let in_middle = wm - split as u32;
         let black_count = C.get((self.all & !self.bottom).count_ones() - in_middle, bm);
         let (white_rank, black_rank) = (rest / black_count, rest % black_count);
-        rest = white_rank;
         let middle_count = C.get(middle.count_ones(), in_middle);
-        let white_bottom = unrank_subset(rest / middle_count, split as u32, self.bottom);
-        let white_middle = unrank_subset(rest % middle_count, in_middle, middle);
+        let white_bottom = unrank_subset(white_rank / middle_count, split as u32, self.bottom);
+        let white_middle = unrank_subset(white_rank % middle_count, in_middle, middle);
         let white_men = white_bottom | white_middle;
         let black_men = unrank_subset(black_rank, bm, (self.all & !self.bottom) & !white_middle);
-        let free = self.all & !white_men & !black_men;
+        SquareSets { white_men, white_kings: 0, black_men, black_kings: 0 }
+    }
+
+    fn with_kings(&self, men: &SquareSets, king_rank: u64) -> Position {
+        let (wk, bk) = (self.signature.white_kings as u32, self.signature.black_kings as u32);
+        let free = self.all & !men.white_men & !men.black_men;
         let bk_count = C.get(free.count_ones() - wk, bk);
         let white_kings = unrank_subset(king_rank / bk_count, wk, free);
         let black_kings = unrank_subset(king_rank % bk_count, bk, free & !white_kings);
-        SquareSets { white_men, white_kings, black_men, black_kings }.into_position(self.variant)
+        SquareSets { white_men: men.white_men, white_kings, black_men: men.black_men, black_kings }
+            .into_position(self.variant)
     }
 }
 
