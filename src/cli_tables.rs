@@ -27,18 +27,31 @@ pub fn default_dir() -> PathBuf {
     data.join("kabe/tables")
 }
 
-/// Arguments of `kabe generate`.
+/// The variant and directory every table command works on.
 #[derive(Args)]
-pub struct GenerateArgs {
+pub struct TableSet {
     /// Variant: international, russian, kabe, ...
     #[arg(long, short, default_value = "international")]
     variant: String,
-    /// Largest number of pieces.
-    #[arg(long, short, default_value_t = 3)]
-    pieces: u32,
     /// Table directory (default: $KABE_TABLES, else the per-user data directory).
     #[arg(long)]
     dir: Option<PathBuf>,
+}
+
+impl TableSet {
+    fn resolve(&self) -> anyhow::Result<(Variant, PathBuf)> {
+        Ok((crate::variant_arg(&self.variant)?, self.dir.clone().unwrap_or_else(default_dir)))
+    }
+}
+
+/// Arguments of `kabe generate`.
+#[derive(Args)]
+pub struct GenerateArgs {
+    #[command(flatten)]
+    tables: TableSet,
+    /// Largest number of pieces.
+    #[arg(long, short, default_value_t = 3)]
+    pieces: u32,
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -53,9 +66,8 @@ fn pair_name(sigs: &[Signature]) -> String {
 }
 
 pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
-    let variant = crate::variant_arg(&args.variant)?;
+    let (variant, dir) = args.tables.resolve()?;
     anyhow::ensure!((2..=8).contains(&args.pieces), "--pieces must be 2 to 8");
-    let dir = args.dir.clone().unwrap_or_else(default_dir);
     if let Some(threads) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().context("setting --threads")?;
     }
@@ -136,20 +148,15 @@ fn disk_bytes(dir: &Path, variant: &Variant, sigs: &[Signature]) -> u64 {
 /// Arguments of `kabe verify`.
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// Variant whose tables to check.
-    #[arg(long, short, default_value = "international")]
-    variant: String,
-    /// Table directory (default: $KABE_TABLES, else the per-user data directory).
-    #[arg(long)]
-    dir: Option<PathBuf>,
+    #[command(flatten)]
+    tables: TableSet,
     /// Disagreements to print in full.
     #[arg(long, default_value_t = 10)]
     show: usize,
 }
 
 pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    let variant = crate::variant_arg(&args.variant)?;
-    let dir = args.dir.clone().unwrap_or_else(default_dir);
+    let (variant, dir) = args.tables.resolve()?;
     let found = tables_in(&dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
     anyhow::ensure!(!found.is_empty(), "no {} tables in {}", variant.name, dir.display());
     let total: u64 = found.keys().filter_map(|s| MaterialIndex::new(variant, *s)).map(|i| i.len()).sum();
@@ -186,20 +193,15 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
 /// Arguments of `kabe stats`.
 #[derive(Args)]
 pub struct StatsArgs {
-    /// Variant whose tables to describe.
-    #[arg(long, short, default_value = "international")]
-    variant: String,
-    /// Table directory (default: $KABE_TABLES, else the per-user data directory).
-    #[arg(long)]
-    dir: Option<PathBuf>,
+    #[command(flatten)]
+    tables: TableSet,
     /// Print JSON.
     #[arg(long)]
     json: bool,
 }
 
 pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
-    let variant = crate::variant_arg(&args.variant)?;
-    let dir = args.dir.clone().unwrap_or_else(default_dir);
+    let (variant, dir) = args.tables.resolve()?;
     let found = tables_in(&dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
     anyhow::ensure!(!found.is_empty(), "no {} tables in {}", variant.name, dir.display());
     let mut rows = Vec::new();

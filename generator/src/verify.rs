@@ -81,11 +81,12 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
 
 /// Decoded DTW tables, read through the reader.
 struct Tables {
-    variant: Variant,
     scores: BTreeMap<Signature, (MaterialIndex, Vec<Score>)>,
 }
 
 impl Tables {
+    /// Like `Registry::score`, written again on purpose: verification shares no code
+    /// with the solver.
     fn score(&self, position: &Position) -> Option<Score> {
         let p = position.normalized();
         let sig = Signature::of(&p);
@@ -106,7 +107,7 @@ pub fn verify(
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::io::Result<VerifyReport> {
     let mut report = VerifyReport::default();
-    let mut tables = Tables { variant, scores: BTreeMap::new() };
+    let mut tables = Tables { scores: BTreeMap::new() };
     let mut wld_files: BTreeMap<Signature, TableFile> = BTreeMap::new();
     for (sig, metrics) in tables_in(dir, &variant)? {
         if metrics.len() < 2 {
@@ -170,7 +171,6 @@ pub fn verify(
     }
     report.disagreements = found.into_inner().expect("no panics while held");
     report.disagreement_count = count.into_inner();
-    let _ = tables.variant;
     Ok(report)
 }
 
