@@ -101,17 +101,16 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
             overall.inc(positions);
             counts.lock().expect("counts").1 += 1;
         }
-        BuildEvent::Finished { tables } => {
-            let sigs: Vec<Signature> = tables.iter().map(|t| t.index.signature()).collect();
-            let positions: u64 = tables.iter().map(|t| t.scores.len() as u64).sum();
-            if let Some(bar) = bars.lock().expect("bars").remove(&pair_name(&sigs)) {
+        BuildEvent::Finished { signatures, positions } => {
+            let sigs = signatures;
+            if let Some(bar) = bars.lock().expect("bars").remove(&pair_name(sigs)) {
                 overall.inc(positions.saturating_sub(bar.position()));
                 bar.finish_and_clear();
             }
             let mut c = counts.lock().expect("counts");
             c.0 += 1;
             c.2 += positions;
-            overall.set_message(format!("last: {}", pair_name(&sigs)));
+            overall.set_message(format!("last: {}", pair_name(sigs)));
         }
     };
     let registry = build(variant, args.pieces, &dir, &on_event)?;

@@ -4,12 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use kabe_probe::table::{file_name, Metric, TableError, TableFile};
-use kabe_probe::{MaterialIndex, Signature, Variant};
+use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
 use rayon::prelude::*;
 
 use crate::registry::{Registry, SolvedTable};
+use crate::rule_solve::{solve_rule_pair, RuleRegistry, RuleTable};
 use crate::solve::solve_pair;
-use crate::write::write_table;
+use crate::write::{write_rule_table, write_table};
 
 /// Why a build stopped.
 #[derive(Debug, thiserror::Error)]
@@ -58,8 +59,10 @@ pub enum BuildEvent<'a> {
     },
     /// A pair was solved and written.
     Finished {
-        /// The tables.
-        tables: &'a [SolvedTable],
+        /// The signatures.
+        signatures: &'a [Signature],
+        /// Their positions together.
+        positions: u64,
     },
 }
 
@@ -140,7 +143,7 @@ fn build_pair(
             })?;
         }
     }
-    on_event(BuildEvent::Finished { tables: &tables });
+    on_event(BuildEvent::Finished { signatures: pair, positions });
     Ok(tables)
 }
 
@@ -162,4 +165,68 @@ fn load_pair(dir: &Path, variant: &Variant, pair: &[Signature]) -> Result<Option
         tables.push(SolvedTable { index, scores: dtw.all_scores()? });
     }
     Ok(Some(tables))
+}
+
+/// Builds (or completes) the rule tables of `rules` for every signature of 2 to
+/// `max_pieces` pieces that keeps one ([`DrawRules::context`]), after the theoretical
+/// tables in `theory`. Complete files on disk are loaded, not rebuilt.
+pub fn build_rules(
+    theory: &Registry,
+    rules: DrawRules,
+    max_pieces: u32,
+    dir: &Path,
+    on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
+) -> Result<RuleRegistry, BuildError> {
+    let variant = theory.variant();
+    let mut registry = RuleRegistry::new(rules);
+    let steps: Vec<Vec<Vec<Signature>>> = build_steps(max_pieces)
+        .into_iter()
+        .map(|step| step.into_iter().filter(|pair| rules.context(pair[0]).is_some()).collect())
+        .collect();
+    let planned = steps.iter().flatten().flatten().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
+    on_event(BuildEvent::Planned { positions: planned });
+    for step in steps {
+        let solved: Vec<Result<Vec<RuleTable>, BuildError>> =
+            step.par_iter().map(|pair| build_rule_pair(theory, &registry, dir, pair, on_event)).collect();
+        for tables in solved {
+            for table in tables? {
+                registry.insert(table);
+            }
+        }
+    }
+    Ok(registry)
+}
+
+fn build_rule_pair(
+    theory: &Registry,
+    done: &RuleRegistry,
+    dir: &Path,
+    pair: &[Signature],
+    on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
+) -> Result<Vec<RuleTable>, BuildError> {
+    let variant = theory.variant();
+    let metric = Metric::Rules(done.rules().set);
+    let positions = pair.iter().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
+    if pair.iter().all(|s| table_path(dir, &variant, *s, metric).exists()) {
+        let mut tables = Vec::new();
+        for &sig in pair {
+            let file = TableFile::open(&table_path(dir, &variant, sig, metric), &variant, sig, metric)?;
+            file.verify_checksum()?;
+            let index = MaterialIndex::new(variant, sig).expect("table-sized signature");
+            tables.push(RuleTable { index, values: file.all_rule_scores()? });
+        }
+        on_event(BuildEvent::Loaded { signatures: pair, positions });
+        return Ok(tables);
+    }
+    on_event(BuildEvent::Started { signatures: pair, positions });
+    let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
+    let tables = solve_rule_pair(theory, done, pair[0], &progress).unwrap_or_default();
+    for table in &tables {
+        write_rule_table(dir, variant.name, table, done.rules().set).map_err(|source| BuildError::Write {
+            path: table_path(dir, &variant, table.index.signature(), metric),
+            source,
+        })?;
+    }
+    on_event(BuildEvent::Finished { signatures: pair, positions });
+    Ok(tables)
 }

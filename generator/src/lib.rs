@@ -6,15 +6,17 @@
 
 mod build;
 mod registry;
+mod rule_solve;
 mod solve;
 mod verify;
 mod write;
 
-pub use build::{build, table_path, BuildError, BuildEvent};
+pub use build::{build, build_rules, table_path, BuildError, BuildEvent};
 pub use registry::{Registry, SolvedTable};
+pub use rule_solve::{solve_rule_pair, MemoryOracle, MissingTable, RuleRegistry, RuleTable};
 pub use solve::solve_pair;
 pub use verify::{tables_in, verify, Disagreement, VerifyReport};
-pub use write::{table_bytes, write_table, BLOCK_POSITIONS};
+pub use write::{table_bytes, write_rule_table, write_table, BLOCK_POSITIONS};
 
 use kabe_probe::{Signature, Variant};
 

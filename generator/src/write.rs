@@ -5,11 +5,12 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use kabe_probe::table::{encode_block, file_name, Header, Metric, FORMAT_VERSION, HEADER_LEN};
-use kabe_probe::Score;
+use kabe_probe::table::{encode_block, encode_rule_block, file_name, Header, Metric, FORMAT_VERSION, HEADER_LEN};
+use kabe_probe::{DrawRuleSet, MaterialIndex, Score};
 use rayon::prelude::*;
 
 use crate::registry::SolvedTable;
+use crate::rule_solve::RuleTable;
 
 /// Positions per block: a DTW block is at most 32 KiB before compression.
 pub const BLOCK_POSITIONS: u32 = 1 << 14;
@@ -19,18 +20,33 @@ const ZSTD_LEVEL: i32 = 6;
 
 /// Writes the `metric` table of `table` under `dir`; returns its path.
 pub fn write_table(dir: &Path, variant: &str, table: &SolvedTable, metric: Metric) -> std::io::Result<PathBuf> {
-    let path = dir.join(file_name(variant, table.index.signature(), metric));
-    let bytes = table_bytes(variant, table, metric)?;
+    write_file(dir.join(file_name(variant, table.index.signature(), metric)), &table_bytes(variant, table, metric)?)
+}
+
+/// Writes the rule table of `set` under `dir`; returns its path.
+pub fn write_rule_table(dir: &Path, variant: &str, table: &RuleTable, set: DrawRuleSet) -> std::io::Result<PathBuf> {
+    let metric = Metric::Rules(set);
+    let blocks = compress(&table.values, encode_rule_block)?;
+    let bytes = frame(variant, &table.index, metric, 8, table.values.len(), blocks);
+    write_file(dir.join(file_name(variant, table.index.signature(), metric)), &bytes)
+}
+
+/// Temporary name, flush, rename: the file exists complete or not at all.
+fn write_file(path: PathBuf, bytes: &[u8]) -> std::io::Result<PathBuf> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent)?;
     }
     let tmp = path.with_extension("kabe.tmp");
     let mut file = fs::File::create(&tmp)?;
-    file.write_all(&bytes)?;
+    file.write_all(bytes)?;
     file.sync_all()?;
     drop(file);
     fs::rename(&tmp, &path)?;
     Ok(path)
+}
+
+fn compress<T: Sync>(values: &[T], encode: impl Fn(&[T]) -> Vec<u8> + Sync) -> std::io::Result<Vec<Vec<u8>>> {
+    values.par_chunks(BLOCK_POSITIONS as usize).map(|chunk| zstd::bulk::compress(&encode(chunk), ZSTD_LEVEL)).collect()
 }
 
 /// The complete file contents.
@@ -39,19 +55,28 @@ pub fn table_bytes(variant: &str, table: &SolvedTable, metric: Metric) -> std::i
         Metric::Wld => 2,
         Metric::Dtw if table.scores.iter().all(|s| s.plies().is_none_or(|p| p < u8::MAX as u16)) => 8,
         Metric::Dtw => 16,
+        Metric::Rules(_) => return Err(std::io::Error::other("a rule table is written by write_rule_table")),
     };
-    let blocks: Vec<Vec<u8>> = table
-        .scores
-        .par_chunks(BLOCK_POSITIONS as usize)
-        .map(|chunk: &[Score]| zstd::bulk::compress(&encode_block(metric, entry_bits, chunk), ZSTD_LEVEL))
-        .collect::<std::io::Result<_>>()?;
+    let blocks = compress(&table.scores, |chunk: &[Score]| encode_block(metric, entry_bits, chunk))?;
+    Ok(frame(variant, &table.index, metric, entry_bits, table.scores.len(), blocks))
+}
+
+/// Header, block index and blocks.
+fn frame(
+    variant: &str,
+    index: &MaterialIndex,
+    metric: Metric,
+    entry_bits: u8,
+    positions: usize,
+    blocks: Vec<Vec<u8>>,
+) -> Vec<u8> {
     let mut header = Header {
         version: FORMAT_VERSION,
         metric,
         entry_bits,
-        signature: table.index.signature(),
+        signature: index.signature(),
         variant: variant.to_string(),
-        positions: table.scores.len() as u64,
+        positions: positions as u64,
         block_positions: BLOCK_POSITIONS,
         blocks: blocks.len() as u32,
         checksum: 0,
@@ -72,5 +97,5 @@ pub fn table_bytes(variant: &str, table: &SolvedTable, metric: Metric) -> std::i
     header.checksum = hasher.digest();
     let mut out = header.to_bytes().to_vec();
     out.extend_from_slice(&body);
-    Ok(out)
+    out
 }

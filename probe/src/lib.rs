@@ -11,19 +11,19 @@
 //! # Ok::<(), kabe_probe::MoveError>(())
 //! ```
 
-mod draw_rules;
 mod geometry;
 mod index;
 mod movegen;
 pub mod notation;
 mod perft;
 mod position;
+pub mod rules;
 mod score;
 pub mod table;
 mod unmove;
 mod variant;
 
-pub use draw_rules::{DrawRuleSet, UnknownDrawRules};
+pub use rules::{Counters, DrawRuleSet, DrawRules, UnknownDrawRules};
 pub use geometry::BoardSize;
 pub use index::{MaterialIndex, Signature};
 pub use movegen::{Move, MoveList, MAX_CAPTURES};
@@ -31,7 +31,7 @@ pub use notation::fen::FenError;
 pub use notation::movetext::MoveError;
 pub use perft::{parse_perft_vectors, perft, perft_divide, PerftVector};
 pub use position::{Position, Setup, SetupError, SetupPiece};
-pub use score::{Score, Wld};
+pub use score::{RuleScore, Score, Wld};
 pub use unmove::{Predecessor, Restore};
 pub use variant::{
     Color, CrowningInCapture, KingLanding, KingRange, NotationStyle, PieceKind, Square, UnknownVariant, Variant,

@@ -87,3 +87,88 @@ impl fmt::Display for Score {
         }
     }
 }
+
+/// A value within a running count: whether the side to move wins or loses before the
+/// count needs more plies, and in how many plies the game is decided for the count (the
+/// game ends, or a move that ends the count leads to a position won afresh). Unlike
+/// [`Score`], either side may make the deciding move, so the distance has no parity.
+/// With `left` plies left on the count the side to move wins when this is a win in at
+/// most `left` plies, loses when it is a loss in at most `left`, and draws otherwise.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RuleScore(u16);
+
+impl RuleScore {
+    /// Neither side can force a result within any count the rule allows.
+    pub const NONE: RuleScore = RuleScore(u16::MAX);
+
+    /// A win decided in `plies` plies.
+    pub const fn win(plies: u16) -> RuleScore {
+        RuleScore(plies * 2 + 1)
+    }
+
+    /// A loss decided in `plies` plies.
+    pub const fn loss(plies: u16) -> RuleScore {
+        RuleScore(plies * 2)
+    }
+
+    /// The theoretical score read as a count that never ends early.
+    pub fn from_score(score: Score) -> RuleScore {
+        match score.wld() {
+            Wld::Win => RuleScore::win(score.raw()),
+            Wld::Loss => RuleScore::loss(score.raw()),
+            Wld::Draw => RuleScore::NONE,
+        }
+    }
+
+    /// From the raw code (`plies * 2 + win`, `u16::MAX` for none).
+    pub const fn from_raw(raw: u16) -> RuleScore {
+        RuleScore(raw)
+    }
+
+    /// The raw code.
+    pub const fn raw(self) -> u16 {
+        self.0
+    }
+
+    /// Win or loss with its distance, `None` when undecided.
+    pub fn decided(self) -> Option<(Wld, u16)> {
+        match self.0 {
+            u16::MAX => None,
+            r if r % 2 == 1 => Some((Wld::Win, r / 2)),
+            r => Some((Wld::Loss, r / 2)),
+        }
+    }
+
+    /// The result with `left` plies left on the count.
+    pub fn within(self, left: u16) -> Wld {
+        match self.decided() {
+            Some((wld, plies)) if plies <= left => wld,
+            _ => Wld::Draw,
+        }
+    }
+
+    /// The same value with distances beyond `cap` plies forgotten.
+    #[must_use]
+    pub fn capped(self, cap: u16) -> RuleScore {
+        match self.decided() {
+            Some((_, plies)) if plies > cap => RuleScore::NONE,
+            _ => self,
+        }
+    }
+}
+
+impl fmt::Debug for RuleScore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for RuleScore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.decided() {
+            None => f.write_str("undecided"),
+            Some((Wld::Win, p)) => write!(f, "win in {p}"),
+            Some((_, p)) => write!(f, "loss in {p}"),
+        }
+    }
+}

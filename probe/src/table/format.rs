@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use crate::index::Signature;
-use crate::score::{Score, Wld};
+use crate::rules::DrawRuleSet;
+use crate::score::{RuleScore, Score, Wld};
 
 /// First bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"KABETBL\x1a";
@@ -22,6 +23,8 @@ pub enum Metric {
     Wld,
     /// Distance to the end of the game in plies (see [`Score`]).
     Dtw,
+    /// Distances within the counts of a draw rule set ([`RuleScore`]), one byte each.
+    Rules(DrawRuleSet),
 }
 
 impl Metric {
@@ -30,6 +33,7 @@ impl Metric {
         match self {
             Metric::Wld => "wld",
             Metric::Dtw => "dtw",
+            Metric::Rules(set) => set.name(),
         }
     }
 
@@ -37,6 +41,7 @@ impl Metric {
         match self {
             Metric::Wld => 1,
             Metric::Dtw => 2,
+            Metric::Rules(set) => 16 + set as u8,
         }
     }
 
@@ -44,7 +49,7 @@ impl Metric {
         match code {
             1 => Some(Metric::Wld),
             2 => Some(Metric::Dtw),
-            _ => None,
+            c => DrawRuleSet::ALL.into_iter().find(|s| 16 + *s as u8 == c).map(Metric::Rules),
         }
     }
 }
@@ -168,6 +173,7 @@ impl Header {
         let valid_bits = match metric {
             Metric::Wld => entry_bits == 2,
             Metric::Dtw => entry_bits == 8 || entry_bits == 16,
+            Metric::Rules(_) => entry_bits == 8,
         };
         if !valid_bits {
             return Err(corrupt("bad entry width"));
@@ -224,6 +230,7 @@ pub fn encode_block(metric: Metric, entry_bits: u8, scores: &[Score]) -> Vec<u8>
         }
         (Metric::Dtw, 8) => scores.iter().map(|s| s.plies().map_or(u8::MAX, |p| p as u8)).collect(),
         (Metric::Dtw, _) => scores.iter().flat_map(|s| s.raw().to_le_bytes()).collect(),
+        (Metric::Rules(_), _) => panic!("rule tables hold rule scores: encode_rule_block"),
     }
 }
 
@@ -242,5 +249,20 @@ pub(crate) fn decode_entry(header: &Header, block: &[u8], i: usize) -> Option<Sc
             p => Score::from_raw(p as u16),
         }),
         (Metric::Dtw, _) => Some(Score::from_raw(u16::from_le_bytes([block[2 * i], block[2 * i + 1]]))),
+        (Metric::Rules(_), _) => None,
+    }
+}
+
+/// The bytes of one block of a rule table: one byte per entry, the [`RuleScore`] code
+/// (`2 * plies + win`, at most 2 * 60 + 1), 255 for undecided.
+pub fn encode_rule_block(values: &[RuleScore]) -> Vec<u8> {
+    values.iter().map(|v| u8::try_from(v.raw()).unwrap_or(u8::MAX)).collect()
+}
+
+/// One entry of a rule table block.
+pub(crate) fn decode_rule_entry(block: &[u8], i: usize) -> RuleScore {
+    match block[i] {
+        u8::MAX => RuleScore::NONE,
+        code => RuleScore::from_raw(code as u16),
     }
 }

@@ -5,8 +5,8 @@
 //! offset  size  field
 //!      0     8  magic "KABETBL\x1a"
 //!      8     2  format version (1)
-//!     10     1  metric (1 = WLD, 2 = DTW)
-//!     11     1  bits per entry (WLD 2; DTW 8 or 16)
+//!     10     1  metric (1 = WLD, 2 = DTW, 16 + n = rule set n's counted distances)
+//!     11     1  bits per entry (WLD 2; DTW 8 or 16; rules 8)
 //!     12     4  signature: white men, white kings, black men, black kings
 //!     16    24  variant name, ASCII, zero padded
 //!     40     8  positions
@@ -19,12 +19,14 @@
 //!
 //! Entries, little-endian, before compression: WLD packs four 2-bit values a byte
 //! (0 loss, 1 draw, 2 win); DTW stores the plies to the end of the game, odd for a win
-//! and even for a loss, with all bits set for a draw.
+//! and even for a loss, with all bits set for a draw. A rule table (file `<sig>.<rules>.kabe`)
+//! stores one byte per position: `2 * plies + 1` for a win and `2 * plies` for a loss
+//! decided within the count ([`crate::RuleScore`]), 255 when the count cannot decide it.
 
 mod format;
 mod reader;
 
 pub use format::{
-    encode_block, file_name, Header, Metric, TableError, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
+    encode_block, encode_rule_block, file_name, Header, Metric, TableError, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
 };
 pub use reader::TableFile;

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 
-use super::format::{decode_entry, Header, Metric, TableError, HEADER_LEN};
+use super::format::{decode_entry, decode_rule_entry, Header, Metric, TableError, HEADER_LEN};
 use crate::index::{MaterialIndex, Signature};
-use crate::score::Score;
+use crate::score::{RuleScore, Score};
 use crate::variant::Variant;
 
 /// One open table file.
@@ -171,6 +171,29 @@ impl TableFile {
         let mut out = Vec::new();
         for b in 0..self.header.blocks {
             out.extend(self.block_scores(b)?);
+        }
+        Ok(out)
+    }
+
+    /// The rule value at `index` of a rule table.
+    pub fn rule_score(&self, index: u64) -> Result<RuleScore, TableError> {
+        if !matches!(self.header.metric, Metric::Rules(_)) || index >= self.header.positions {
+            return Err(TableError::Corrupt {
+                path: self.path.clone(),
+                detail: format!("no rule value at index {index} of a {} table", self.header.metric.name()),
+            });
+        }
+        let per = self.header.block_positions as u64;
+        let data = self.block((index / per) as u32)?;
+        Ok(decode_rule_entry(&data, (index % per) as usize))
+    }
+
+    /// Every rule value of a rule table, in index order.
+    pub fn all_rule_scores(&self) -> Result<Vec<RuleScore>, TableError> {
+        let mut out = Vec::new();
+        for b in 0..self.header.blocks {
+            let data = self.block(b)?;
+            out.extend((0..self.header.positions_in_block(b)).map(|i| decode_rule_entry(&data, i)));
         }
         Ok(out)
     }

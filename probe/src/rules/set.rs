@@ -1,7 +1,6 @@
 //! Draw rule sets, by name. They are values separate from the [`Variant`]: the same
-//! 100-square game is played under `fmjd` or under `ussr1953`. The counting itself
-//! (limits, resets, what survives a change of material) arrives with the draw-rules work;
-//! here each set is named, with its source, and each variant has its usual set.
+//! 100-square game is played under `fmjd` or under `ussr1953`. Each variant has its usual
+//! set; the counting itself is data ([`super::DrawRules`]).
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,0 +1,278 @@
+//! The state of a game's running counts.
+
+use super::{DrawRules, Persistence, RuleRef};
+use crate::index::Signature;
+use crate::movegen::Move;
+use crate::position::Position;
+
+/// The running count of a material rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MaterialCount {
+    /// The rule, by its place in [`DrawRules::material`].
+    pub rule: usize,
+    /// Plies played since the material arose.
+    pub plies: u16,
+}
+
+/// Every running count of a game at one position. Threefold repetition is not here: it
+/// depends on the whole history, and stays the business of whoever replays the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Counters {
+    /// Plies since the reset rule's count was last reset (0 when the set has none).
+    pub reset_plies: u16,
+    /// The material rule's count, when one runs.
+    pub material: Option<MaterialCount>,
+}
+
+/// Counters that cannot belong to the position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CounterError {
+    /// The rule set has no rule of that name.
+    #[error("the {set} rules have no article '{article}' (articles: {known})")]
+    UnknownArticle {
+        /// Rule set name.
+        set: &'static str,
+        /// The name given.
+        article: String,
+        /// The set's articles.
+        known: String,
+    },
+    /// A count beyond its limit.
+    #[error("count {article} at {plies} plies is past its limit of {limit}")]
+    PastLimit {
+        /// The rule.
+        article: &'static str,
+        /// The count given.
+        plies: u16,
+        /// The limit.
+        limit: u16,
+    },
+    /// A material count for material that is not the rule's.
+    #[error("count {article} given, but the material {signature} is not {article}'s")]
+    WrongMaterial {
+        /// The rule.
+        article: &'static str,
+        /// The position's material, side to move first.
+        signature: Signature,
+    },
+    /// The reset count started before the material count, which a game cannot reach.
+    #[error("count {reset} at {reset_plies} plies cannot exceed count {material} at {material_plies}: both restart when the material changes")]
+    ResetBeyondMaterial {
+        /// The reset rule.
+        reset: &'static str,
+        /// Its count.
+        reset_plies: u16,
+        /// The material rule.
+        material: &'static str,
+        /// Its count.
+        material_plies: u16,
+    },
+    /// Text that is not `ARTICLE=PLIES,...`.
+    #[error("bad counters '{0}': expected ARTICLE=PLIES[,ARTICLE=PLIES], e.g. 6.2=14 or 16c=3")]
+    Syntax(String),
+}
+
+impl Counters {
+    /// The counts of a position where play starts: zero, with the material rule's count
+    /// started when the material is one.
+    pub fn fresh(rules: &DrawRules, position: &Position) -> Counters {
+        let material = rules.rule_of(Signature::of(position)).map(|rule| MaterialCount { rule, plies: 0 });
+        Counters { reset_plies: 0, material }
+    }
+
+    /// Counters from explicit numbers, as an engine knows them: plies since the last reset
+    /// and, when a material count runs, which rule's and its plies. A position whose
+    /// material is a rule's always has that count (started now when not given).
+    pub fn new(
+        rules: &DrawRules,
+        position: &Position,
+        reset_plies: u16,
+        material: Option<MaterialCount>,
+    ) -> Result<Counters, CounterError> {
+        let signature = Signature::of(position);
+        let material = material.or_else(|| Counters::fresh(rules, position).material);
+        if let Some(reset) = rules.reset {
+            if reset_plies > reset.limit_plies {
+                return Err(CounterError::PastLimit {
+                    article: reset.article,
+                    plies: reset_plies,
+                    limit: reset.limit_plies,
+                });
+            }
+        }
+        if let Some(count) = material {
+            let rule = rules.material.get(count.rule).ok_or_else(|| CounterError::UnknownArticle {
+                set: rules.set.name(),
+                article: format!("#{}", count.rule),
+                known: rules.articles().join(", "),
+            })?;
+            let inherited = rule.persistence == Persistence::UntilGameEnds;
+            if !rule.covers(signature) && !inherited {
+                return Err(CounterError::WrongMaterial { article: rule.article, signature });
+            }
+            if let Some(own) = rules.rule_of(signature) {
+                let own_rule = &rules.material[own];
+                if own != count.rule && !inherited {
+                    return Err(CounterError::WrongMaterial { article: own_rule.article, signature });
+                }
+            }
+            if rule.plies_left(count.plies, position).is_none() {
+                return Err(CounterError::PastLimit { article: rule.article, plies: count.plies, limit: rule.max_plies() });
+            }
+            if let Some(reset) = rules.reset {
+                if reset_plies > count.plies {
+                    return Err(CounterError::ResetBeyondMaterial {
+                        reset: reset.article,
+                        reset_plies,
+                        material: rule.article,
+                        material_plies: count.plies,
+                    });
+                }
+            }
+        }
+        Ok(Counters { reset_plies, material })
+    }
+
+    /// Counters from text such as `6.2=14` or `6.3=9,6.2=4` (plies per article).
+    pub fn parse(rules: &DrawRules, position: &Position, text: &str) -> Result<Counters, CounterError> {
+        let mut reset_plies = 0;
+        let mut material = None;
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (article, plies) = part.split_once('=').ok_or_else(|| CounterError::Syntax(text.to_string()))?;
+            let plies: u16 = plies.trim().parse().map_err(|_| CounterError::Syntax(text.to_string()))?;
+            match rules.article(article.trim()) {
+                Some(RuleRef::Reset) => reset_plies = plies,
+                Some(RuleRef::Material(rule)) => material = Some(MaterialCount { rule, plies }),
+                None => {
+                    return Err(CounterError::UnknownArticle {
+                        set: rules.set.name(),
+                        article: article.trim().to_string(),
+                        known: rules.articles().join(", "),
+                    })
+                }
+            }
+        }
+        Counters::new(rules, position, reset_plies, material)
+    }
+
+    /// The counts after `mv` is played in `before`, reaching `after`.
+    #[must_use]
+    pub fn after(&self, rules: &DrawRules, mv: &Move, after: &Position) -> Counters {
+        let reset_plies = match rules.reset {
+            Some(r) if r.resets(mv) => 0,
+            Some(_) => self.reset_plies.saturating_add(1),
+            None => 0,
+        };
+        let material_changed = mv.is_capture() || mv.promotes();
+        let now = Signature::of(after);
+        let material = match self.material {
+            Some(c) => {
+                let rule = &rules.material[c.rule];
+                if !material_changed || rule.covers(now) || rule.persistence == Persistence::UntilGameEnds {
+                    Some(MaterialCount { rule: c.rule, plies: c.plies.saturating_add(1) })
+                } else {
+                    rules.rule_of(now).map(|rule| MaterialCount { rule, plies: 0 })
+                }
+            }
+            None if material_changed => rules.rule_of(now).map(|rule| MaterialCount { rule, plies: 0 }),
+            None => None,
+        };
+        Counters { reset_plies, material }
+    }
+
+    /// The counts at the end of `moves` played from `start` with fresh counts, and the
+    /// position reached. Every move must be legal where it is played.
+    pub fn from_moves(rules: &DrawRules, start: &Position, moves: &[Move]) -> (Position, Counters) {
+        let mut position = *start;
+        let mut counters = Counters::fresh(rules, start);
+        for mv in moves {
+            let next = position.play(mv);
+            counters = counters.after(rules, mv, &next);
+            position = next;
+        }
+        (position, counters)
+    }
+
+    /// Plies left on the count that governs the position, with its article; `None` when
+    /// no count runs (no rule set).
+    pub fn governing(&self, rules: &DrawRules, position: &Position) -> Option<(&'static str, u16)> {
+        match self.material {
+            Some(c) => {
+                let rule = &rules.material[c.rule];
+                Some((rule.article, rule.plies_left(c.plies, position).unwrap_or(0)))
+            }
+            None => rules.reset.map(|r| (r.article, r.limit_plies.saturating_sub(self.reset_plies))),
+        }
+    }
+
+    /// The counters written as `ARTICLE=PLIES`, the form [`Counters::parse`] reads.
+    pub fn describe(&self, rules: &DrawRules) -> String {
+        let mut parts = Vec::new();
+        if let Some(r) = rules.reset {
+            parts.push(format!("{}={}", r.article, self.reset_plies));
+        }
+        if let Some(c) = self.material {
+            parts.push(format!("{}={}", rules.material[c.rule].article, c.plies));
+        }
+        parts.join(",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DrawRuleSet, Variant};
+
+    fn intl(fen: &str) -> Position {
+        Position::from_fen(Variant::INTERNATIONAL, fen).expect("fen")
+    }
+
+    #[test]
+    fn fmjd_counts_follow_the_moves() {
+        let rules = DrawRules::new(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL);
+        // Two kings and a man against a king: 6.3 runs from the start.
+        let p = intl("W:WK1,K2,30:BK50");
+        let c = Counters::fresh(&rules, &p);
+        assert_eq!(c.material, Some(MaterialCount { rule: 0, plies: 0 }));
+        let king_move = p.parse_move("1-7").expect("legal");
+        let q = p.play(&king_move);
+        let c1 = c.after(&rules, &king_move, &q);
+        assert_eq!((c1.reset_plies, c1.material.map(|m| m.plies)), (1, Some(1)));
+        let man_move = q.with_turn(crate::Color::White).parse_move("30-24").expect("legal");
+        let r = q.with_turn(crate::Color::White).play(&man_move);
+        let c2 = c1.after(&rules, &man_move, &r);
+        assert_eq!((c2.reset_plies, c2.material.map(|m| m.plies)), (0, Some(2)));
+    }
+
+    #[test]
+    fn removal_keeps_the_6_3_count_only_in_the_newer_text() {
+        // Black's king takes a white king: three kings become two.
+        let p = intl("B:WK10,K45,K50:BK5");
+        let take = p.legal_moves().iter().find(|m| m.is_capture()).copied().expect("a capture");
+        assert_eq!(take.captured_count(), 1);
+        let q = p.play(&take);
+        let counting = |set| {
+            let rules = DrawRules::new(set, &Variant::INTERNATIONAL);
+            let c = Counters::new(&rules, &p, 7, Some(MaterialCount { rule: 0, plies: 7 })).expect("valid");
+            c.after(&rules, &take, &q)
+        };
+        assert_eq!(counting(DrawRuleSet::Fmjd).material, Some(MaterialCount { rule: 0, plies: 8 }));
+        assert_eq!(counting(DrawRuleSet::Fmjd2000).material, Some(MaterialCount { rule: 1, plies: 0 }));
+        assert_eq!(counting(DrawRuleSet::Fmjd).reset_plies, 0);
+    }
+
+    #[test]
+    fn explicit_counters_are_checked() {
+        let rules = DrawRules::new(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL);
+        let p = intl("W:WK1,K2:BK50");
+        assert!(Counters::parse(&rules, &p, "6.4=4,6.2=4").is_ok());
+        assert!(Counters::parse(&rules, &p, "6.3=20").is_ok(), "an inherited 6.3 count");
+        assert!(matches!(Counters::parse(&rules, &p, "6.4=11"), Err(CounterError::PastLimit { .. })));
+        assert!(matches!(Counters::parse(&rules, &p, "6.4=2,6.2=3"), Err(CounterError::ResetBeyondMaterial { .. })));
+        assert!(matches!(Counters::parse(&rules, &p, "6.9=2"), Err(CounterError::UnknownArticle { .. })));
+        assert!(matches!(Counters::parse(&rules, &p, "6.2"), Err(CounterError::Syntax(_))));
+        let q = intl("W:WK1,K2:BK50,K49");
+        assert!(matches!(Counters::parse(&rules, &q, "6.4=2"), Err(CounterError::WrongMaterial { .. })));
+        assert_eq!(Counters::parse(&rules, &q, "6.2=49").expect("valid").reset_plies, 49);
+    }
+}
