@@ -4,13 +4,17 @@
 //! colour flip together ([`solve_pair`]), after every table their captures and
 //! promotions lead to.
 
+mod brute_rules;
 mod build;
+mod check_rules;
 mod registry;
 mod rule_solve;
 mod solve;
 mod verify;
 mod write;
 
+pub use brute_rules::{BruteForce, BruteRules, Clock};
+pub use check_rules::{brute_rules, check_signature, with_deep_stack, RuleCheck};
 pub use build::{build, build_rules, table_path, BuildError, BuildEvent};
 pub use registry::{Registry, SolvedTable};
 pub use rule_solve::{solve_rule_pair, MemoryOracle, MissingTable, RuleRegistry, RuleTable};

@@ -1,0 +1,299 @@
+//! An independent solver for the draw rules, to prove the rule tables.
+//!
+//! It shares nothing with the table path but the move generator: no `DrawRules`, no
+//! `Counters`, no `MaterialIndex`, no retrograde pass. Each rule set's counting is written
+//! out again from the seeds' text, the state of a game is (position, counts), and because
+//! every count grows by one each ply unless an irreversible move resets it, the graph of
+//! these states has no cycle: a plain memoised minimax over it gives the exact verdict of
+//! every position for every counter value.
+//!
+//! Positions are addressed by ranking each piece group's squares over the whole board
+//! (with unused holes), and only the side-to-move view is stored (the colour flip keeps
+//! every count).
+
+use std::collections::HashMap;
+
+use kabe_probe::{Color, PieceKind, Position, Variant, Wld};
+
+/// The rule sets the brute force knows, written from the seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BruteRules {
+    /// FMJD article 6; `newer` keeps the 6.3 count through removals (seeds/001).
+    Fmjd {
+        /// The newer text.
+        newer: bool,
+    },
+    /// USSR 1953: 30 moves without material change, `kings` kings against a lone king
+    /// drawn after the strong side's 18th move.
+    Ussr {
+        /// 3 on the 8x8 board, 4 on the 10x10 board.
+        kings: u8,
+    },
+}
+
+/// A state of the counts, in the brute force's own terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Clock {
+    /// FMJD: plies in which only kings moved and nothing was captured.
+    KingsOnly(u8),
+    /// FMJD 6.3 running: plies since the material arose.
+    Art63(u8),
+    /// FMJD 6.4 running: plies since the material arose.
+    Art64(u8),
+    /// USSR: plies without a change of material.
+    Quiet(u8),
+    /// USSR: moves the strong side has made since kings against the lone king arose.
+    StrongMoves(u8),
+}
+
+/// (men, kings) of each side, side to move first.
+type Material = [(u8, u8); 2];
+
+fn material(position: &Position) -> Material {
+    let me = position.turn();
+    let count = |c: Color| (position.count(c, PieceKind::Man) as u8, position.count(c, PieceKind::King) as u8);
+    [count(me), count(me.opposite())]
+}
+
+impl BruteRules {
+    /// FMJD: which of 6.3 / 6.4 the material is.
+    fn fmjd_article(m: Material) -> Option<u8> {
+        for (strong, weak) in [(m[0], m[1]), (m[1], m[0])] {
+            if weak != (0, 1) {
+                continue;
+            }
+            match strong {
+                (0, 3) | (1, 2) | (2, 1) => return Some(63),
+                (0, 2) | (1, 1) | (0, 1) => return Some(64),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// USSR: the strong side (0 = side to move) when it has the kings against a lone king.
+    fn ussr_strong(kings: u8, m: Material) -> Option<usize> {
+        if m[0] == (0, kings) && m[1] == (0, 1) {
+            Some(0)
+        } else if m[1] == (0, kings) && m[0] == (0, 1) {
+            Some(1)
+        } else {
+            None
+        }
+    }
+
+    /// The counts a game starting from a position of this material has.
+    pub fn start(self, m: Material) -> Clock {
+        match self {
+            BruteRules::Fmjd { .. } => match BruteRules::fmjd_article(m) {
+                Some(63) => Clock::Art63(0),
+                Some(_) => Clock::Art64(0),
+                None => Clock::KingsOnly(0),
+            },
+            BruteRules::Ussr { kings } => match BruteRules::ussr_strong(kings, m) {
+                Some(_) => Clock::StrongMoves(0),
+                None => Clock::Quiet(0),
+            },
+        }
+    }
+
+    /// Every counter state a position of this material can have.
+    fn states(self, m: Material) -> Vec<Clock> {
+        match self {
+            BruteRules::Fmjd { newer } => {
+                let mut out: Vec<Clock> = match BruteRules::fmjd_article(m) {
+                    Some(63) => (0..=32).map(Clock::Art63).collect(),
+                    Some(_) => (0..=10).map(Clock::Art64).collect(),
+                    None => (0..=50).map(Clock::KingsOnly).collect(),
+                };
+                // The newer 6.3 count survives every capture: any material with a lone king
+                // and at most three pieces against it may carry it.
+                let lone_king = m[0] == (0, 1) || m[1] == (0, 1);
+                let small = m[0].0 + m[0].1 <= 3 && m[1].0 + m[1].1 <= 3;
+                if newer && lone_king && small && BruteRules::fmjd_article(m) != Some(63) {
+                    out.extend((0..=32).map(Clock::Art63));
+                }
+                out
+            }
+            BruteRules::Ussr { kings } => match BruteRules::ussr_strong(kings, m) {
+                Some(_) => (0..=18).map(Clock::StrongMoves).collect(),
+                None => (0..=60).map(Clock::Quiet).collect(),
+            },
+        }
+    }
+
+    /// Whether the counts have drawn the game (when the side to move can still move).
+    fn expired(self, clock: Clock) -> bool {
+        matches!(
+            clock,
+            Clock::KingsOnly(50) | Clock::Art63(32) | Clock::Art64(10) | Clock::Quiet(60) | Clock::StrongMoves(18)
+        )
+    }
+
+    /// The counts after a move from a position of material `before` to one of `after`
+    /// (both side to move first, so `after` is seen from the other side).
+    fn next(self, clock: Clock, capture: bool, man_moved: bool, promotion: bool, before: Material, after: Material) -> Clock {
+        let material_changed = capture || promotion;
+        match self {
+            BruteRules::Fmjd { newer } => {
+                let started = || match BruteRules::fmjd_article(after) {
+                    Some(63) => Clock::Art63(0),
+                    Some(_) => Clock::Art64(0),
+                    None => Clock::KingsOnly(0),
+                };
+                match clock {
+                    // 6.2: "only kings were moved and no capture was made".
+                    Clock::KingsOnly(n) if !material_changed => {
+                        Clock::KingsOnly(if capture || man_moved { 0 } else { n + 1 })
+                    }
+                    Clock::KingsOnly(_) => started(),
+                    // 6.3 newer: "the original count stays in force" whatever is removed.
+                    Clock::Art63(n) if newer => Clock::Art63(n + 1),
+                    Clock::Art63(n) if !material_changed || BruteRules::fmjd_article(after) == Some(63) => {
+                        Clock::Art63(n + 1)
+                    }
+                    Clock::Art64(n) if !material_changed || BruteRules::fmjd_article(after) == Some(64) => {
+                        Clock::Art64(n + 1)
+                    }
+                    _ => started(),
+                }
+            }
+            BruteRules::Ussr { kings } => match clock {
+                Clock::Quiet(n) if !material_changed => Clock::Quiet(n + 1),
+                Clock::StrongMoves(m) if !material_changed => {
+                    // The mover is the strong side when the kings are on its side.
+                    let strong = BruteRules::ussr_strong(kings, before).expect("the count runs in its material");
+                    Clock::StrongMoves(if strong == 0 { m + 1 } else { m })
+                }
+                _ => match BruteRules::ussr_strong(kings, after) {
+                    Some(_) => Clock::StrongMoves(0),
+                    None => Clock::Quiet(0),
+                },
+            },
+        }
+    }
+}
+
+/// Values of one material: per address, one byte per counter state.
+struct MaterialValues {
+    states: Vec<Clock>,
+    slot: HashMap<Clock, usize>,
+    values: Vec<u8>,
+}
+
+const UNKNOWN: u8 = 0;
+
+fn encode(w: Wld) -> u8 {
+    match w {
+        Wld::Loss => 1,
+        Wld::Draw => 2,
+        Wld::Win => 3,
+    }
+}
+
+fn decode(v: u8) -> Wld {
+    match v {
+        1 => Wld::Loss,
+        2 => Wld::Draw,
+        _ => Wld::Win,
+    }
+}
+
+/// The brute-force solver: values are computed on demand and remembered.
+pub struct BruteForce {
+    variant: Variant,
+    rules: BruteRules,
+    materials: HashMap<Material, MaterialValues>,
+}
+
+fn binomial(n: u64, k: u64) -> u64 {
+    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+}
+
+impl BruteForce {
+    /// A solver for `variant` under `rules`.
+    pub fn new(variant: Variant, rules: BruteRules) -> BruteForce {
+        BruteForce { variant, rules, materials: HashMap::new() }
+    }
+
+    /// The counter states of positions of `position`'s material.
+    pub fn states_of(&self, position: &Position) -> Vec<Clock> {
+        self.rules.states(material(position))
+    }
+
+    /// Address of a position (side to move as White) within its material.
+    fn address(&self, position: &Position) -> usize {
+        let n = self.variant.squares() as u64;
+        let me = position.turn();
+        let mut address = 0u64;
+        for (color, kind) in
+            [(me, PieceKind::Man), (me, PieceKind::King), (me.opposite(), PieceKind::Man), (me.opposite(), PieceKind::King)]
+        {
+            // Squares as the side to move sees them: the other side's view turned round.
+            let mut squares: Vec<u64> = position
+                .squares_of(color, kind)
+                .map(|s| if me == Color::White { s.index() as u64 } else { n - 1 - s.index() as u64 })
+                .collect();
+            squares.sort_unstable();
+            let rank: u64 = squares.iter().enumerate().map(|(i, &s)| binomial(s, i as u64 + 1)).sum();
+            address = address * binomial(n, squares.len() as u64) + rank;
+        }
+        address as usize
+    }
+
+    fn size(&self, m: Material) -> usize {
+        let n = self.variant.squares() as u64;
+        [m[0].0, m[0].1, m[1].0, m[1].1].iter().map(|&k| binomial(n, k as u64)).product::<u64>() as usize
+    }
+
+    /// The exact verdict for the side to move of `position` with counts `clock`.
+    pub fn value(&mut self, position: &Position, clock: Clock) -> Wld {
+        let m = material(position);
+        if m[0] == (0, 0) {
+            return Wld::Loss;
+        }
+        let address = self.address(position);
+        if !self.materials.contains_key(&m) {
+            let states = self.rules.states(m);
+            let slot = states.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+            let values = vec![UNKNOWN; self.size(m) * states.len()];
+            self.materials.insert(m, MaterialValues { states, slot, values });
+        }
+        let table = &self.materials[&m];
+        let Some(&slot) = table.slot.get(&clock) else {
+            panic!("counter state {clock:?} cannot occur in material {m:?}");
+        };
+        let at = address * table.states.len() + slot;
+        if table.values[at] != UNKNOWN {
+            return decode(table.values[at]);
+        }
+        let moves = position.legal_moves();
+        let result = if moves.is_empty() {
+            Wld::Loss
+        } else if self.rules.expired(clock) {
+            Wld::Draw
+        } else {
+            let mut best = Wld::Loss;
+            for mv in moves.iter() {
+                let child = position.play(mv);
+                let after = material(&child);
+                let next = self.rules.next(clock, mv.is_capture(), mv.piece() == PieceKind::Man, mv.promotes(), m, after);
+                let theirs = self.value(&child, next);
+                let mine = match theirs {
+                    Wld::Win => Wld::Loss,
+                    Wld::Loss => Wld::Win,
+                    Wld::Draw => Wld::Draw,
+                };
+                best = best.max(mine);
+                if best == Wld::Win {
+                    break;
+                }
+            }
+            best
+        };
+        if let Some(table) = self.materials.get_mut(&m) {
+            table.values[at] = encode(result);
+        }
+        result
+    }
+}

@@ -1,0 +1,99 @@
+//! Comparing the table-driven exact verdict with the brute force, everywhere.
+
+use kabe_probe::rules::exact::{verdict, Oracle};
+use kabe_probe::rules::MaterialCount;
+use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant};
+
+use crate::brute_rules::{BruteForce, BruteRules, Clock};
+
+/// What one signature's comparison found.
+#[derive(Debug, Clone, Default)]
+pub struct RuleCheck {
+    /// The signature.
+    pub signature: Option<Signature>,
+    /// Positions compared.
+    pub positions: u64,
+    /// (position, counters) states compared.
+    pub states: u64,
+    /// States where the two disagree.
+    pub disagreements: u64,
+    /// The first few: FEN, counters, table verdict, brute-force verdict.
+    pub examples: Vec<String>,
+}
+
+/// The brute-force reading of a rule set, where it has one.
+pub fn brute_rules(set: DrawRuleSet, variant: &Variant) -> Option<BruteRules> {
+    match set {
+        DrawRuleSet::Fmjd => Some(BruteRules::Fmjd { newer: true }),
+        DrawRuleSet::Fmjd2000 => Some(BruteRules::Fmjd { newer: false }),
+        DrawRuleSet::Ussr1953 => Some(BruteRules::Ussr { kings: if variant.squares() == 50 { 4 } else { 3 } }),
+        DrawRuleSet::None => None,
+    }
+}
+
+/// The same counts in the table path's terms.
+fn counters_of(rules: &DrawRules, position: &Position, clock: Clock) -> Counters {
+    let material = |article: &str, plies: u8| {
+        let rule = rules.material.iter().position(|r| r.article == article).expect("the set has the article");
+        Some(MaterialCount { rule, plies: plies as u16 })
+    };
+    let counters = match clock {
+        Clock::KingsOnly(n) | Clock::Quiet(n) => Counters { reset_plies: n as u16, material: None },
+        Clock::Art63(n) => Counters { reset_plies: 0, material: material("6.3", n) },
+        Clock::Art64(n) => Counters { reset_plies: 0, material: material("6.4", n) },
+        // m moves of the strong side and as many of the other: the side to move now moved
+        // first, which is what an even ply count means.
+        Clock::StrongMoves(m) => {
+            let rule = rules.rule_of(Signature::of(position)).expect("kings against a lone king");
+            Counters { reset_plies: 0, material: Some(MaterialCount { rule, plies: 2 * m as u16 }) }
+        }
+    };
+    debug_assert!(Counters::new(rules, position, counters.reset_plies, counters.material).is_ok());
+    counters
+}
+
+/// Compares every position of `signature` for every counter state. Runs the brute force
+/// in `brute`, which keeps its values for the next signatures.
+pub fn check_signature<O: Oracle>(
+    brute: &mut BruteForce,
+    rules: &DrawRules,
+    oracle: &O,
+    variant: Variant,
+    signature: Signature,
+) -> Result<RuleCheck, O::Error> {
+    let mut report = RuleCheck { signature: Some(signature), ..RuleCheck::default() };
+    let Some(index) = MaterialIndex::new(variant, signature) else { return Ok(report) };
+    for position in index.positions(0..index.len()) {
+        report.positions += 1;
+        for clock in brute.states_of(&position) {
+            report.states += 1;
+            let counters = counters_of(rules, &position, clock);
+            let table = verdict(rules, oracle, &position, &counters)?.exact;
+            let truth = brute.value(&position, clock);
+            if table != truth {
+                report.disagreements += 1;
+                if report.examples.len() < 5 {
+                    report.examples.push(format!(
+                        "{} counters {} ({clock:?}): tables {table:?}, brute force {truth:?}",
+                        position.fen(),
+                        counters.describe(rules)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// Runs `f` on a thread with a stack deep enough for the brute force's recursion (one
+/// frame per ply of the longest game the counts allow).
+pub fn with_deep_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(1 << 30)
+            .spawn_scoped(s, f)
+            .expect("spawning the brute-force thread")
+            .join()
+            .expect("the brute-force thread panicked")
+    })
+}
