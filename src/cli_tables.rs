@@ -9,9 +9,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use kabe_generator::{build, table_path, tables_in, BuildEvent};
+use kabe_generator::{build, build_rules, table_path, tables_in, BuildEvent};
 use kabe_probe::table::{Metric, TableFile};
-use kabe_probe::{MaterialIndex, Signature, Variant, Wld};
+use kabe_probe::rules::exact::verdict;
+use kabe_probe::table::TableDir;
+use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant, Wld};
 use serde_json::json;
 
 /// Where tables live unless `--dir` says otherwise: `$KABE_TABLES`, else
@@ -39,9 +41,21 @@ pub struct TableSet {
 }
 
 impl TableSet {
-    fn resolve(&self) -> anyhow::Result<(Variant, PathBuf)> {
+    pub fn resolve(&self) -> anyhow::Result<(Variant, PathBuf)> {
         Ok((crate::variant_arg(&self.variant)?, self.dir.clone().unwrap_or_else(default_dir)))
     }
+}
+
+/// The draw rules named by `--rules`, or the variant's usual set.
+pub fn rules_arg(name: Option<&str>, variant: &Variant) -> anyhow::Result<DrawRules> {
+    let set = match name {
+        Some(n) => n.parse::<DrawRuleSet>()?,
+        None => variant.default_draw_rules(),
+    };
+    anyhow::ensure!(set.applies_to(variant), "the {set} rules are not written for {}", variant.name);
+    let rules = DrawRules::new(set, variant);
+    rules.check().map_err(anyhow::Error::msg)?;
+    Ok(rules)
 }
 
 /// Arguments of `kabe generate`.
@@ -55,6 +69,10 @@ pub struct GenerateArgs {
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
+    /// Draw rules whose rule tables to build too: fmjd, fmjd-2000, ussr1953, none
+    /// (default: the variant's usual set).
+    #[arg(long)]
+    rules: Option<String>,
 }
 
 fn bar_style(template: &str) -> ProgressStyle {
@@ -113,7 +131,11 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
             overall.set_message(format!("last: {}", pair_name(sigs)));
         }
     };
+    let rules = rules_arg(args.rules.as_deref(), &variant)?;
     let registry = build(variant, args.pieces, &dir, &on_event)?;
+    overall.set_position(0);
+    overall.set_prefix(rules.set.name());
+    build_rules(&registry, rules, args.pieces, &dir, &on_event)?;
     overall.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
     let (built, loaded, solved_positions) = *counts.lock().expect("counts");
@@ -197,12 +219,18 @@ pub struct StatsArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    /// Also count, per signature, the wins that stay wins under these draw rules with a
+    /// fresh count (fmjd, fmjd-2000, ussr1953); needs the rule tables.
+    #[arg(long)]
+    rules: Option<String>,
 }
 
 pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
     let found = tables_in(&dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
     anyhow::ensure!(!found.is_empty(), "no {} tables in {}", variant.name, dir.display());
+    let rules = args.rules.as_deref().map(|r| rules_arg(Some(r), &variant)).transpose()?;
+    let rule_tables = rules.map(|r| TableDir::new(&dir, variant, r));
     let mut rows = Vec::new();
     for sig in found.keys() {
         let table = TableFile::open(&table_path(&dir, &variant, *sig, Metric::Dtw), &variant, *sig, Metric::Dtw)?;
@@ -224,16 +252,25 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
             }
         }
         let longest_fen = longest.map(|(_, i)| index.position(i).fen());
-        rows.push(json!({
+        let mut row = json!({
             "signature": sig.to_string(),
             "positions": scores.len(),
             "wins": wins, "draws": draws, "losses": losses,
             "longest_win_plies": longest.map(|(p, _)| p),
             "longest_win_fen": longest_fen,
-        }));
+        });
+        if let Some(tables) = &rule_tables {
+            row["rules"] = rule_stats(tables, &index)?;
+        }
+        rows.push(row);
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&json!({ "variant": variant.name, "tables": rows }))?);
+        let rules = rules.map(|r| r.set.name());
+        println!("{}", serde_json::to_string_pretty(&json!({ "variant": variant.name, "rules": rules, "tables": rows }))?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(rules) = rules {
+        print_rule_stats(&variant, &dir, &rules, &rows);
         return Ok(ExitCode::SUCCESS);
     }
     println!("{} tables in {} (side to move's material first)", variant.name, dir.display());
@@ -255,4 +292,57 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Under the rules, with a fresh count: wins kept, wins lost to a count, and the longest
+/// win within the count (plies to the move that decides it).
+fn rule_stats(tables: &TableDir, index: &MaterialIndex) -> anyhow::Result<serde_json::Value> {
+    let (mut kept, mut cursed, mut blessed) = (0u64, 0u64, 0u64);
+    let mut longest: Option<(u16, u64)> = None;
+    for (i, position) in index.positions(0..index.len()).enumerate() {
+        let counters = Counters::fresh(tables.rules(), &position);
+        let v = verdict(tables.rules(), tables, &position, &counters)?;
+        match (v.theoretical.wld(), v.exact) {
+            (Wld::Win, Wld::Win) => {
+                kept += 1;
+                let plies = v.within.decided().map_or(0, |(_, p)| p);
+                if longest.is_none_or(|(best, _)| plies > best) {
+                    longest = Some((plies, i as u64));
+                }
+            }
+            (Wld::Win, _) => cursed += 1,
+            (Wld::Loss, Wld::Draw) => blessed += 1,
+            _ => {}
+        }
+    }
+    Ok(json!({
+        "wins_kept": kept,
+        "wins_drawn_by_count": cursed,
+        "losses_saved_by_count": blessed,
+        "longest_win_within_count_plies": longest.map(|(p, _)| p),
+        "longest_win_within_count_fen": longest.map(|(_, i)| index.position(i).fen()),
+    }))
+}
+
+fn print_rule_stats(variant: &Variant, dir: &Path, rules: &DrawRules, rows: &[serde_json::Value]) {
+    println!(
+        "{} tables in {} under the {} rules, fresh counts (side to move's material first)",
+        variant.name,
+        dir.display(),
+        rules.set.name()
+    );
+    println!("{:>6} {:>12} {:>12} {:>12} {:>12} {:>8}  position", "sig", "wins", "still wins", "drawn", "saved", "longest");
+    for r in rows {
+        let n = |k: &str| r["rules"][k].as_u64().unwrap_or(0);
+        println!(
+            "{:>6} {:>12} {:>12} {:>12} {:>12} {:>8}  {}",
+            r["signature"].as_str().unwrap_or(""),
+            r["wins"].as_u64().unwrap_or(0),
+            n("wins_kept"),
+            n("wins_drawn_by_count"),
+            n("losses_saved_by_count"),
+            r["rules"]["longest_win_within_count_plies"].as_u64().map_or("-".to_string(), |p| p.to_string()),
+            r["rules"]["longest_win_within_count_fen"].as_str().unwrap_or("")
+        );
+    }
 }

@@ -1,9 +1,9 @@
-//! The `kabe` command line: perft and move listing (generation, probing and analysis
-//! arrive with their issues).
+//! The `kabe` command line: perft, moves, table generation and checks, exact probes.
 
 mod cli_info;
 mod cli_moves;
 mod cli_perft;
+mod cli_rules;
 mod cli_tables;
 
 use std::process::ExitCode;
@@ -26,12 +26,16 @@ enum Command {
     Moves(cli_moves::MovesArgs),
     /// List the material signatures of a table set, their sizes and build order.
     Info(cli_info::InfoArgs),
-    /// Build the endgame tables (WLD and DTW) up to N pieces, resuming where a run stopped.
+    /// Build the endgame tables (WLD, DTW and the rule tables) up to N pieces, resuming where a run stopped.
     Generate(cli_tables::GenerateArgs),
     /// Check every table: checksums, and every value derived again from its successors.
     Verify(cli_tables::VerifyArgs),
-    /// Wins, draws, losses and the longest win of every table.
+    /// Wins, draws, losses and the longest win of every table (with --rules: under the draw rules).
     Stats(cli_tables::StatsArgs),
+    /// The exact verdict of a position under the draw rules, its best moves and a best line.
+    Probe(cli_rules::ProbeArgs),
+    /// Compare the rule tables with an independent brute force, every position and counter state.
+    CheckRules(cli_rules::CheckRulesArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +47,8 @@ fn main() -> ExitCode {
         Command::Generate(args) => cli_tables::generate(&args),
         Command::Verify(args) => cli_tables::verify(&args),
         Command::Stats(args) => cli_tables::stats(&args),
+        Command::Probe(args) => cli_rules::probe(&args),
+        Command::CheckRules(args) => cli_rules::check_rules(&args),
     };
     match result {
         Ok(code) => code,

@@ -23,10 +23,12 @@
 //! stores one byte per position: `2 * plies + 1` for a win and `2 * plies` for a loss
 //! decided within the count ([`crate::RuleScore`]), 255 when the count cannot decide it.
 
+mod dir;
 mod format;
 mod reader;
 
 pub use format::{
     encode_block, encode_rule_block, file_name, Header, Metric, TableError, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
 };
+pub use dir::TableDir;
 pub use reader::TableFile;

@@ -1,0 +1,77 @@
+//! A directory of table files, opened as positions ask for them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use super::format::{file_name, Metric, TableError};
+use super::reader::TableFile;
+use crate::index::{MaterialIndex, Signature};
+use crate::position::Position;
+use crate::rules::exact::Oracle;
+use crate::rules::DrawRules;
+use crate::score::{RuleScore, Score};
+use crate::variant::Variant;
+
+/// The tables of one variant and rule set under a directory. Files are opened (and
+/// mapped) the first time a position needs them; every read decompresses one block.
+#[derive(Debug)]
+pub struct TableDir {
+    dir: PathBuf,
+    variant: Variant,
+    rules: DrawRules,
+    open: RwLock<HashMap<(Signature, Metric), Arc<(TableFile, MaterialIndex)>>>,
+}
+
+impl TableDir {
+    /// Tables of `variant` under `dir`, with the rule tables of `rules`.
+    pub fn new(dir: &Path, variant: Variant, rules: DrawRules) -> TableDir {
+        TableDir { dir: dir.to_path_buf(), variant, rules, open: RwLock::new(HashMap::new()) }
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> &DrawRules {
+        &self.rules
+    }
+
+    /// The path of one table file.
+    pub fn path(&self, signature: Signature, metric: Metric) -> PathBuf {
+        self.dir.join(file_name(self.variant.name, signature, metric))
+    }
+
+    fn table(&self, signature: Signature, metric: Metric) -> Result<Arc<(TableFile, MaterialIndex)>, TableError> {
+        if let Some(t) = self.open.read().unwrap_or_else(|e| e.into_inner()).get(&(signature, metric)) {
+            return Ok(Arc::clone(t));
+        }
+        let path = self.path(signature, metric);
+        let index = MaterialIndex::new(self.variant, signature).ok_or(TableError::Missing { path: path.clone() })?;
+        let file = TableFile::open(&path, &self.variant, signature, metric)?;
+        let table = Arc::new((file, index));
+        self.open.write().unwrap_or_else(|e| e.into_inner()).insert((signature, metric), Arc::clone(&table));
+        Ok(table)
+    }
+}
+
+impl Oracle for TableDir {
+    type Error = TableError;
+
+    fn theoretical(&self, position: &Position) -> Result<Score, TableError> {
+        let normalized = position.normalized();
+        let sig = Signature::of(&normalized);
+        if sig.white_men + sig.white_kings == 0 {
+            return Ok(Score::loss(0));
+        }
+        let table = self.table(sig, Metric::Dtw)?;
+        table.0.score(table.1.index(&normalized))
+    }
+
+    fn counted(&self, position: &Position) -> Result<RuleScore, TableError> {
+        let normalized = position.normalized();
+        let sig = Signature::of(&normalized);
+        if sig.white_men + sig.white_kings == 0 {
+            return Ok(RuleScore::loss(0));
+        }
+        let table = self.table(sig, Metric::Rules(self.rules.set))?;
+        table.0.rule_score(table.1.index(&normalized))
+    }
+}

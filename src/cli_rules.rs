@@ -1,0 +1,181 @@
+//! `kabe probe` (exact verdict under the draw rules) and `kabe check-rules` (the rule
+//! tables against the brute force).
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use clap::Args;
+use kabe_generator::{brute_rules, check_signature, with_deep_stack, BruteForce};
+use kabe_probe::rules::exact::{best_line, best_moves, rank_moves, verdict, LineEnd, MoveVerdict, Verdict};
+use kabe_probe::table::TableDir;
+use kabe_probe::{Counters, Position, Signature, Wld};
+use serde_json::json;
+
+use crate::cli_tables::{rules_arg, TableSet};
+
+/// Arguments of `kabe probe`.
+#[derive(Args)]
+pub struct ProbeArgs {
+    /// The position, as a PDN FEN (e.g. "W:WK46,K47,K48:BK5").
+    fen: String,
+    #[command(flatten)]
+    tables: TableSet,
+    /// Draw rules: fmjd, fmjd-2000, ussr1953, none (default: the variant's usual set).
+    #[arg(long)]
+    rules: Option<String>,
+    /// Running counts in plies, as ARTICLE=PLIES[,ARTICLE=PLIES], e.g. "6.2=14" or
+    /// "6.3=9"; counts not given start now.
+    #[arg(long)]
+    counters: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn wld_word(w: Wld) -> &'static str {
+    match w {
+        Wld::Win => "win",
+        Wld::Draw => "draw",
+        Wld::Loss => "loss",
+    }
+}
+
+fn verdict_json(v: &Verdict) -> serde_json::Value {
+    json!({
+        "exact": wld_word(v.exact),
+        "theoretical": wld_word(v.theoretical.wld()),
+        "theoretical_plies": v.theoretical.plies(),
+        "count": v.count.map(|(article, left)| json!({"article": article, "plies_left": left})),
+        "within_count_plies": v.within.decided().map(|(_, p)| p),
+        "rule_decides": v.rule_decides(),
+    })
+}
+
+fn move_json(position: &Position, m: &MoveVerdict) -> serde_json::Value {
+    json!({
+        "move": position.move_text(&m.mv),
+        "exact": wld_word(m.exact),
+        "theoretical_plies_after": m.child.theoretical.plies(),
+        "within_count_plies_after": m.child.within.decided().map(|(_, p)| p),
+    })
+}
+
+fn describe(v: &Verdict) -> String {
+    let theory = match v.theoretical.plies() {
+        Some(p) => format!("{} in {p} plies", wld_word(v.theoretical.wld())),
+        None => "draw".to_string(),
+    };
+    let mut out = format!("exact: {}   theoretical: {theory}", wld_word(v.exact));
+    if let Some((article, left)) = v.count {
+        out += &format!("   count {article}: {left} plies left");
+        if let Some((_, p)) = v.within.decided() {
+            out += &format!(", decided within it in {p}");
+        }
+    }
+    if v.rule_decides() {
+        if let Some((article, left)) = v.count {
+            out += &format!("\n{article} decides: the {} needs more than the {left} plies the count leaves", wld_word(v.theoretical.wld()));
+        }
+    }
+    out
+}
+
+pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
+    let (variant, dir) = args.tables.resolve()?;
+    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let position = Position::from_fen(variant, &args.fen).with_context(|| format!("FEN '{}'", args.fen))?;
+    let counters = match &args.counters {
+        Some(text) => Counters::parse(&rules, &position, text)?,
+        None => Counters::fresh(&rules, &position),
+    };
+    let tables = TableDir::new(&dir, variant, rules);
+    let v = verdict(&rules, &tables, &position, &counters)?;
+    let ranked = rank_moves(&rules, &tables, &position, &counters)?;
+    let best = best_moves(&rules, &tables, &position, &counters)?;
+    let (line, end) = best_line(&rules, &tables, &position, &counters, 120)?;
+    let mut line_text = Vec::new();
+    let mut at = position;
+    for m in &line {
+        line_text.push(at.move_text(&m.mv));
+        at = m.position;
+    }
+    let end_text = match end {
+        LineEnd::GameOver => "game over".to_string(),
+        LineEnd::CountExpired(article) => format!("drawn by {article}"),
+        LineEnd::Unbounded => "draw (line cut)".to_string(),
+    };
+    if args.json {
+        let out = json!({
+            "fen": position.fen(),
+            "variant": variant.name,
+            "rules": rules.set.name(),
+            "counters": counters.describe(&rules),
+            "verdict": verdict_json(&v),
+            "best_moves": best.iter().map(|m| position.move_text(&m.mv)).collect::<Vec<_>>(),
+            "moves": ranked.iter().map(|m| move_json(&position, m)).collect::<Vec<_>>(),
+            "line": line_text,
+            "line_end": end_text,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{}  ({}, {} rules, counts {})", position.fen(), variant.name, rules.set.name(), counters.describe(&rules));
+    println!("{}", describe(&v));
+    println!("moves, best first:");
+    for m in &ranked {
+        let within = m.child.within.decided().map_or(String::new(), |(_, p)| format!(", {p} within the count after"));
+        let theory = m.child.theoretical.plies().map_or("draw".to_string(), |p| format!("{p} plies after"));
+        println!("  {:<12} {:<5} (theory: {theory}{within})", position.move_text(&m.mv), wld_word(m.exact));
+    }
+    println!("best line: {} ({end_text})", if line_text.is_empty() { "-".to_string() } else { line_text.join(" ") });
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Arguments of `kabe check-rules`.
+#[derive(Args)]
+pub struct CheckRulesArgs {
+    #[command(flatten)]
+    tables: TableSet,
+    /// Largest number of pieces to compare.
+    #[arg(long, short, default_value_t = 3)]
+    pieces: u32,
+    /// Draw rules: fmjd, fmjd-2000, ussr1953 (default: the variant's usual set).
+    #[arg(long)]
+    rules: Option<String>,
+}
+
+pub fn check_rules(args: &CheckRulesArgs) -> anyhow::Result<ExitCode> {
+    let (variant, dir) = args.tables.resolve()?;
+    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let brute = brute_rules(rules.set, &variant).context("the brute force needs a rule set with counts")?;
+    let tables = TableDir::new(&dir, variant, rules);
+    println!("{} under {}: table verdicts against the brute force, every position and counter state", variant.name, rules.set.name());
+    println!("{:>6} {:>12} {:>14} {:>10} {:>8}", "sig", "positions", "states", "differ", "seconds");
+    let outcome = with_deep_stack(|| -> anyhow::Result<(u64, u64, u64)> {
+        let mut solver = BruteForce::new(variant, brute);
+        let (mut positions, mut states, mut differ) = (0, 0, 0);
+        for sig in (2..=args.pieces).flat_map(Signature::all_with) {
+            let start = Instant::now();
+            let report = check_signature(&mut solver, &rules, &tables, variant, sig)?;
+            println!(
+                "{:>6} {:>12} {:>14} {:>10} {:>8.1}",
+                sig.to_string(),
+                report.positions,
+                report.states,
+                report.disagreements,
+                start.elapsed().as_secs_f64()
+            );
+            for e in &report.examples {
+                println!("    {e}");
+            }
+            positions += report.positions;
+            states += report.states;
+            differ += report.disagreements;
+        }
+        Ok((positions, states, differ))
+    })?;
+    let (positions, states, differ) = outcome;
+    println!("compared {positions} positions, {states} (position, counters) states: {differ} differ");
+    Ok(if differ == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
