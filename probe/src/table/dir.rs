@@ -13,14 +13,24 @@ use crate::rules::DrawRules;
 use crate::score::{RuleScore, Score};
 use crate::variant::Variant;
 
-/// The tables of one variant and rule set under a directory. Files are opened (and
-/// mapped) the first time a position needs them; every read decompresses one block.
+/// The tables of one variant and rule set under a directory. A table is read whole, its
+/// checksum checked, the first time a position needs it, and kept decoded in memory: the
+/// simple store for command-line work and checks (engines want the block cache of the
+/// probe library instead).
 #[derive(Debug)]
 pub struct TableDir {
     dir: PathBuf,
     variant: Variant,
     rules: DrawRules,
-    open: RwLock<HashMap<(Signature, Metric), Arc<(TableFile, MaterialIndex)>>>,
+    open: RwLock<HashMap<(Signature, Metric), Arc<Decoded>>>,
+}
+
+/// One table, decoded.
+#[derive(Debug)]
+struct Decoded {
+    index: MaterialIndex,
+    /// Raw entries: [`Score`] or [`RuleScore`] codes, by metric.
+    values: Vec<u16>,
 }
 
 impl TableDir {
@@ -39,14 +49,19 @@ impl TableDir {
         self.dir.join(file_name(self.variant.name, signature, metric))
     }
 
-    fn table(&self, signature: Signature, metric: Metric) -> Result<Arc<(TableFile, MaterialIndex)>, TableError> {
+    fn table(&self, signature: Signature, metric: Metric) -> Result<Arc<Decoded>, TableError> {
         if let Some(t) = self.open.read().unwrap_or_else(|e| e.into_inner()).get(&(signature, metric)) {
             return Ok(Arc::clone(t));
         }
         let path = self.path(signature, metric);
         let index = MaterialIndex::new(self.variant, signature).ok_or(TableError::Missing { path: path.clone() })?;
         let file = TableFile::open(&path, &self.variant, signature, metric)?;
-        let table = Arc::new((file, index));
+        file.verify_checksum()?;
+        let values = match metric {
+            Metric::Rules(_) => file.all_rule_scores()?.into_iter().map(RuleScore::raw).collect(),
+            _ => file.all_scores()?.into_iter().map(Score::raw).collect(),
+        };
+        let table = Arc::new(Decoded { index, values });
         self.open.write().unwrap_or_else(|e| e.into_inner()).insert((signature, metric), Arc::clone(&table));
         Ok(table)
     }
@@ -62,7 +77,7 @@ impl Oracle for TableDir {
             return Ok(Score::loss(0));
         }
         let table = self.table(sig, Metric::Dtw)?;
-        table.0.score(table.1.index(&normalized))
+        Ok(Score::from_raw(table.values[table.index.index(&normalized) as usize]))
     }
 
     fn counted(&self, position: &Position) -> Result<RuleScore, TableError> {
@@ -72,6 +87,6 @@ impl Oracle for TableDir {
             return Ok(RuleScore::loss(0));
         }
         let table = self.table(sig, Metric::Rules(self.rules.set))?;
-        table.0.rule_score(table.1.index(&normalized))
+        Ok(RuleScore::from_raw(table.values[table.index.index(&normalized) as usize]))
     }
 }
