@@ -26,5 +26,11 @@ for spec in international:4 russian:4 kabe:3; do
 done
 cargo run --release --quiet --bin kabe -- stats --variant russian --dir "$tables" | head -n 6
 
+echo "== draw rules: rule tables against the brute force (every counter state), a probe"
+cargo run --release --quiet --bin kabe -- check-rules --variant international --pieces 3 --dir "$tables" | tail -n 1
+cargo run --release --quiet --bin kabe -- check-rules --variant russian --pieces 4 --dir "$tables" | tail -n 1
+cargo run --release --quiet --bin kabe -- stats --variant russian --rules ussr1953 --dir "$tables" | tail -n 3
+cargo run --release --quiet --bin kabe -- probe "W:WK46,K47,K48:BK5" --counters 6.3=30 --dir "$tables" | head -n 2
+
 echo "== differential tests against independent implementations"
 scripts/difftest/run.sh "${KABE_DIFFTEST_POSITIONS:-10000}"

@@ -75,7 +75,10 @@ fn describe(v: &Verdict) -> String {
     }
     if v.rule_decides() {
         if let Some((article, left)) = v.count {
-            out += &format!("\n{article} decides: the {} needs more than the {left} plies the count leaves", wld_word(v.theoretical.wld()));
+            out += &format!(
+                "\n{article} decides: the {} needs more than the {left} plies the count leaves",
+                wld_word(v.theoretical.wld())
+            );
         }
     }
     out
@@ -120,7 +123,13 @@ pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{}  ({}, {} rules, counts {})", position.fen(), variant.name, rules.set.name(), counters.describe(&rules));
+    println!(
+        "{}  ({}, {} rules, counts {})",
+        position.fen(),
+        variant.name,
+        rules.set.name(),
+        counters.describe(&rules)
+    );
     println!("{}", describe(&v));
     println!("moves, best first:");
     for m in &ranked {
@@ -150,7 +159,11 @@ pub fn check_rules(args: &CheckRulesArgs) -> anyhow::Result<ExitCode> {
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     let brute = brute_rules(rules.set, &variant).context("the brute force needs a rule set with counts")?;
     let tables = TableDir::new(&dir, variant, rules);
-    println!("{} under {}: table verdicts against the brute force, every position and counter state", variant.name, rules.set.name());
+    println!(
+        "{} under {}: table verdicts against the brute force, every position and counter state",
+        variant.name,
+        rules.set.name()
+    );
     println!("{:>6} {:>12} {:>14} {:>10} {:>8}", "sig", "positions", "states", "differ", "seconds");
     let outcome = with_deep_stack(|| -> anyhow::Result<(u64, u64, u64)> {
         let mut solver = BruteForce::new(variant, brute);

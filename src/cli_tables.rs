@@ -10,9 +10,9 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use kabe_generator::{build, build_rules, table_path, tables_in, BuildEvent};
-use kabe_probe::table::{Metric, TableFile};
 use kabe_probe::rules::exact::verdict;
 use kabe_probe::table::TableDir;
+use kabe_probe::table::{Metric, TableFile};
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant, Wld};
 use serde_json::json;
 
@@ -266,7 +266,10 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     }
     if args.json {
         let rules = rules.map(|r| r.set.name());
-        println!("{}", serde_json::to_string_pretty(&json!({ "variant": variant.name, "rules": rules, "tables": rows }))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "variant": variant.name, "rules": rules, "tables": rows }))?
+        );
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(rules) = rules {
@@ -331,7 +334,10 @@ fn print_rule_stats(variant: &Variant, dir: &Path, rules: &DrawRules, rows: &[se
         dir.display(),
         rules.set.name()
     );
-    println!("{:>6} {:>12} {:>12} {:>12} {:>12} {:>8}  position", "sig", "wins", "still wins", "drawn", "saved", "longest");
+    println!(
+        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>8}  position",
+        "sig", "wins", "still wins", "drawn", "saved", "longest"
+    );
     for r in rows {
         let n = |k: &str| r["rules"][k].as_u64().unwrap_or(0);
         println!(

@@ -132,7 +132,15 @@ impl BruteRules {
 
     /// The counts after a move from a position of material `before` to one of `after`
     /// (both side to move first, so `after` is seen from the other side).
-    fn next(self, clock: Clock, capture: bool, man_moved: bool, promotion: bool, before: Material, after: Material) -> Clock {
+    fn next(
+        self,
+        clock: Clock,
+        capture: bool,
+        man_moved: bool,
+        promotion: bool,
+        before: Material,
+        after: Material,
+    ) -> Clock {
         let material_changed = capture || promotion;
         match self {
             BruteRules::Fmjd { newer } => {
@@ -226,9 +234,12 @@ impl BruteForce {
         let n = self.variant.squares() as u64;
         let me = position.turn();
         let mut address = 0u64;
-        for (color, kind) in
-            [(me, PieceKind::Man), (me, PieceKind::King), (me.opposite(), PieceKind::Man), (me.opposite(), PieceKind::King)]
-        {
+        for (color, kind) in [
+            (me, PieceKind::Man),
+            (me, PieceKind::King),
+            (me.opposite(), PieceKind::Man),
+            (me.opposite(), PieceKind::King),
+        ] {
             // Squares as the side to move sees them: the other side's view turned round.
             let mut squares: Vec<u64> = position
                 .squares_of(color, kind)
@@ -277,7 +288,8 @@ impl BruteForce {
             for mv in moves.iter() {
                 let child = position.play(mv);
                 let after = material(&child);
-                let next = self.rules.next(clock, mv.is_capture(), mv.piece() == PieceKind::Man, mv.promotes(), m, after);
+                let next =
+                    self.rules.next(clock, mv.is_capture(), mv.piece() == PieceKind::Man, mv.promotes(), m, after);
                 let theirs = self.value(&child, next);
                 let mine = match theirs {
                     Wld::Win => Wld::Loss,

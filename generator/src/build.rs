@@ -183,7 +183,8 @@ pub fn build_rules(
         .into_iter()
         .map(|step| step.into_iter().filter(|pair| rules.context(pair[0]).is_some()).collect())
         .collect();
-    let planned = steps.iter().flatten().flatten().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
+    let planned =
+        steps.iter().flatten().flatten().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
     on_event(BuildEvent::Planned { positions: planned });
     for step in steps {
         let solved: Vec<Result<Vec<RuleTable>, BuildError>> =

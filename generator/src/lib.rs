@@ -14,8 +14,8 @@ mod verify;
 mod write;
 
 pub use brute_rules::{BruteForce, BruteRules, Clock};
-pub use check_rules::{brute_rules, check_signature, with_deep_stack, RuleCheck};
 pub use build::{build, build_rules, table_path, BuildError, BuildEvent};
+pub use check_rules::{brute_rules, check_signature, with_deep_stack, RuleCheck};
 pub use registry::{Registry, SolvedTable};
 pub use rule_solve::{solve_rule_pair, MemoryOracle, MissingTable, RuleRegistry, RuleTable};
 pub use solve::solve_pair;

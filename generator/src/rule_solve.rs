@@ -166,7 +166,10 @@ pub fn solve_rule_pair(
         tables
             .into_iter()
             .zip(values)
-            .map(|(index, v)| RuleTable { index, values: v.into_iter().map(|a| RuleScore::from_raw(a.into_inner())).collect() })
+            .map(|(index, v)| RuleTable {
+                index,
+                values: v.into_iter().map(|a| RuleScore::from_raw(a.into_inner())).collect(),
+            })
             .collect(),
     )
 }
@@ -177,7 +180,11 @@ fn components(tables: &[MaterialIndex]) -> Vec<Component> {
     for m in 0..tables[0].men_configurations() {
         let position = tables[0].position(m * kings);
         let flipped = position.flipped();
-        let (t, mirror) = if tables.len() == 2 { (1, tables[1].index(&flipped) / kings) } else { (0, tables[0].index(&flipped) / kings) };
+        let (t, mirror) = if tables.len() == 2 {
+            (1, tables[1].index(&flipped) / kings)
+        } else {
+            (0, tables[0].index(&flipped) / kings)
+        };
         let parts = match (t, mirror) {
             (0, mm) if mm < m => continue, // the same component, met first at `mm`
             (0, mm) if mm == m => vec![(0, m)],

@@ -23,7 +23,6 @@ pub mod table;
 mod unmove;
 mod variant;
 
-pub use rules::{Counters, DrawRuleSet, DrawRules, UnknownDrawRules};
 pub use geometry::BoardSize;
 pub use index::{MaterialIndex, Signature};
 pub use movegen::{Move, MoveList, MAX_CAPTURES};
@@ -31,6 +30,7 @@ pub use notation::fen::FenError;
 pub use notation::movetext::MoveError;
 pub use perft::{parse_perft_vectors, perft, perft_divide, PerftVector};
 pub use position::{Position, Setup, SetupError, SetupPiece};
+pub use rules::{Counters, DrawRuleSet, DrawRules, UnknownDrawRules};
 pub use score::{RuleScore, Score, Wld};
 pub use unmove::{Predecessor, Restore};
 pub use variant::{

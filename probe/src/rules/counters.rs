@@ -117,7 +117,11 @@ impl Counters {
                 }
             }
             if rule.plies_left(count.plies, position).is_none() {
-                return Err(CounterError::PastLimit { article: rule.article, plies: count.plies, limit: rule.max_plies() });
+                return Err(CounterError::PastLimit {
+                    article: rule.article,
+                    plies: count.plies,
+                    limit: rule.max_plies(),
+                });
             }
             if let Some(reset) = rules.reset {
                 if reset_plies > count.plies {

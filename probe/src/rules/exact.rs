@@ -58,7 +58,8 @@ pub fn verdict<O: Oracle>(
         let within = RuleScore::from_score(theoretical);
         return Ok(Verdict { exact: theoretical.wld(), theoretical, count: None, within });
     };
-    let never_ends_early = counters.material.is_some_and(|c| rules.material[c.rule].persistence == Persistence::UntilGameEnds);
+    let never_ends_early =
+        counters.material.is_some_and(|c| rules.material[c.rule].persistence == Persistence::UntilGameEnds);
     let within = if never_ends_early { RuleScore::from_score(theoretical) } else { oracle.counted(position)? };
     Ok(Verdict { exact: within.within(count.1), theoretical, count: Some(count), within })
 }
@@ -108,7 +109,7 @@ pub fn rank_moves<O: Oracle>(
             child,
         });
     }
-    out.sort_by_key(|m| rank_key(m));
+    out.sort_by_key(rank_key);
     Ok(out)
 }
 

@@ -115,10 +115,9 @@ impl MaterialRule {
             let weak = c.opposite();
             position.count(weak, PieceKind::Man) == 0
                 && position.count(weak, PieceKind::King) == 1
-                && self.strong.contains(&m(
-                    position.count(c, PieceKind::Man) as u8,
-                    position.count(c, PieceKind::King) as u8,
-                ))
+                && self
+                    .strong
+                    .contains(&m(position.count(c, PieceKind::Man) as u8, position.count(c, PieceKind::King) as u8))
         })
     }
 
@@ -240,9 +239,7 @@ impl DrawRules {
     pub fn new(set: DrawRuleSet, variant: &crate::Variant) -> DrawRules {
         match set {
             DrawRuleSet::Fmjd => DrawRules { set, reset: Some(FMJD_6_2), material: &[FMJD_6_3, FMJD_6_4] },
-            DrawRuleSet::Fmjd2000 => {
-                DrawRules { set, reset: Some(FMJD_6_2), material: &[FMJD_2000_6_3, FMJD_6_4] }
-            }
+            DrawRuleSet::Fmjd2000 => DrawRules { set, reset: Some(FMJD_6_2), material: &[FMJD_2000_6_3, FMJD_6_4] },
             DrawRuleSet::Ussr1953 => match variant.board {
                 crate::BoardSize::Ten => DrawRules { set, reset: Some(USSR_16B), material: &[USSR_31] },
                 crate::BoardSize::Eight => DrawRules { set, reset: Some(USSR_16B), material: &[USSR_16C] },
@@ -284,7 +281,13 @@ impl DrawRules {
         if let Some(reset) = self.reset {
             for r in self.material {
                 if r.max_plies() >= reset.limit_plies {
-                    return Err(format!("{}: limit {} not below {}'s {}", r.article, r.max_plies(), reset.article, reset.limit_plies));
+                    return Err(format!(
+                        "{}: limit {} not below {}'s {}",
+                        r.article,
+                        r.max_plies(),
+                        reset.article,
+                        reset.limit_plies
+                    ));
                 }
             }
         }

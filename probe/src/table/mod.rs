@@ -27,8 +27,9 @@ mod dir;
 mod format;
 mod reader;
 
-pub use format::{
-    encode_block, encode_rule_block, file_name, Header, Metric, TableError, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
-};
 pub use dir::TableDir;
+pub use format::{
+    encode_block, encode_rule_block, file_name, Header, Metric, TableError, FORMAT_VERSION, HEADER_LEN, MAGIC,
+    MAX_BLOCK_POSITIONS,
+};
 pub use reader::TableFile;
