@@ -62,8 +62,60 @@ fn a_killed_generate_resumes_to_the_same_files() {
         .expect("stats");
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let tables = stats["tables"].as_array().expect("tables");
-    assert_eq!(tables.len(), expected.len() / 2);
+    assert_eq!(tables.len(), expected.iter().filter(|(name, _)| name.ends_with(".dtw.kabe")).count());
+    assert!(expected.iter().any(|(name, _)| name.ends_with(".ussr1953.kabe")), "rule tables built and resumed too");
     let kk = tables.iter().find(|t| t["signature"] == "0101").expect("king against king");
     let sum = ["wins", "draws", "losses"].iter().map(|k| kk[k].as_u64().expect("count")).sum::<u64>();
     assert_eq!(Some(sum), kk["positions"].as_u64());
+}
+
+fn kabe(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_kabe")).args(args).output().expect("run kabe")
+}
+
+#[test]
+fn probe_gives_the_exact_verdict_and_names_the_count() {
+    let dir = temp_dir("probe");
+    assert!(generate(&dir).status().expect("run").success());
+    let dir = dir.to_str().expect("utf-8 path");
+    let probe = |counters: &str| {
+        let out =
+            kabe(&["probe", "W:WKh8,Ke7,Kf6:BKa3", "-v", "russian", "--dir", dir, "--counters", counters, "--json"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
+    };
+    // Three kings against one: a theoretical win in 21 plies (the longest of 0301).
+    let fresh = probe("");
+    assert_eq!(fresh["verdict"]["exact"], "win");
+    assert_eq!(fresh["verdict"]["theoretical"], "win");
+    assert_eq!(fresh["line_end"], "game over");
+    // After 20 plies of the 16c count the strong side (to move, so it moved first) has
+    // 15 plies left: too few, a draw by 16c.
+    let late = probe("16c=20");
+    assert_eq!(late["verdict"]["exact"], "draw");
+    assert_eq!(late["verdict"]["theoretical"], "win");
+    assert_eq!(late["verdict"]["rule_decides"], true);
+    assert_eq!(late["verdict"]["count"]["article"], "16c");
+    assert_eq!(late["verdict"]["count"]["plies_left"], 15);
+    assert_eq!(late["line_end"], "drawn by 16c");
+
+    for (bad, says) in [
+        (vec!["--counters", "16c=40"], "past its limit"),
+        (vec!["--counters", "6.3=2"], "no article '6.3'"),
+        (vec!["--counters", "16b"], "bad counters"),
+    ] {
+        let mut args = vec!["probe", "W:WKh8,Ke7,Kf6:BKa3", "-v", "russian", "--dir", dir];
+        args.extend(bad);
+        let out = kabe(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.starts_with("kabe: error:") && err.contains(says) && err.lines().count() == 1, "{err}");
+    }
+    let out = kabe(&["probe", "W:WKh8,Ke7:BKa3,Kz9", "-v", "russian", "--dir", dir]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = kabe(&["stats", "-v", "russian", "--dir", dir, "--rules", "ussr1953", "--json"]);
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let three_kings =
+        stats["tables"].as_array().expect("rows").iter().find(|r| r["signature"] == "0301").expect("0301");
+    assert_eq!(three_kings["rules"]["wins_kept"], three_kings["wins"]);
 }
