@@ -11,7 +11,7 @@
 //! (with unused holes), and only the side-to-move view is stored (the colour flip keeps
 //! every count).
 
-use std::collections::HashMap;
+use std::rc::Rc;
 
 use kabe_probe::{Color, PieceKind, Position, Variant, Wld};
 
@@ -184,10 +184,47 @@ impl BruteRules {
 
 /// Values of one material: per address, one byte per counter state.
 struct MaterialValues {
-    states: Vec<Clock>,
-    slot: HashMap<Clock, usize>,
+    states: usize,
+    /// Slot of each counter state (by `clock_key`), `NO_SLOT` where it cannot occur.
+    slot: Vec<u16>,
     values: Vec<u8>,
 }
+
+const NO_SLOT: u16 = u16::MAX;
+
+fn clock_key(clock: Clock) -> usize {
+    let (kind, n) = match clock {
+        Clock::KingsOnly(n) => (0, n),
+        Clock::Art63(n) => (1, n),
+        Clock::Art64(n) => (2, n),
+        Clock::Quiet(n) => (3, n),
+        Clock::StrongMoves(n) => (4, n),
+    };
+    kind * 64 + n as usize
+}
+
+/// One legal move, as the counts see it, with where it leads.
+struct Edge {
+    child: Position,
+    after: Material,
+    address: u32,
+    capture: bool,
+    man_moved: bool,
+    promotion: bool,
+}
+
+/// The moves of every position met so far, per material and address. Most of the brute
+/// force's work would otherwise be generating the same moves once per counter state.
+type MoveCache = Vec<Option<Vec<Option<Rc<[Edge]>>>>>;
+
+/// Materials are small (at most 7 of each kind per side): a dense key instead of a hash,
+/// which the profile showed taking a third of the time.
+fn material_key(m: Material) -> usize {
+    assert!(m.iter().all(|&(men, kings)| men < 8 && kings < 8), "material {m:?} is beyond the brute force");
+    (((m[0].0 as usize * 8) + m[0].1 as usize) * 8 + m[1].0 as usize) * 8 + m[1].1 as usize
+}
+
+const MATERIAL_KEYS: usize = 8 * 8 * 8 * 8;
 
 const UNKNOWN: u8 = 0;
 
@@ -211,7 +248,8 @@ fn decode(v: u8) -> Wld {
 pub struct BruteForce {
     variant: Variant,
     rules: BruteRules,
-    materials: HashMap<Material, MaterialValues>,
+    materials: Vec<Option<MaterialValues>>,
+    moves: MoveCache,
 }
 
 fn binomial(n: u64, k: u64) -> u64 {
@@ -221,12 +259,23 @@ fn binomial(n: u64, k: u64) -> u64 {
 impl BruteForce {
     /// A solver for `variant` under `rules`.
     pub fn new(variant: Variant, rules: BruteRules) -> BruteForce {
-        BruteForce { variant, rules, materials: HashMap::new() }
+        BruteForce {
+            variant,
+            rules,
+            materials: std::iter::repeat_with(|| None).take(MATERIAL_KEYS).collect(),
+            moves: std::iter::repeat_with(|| None).take(MATERIAL_KEYS).collect(),
+        }
     }
 
     /// The counter states of positions of `position`'s material.
     pub fn states_of(&self, position: &Position) -> Vec<Clock> {
         self.rules.states(material(position))
+    }
+
+    /// Drops the remembered moves (the values stay): call between signatures to bound
+    /// memory.
+    pub fn forget_moves(&mut self) {
+        self.moves.iter_mut().for_each(|m| *m = None);
     }
 
     /// Address of a position (side to move as White) within its material.
@@ -257,6 +306,37 @@ impl BruteForce {
         [m[0].0, m[0].1, m[1].0, m[1].1].iter().map(|&k| binomial(n, k as u64)).product::<u64>() as usize
     }
 
+    /// The legal moves of `position` (material `m`, at `address`), generated once.
+    fn edges(&mut self, position: &Position, m: Material, address: usize) -> Rc<[Edge]> {
+        let size = self.size(m);
+        let key = material_key(m);
+        let cached = self.moves[key].get_or_insert_with(|| vec![None; size]);
+        if let Some(edges) = &cached[address] {
+            return Rc::clone(edges);
+        }
+        let edges: Rc<[Edge]> = position
+            .legal_moves()
+            .iter()
+            .map(|mv| {
+                let child = position.play(mv);
+                let after = material(&child);
+                let address = if after[0] == (0, 0) { 0 } else { self.address(&child) as u32 };
+                Edge {
+                    child,
+                    after,
+                    address,
+                    capture: mv.is_capture(),
+                    man_moved: mv.piece() == PieceKind::Man,
+                    promotion: mv.promotes(),
+                }
+            })
+            .collect();
+        if let Some(cached) = &mut self.moves[key] {
+            cached[address] = Some(Rc::clone(&edges));
+        }
+        edges
+    }
+
     /// The exact verdict for the side to move of `position` with counts `clock`.
     pub fn value(&mut self, position: &Position, clock: Clock) -> Wld {
         let m = material(position);
@@ -264,33 +344,40 @@ impl BruteForce {
             return Wld::Loss;
         }
         let address = self.address(position);
-        if !self.materials.contains_key(&m) {
-            let states = self.rules.states(m);
-            let slot = states.iter().enumerate().map(|(i, c)| (*c, i)).collect();
-            let values = vec![UNKNOWN; self.size(m) * states.len()];
-            self.materials.insert(m, MaterialValues { states, slot, values });
+        self.value_at(position, m, address, clock)
+    }
+
+    fn value_at(&mut self, position: &Position, m: Material, address: usize, clock: Clock) -> Wld {
+        if m[0] == (0, 0) {
+            return Wld::Loss;
         }
-        let table = &self.materials[&m];
-        let Some(&slot) = table.slot.get(&clock) else {
-            panic!("counter state {clock:?} cannot occur in material {m:?}");
-        };
-        let at = address * table.states.len() + slot;
+        let key = material_key(m);
+        if self.materials[key].is_none() {
+            let states = self.rules.states(m);
+            let mut slot = vec![NO_SLOT; 5 * 64];
+            for (i, c) in states.iter().enumerate() {
+                slot[clock_key(*c)] = i as u16;
+            }
+            let values = vec![UNKNOWN; self.size(m) * states.len()];
+            self.materials[key] = Some(MaterialValues { states: states.len(), slot, values });
+        }
+        let Some(table) = &self.materials[key] else { unreachable!("inserted above") };
+        let slot = table.slot[clock_key(clock)];
+        assert!(slot != NO_SLOT, "counter state {clock:?} cannot occur in material {m:?}");
+        let at = address * table.states + slot as usize;
         if table.values[at] != UNKNOWN {
             return decode(table.values[at]);
         }
-        let moves = position.legal_moves();
-        let result = if moves.is_empty() {
+        let edges = self.edges(position, m, address);
+        let result = if edges.is_empty() {
             Wld::Loss
         } else if self.rules.expired(clock) {
             Wld::Draw
         } else {
             let mut best = Wld::Loss;
-            for mv in moves.iter() {
-                let child = position.play(mv);
-                let after = material(&child);
-                let next =
-                    self.rules.next(clock, mv.is_capture(), mv.piece() == PieceKind::Man, mv.promotes(), m, after);
-                let theirs = self.value(&child, next);
+            for e in edges.iter() {
+                let next = self.rules.next(clock, e.capture, e.man_moved, e.promotion, m, e.after);
+                let theirs = self.value_at(&e.child, e.after, e.address as usize, next);
                 let mine = match theirs {
                     Wld::Win => Wld::Loss,
                     Wld::Loss => Wld::Win,
@@ -303,7 +390,7 @@ impl BruteForce {
             }
             best
         };
-        if let Some(table) = self.materials.get_mut(&m) {
+        if let Some(table) = &mut self.materials[key] {
             table.values[at] = encode(result);
         }
         result

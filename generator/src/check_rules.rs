@@ -82,6 +82,7 @@ pub fn check_signature<O: Oracle>(
             }
         }
     }
+    brute.forget_moves();
     Ok(report)
 }
 
