@@ -45,8 +45,20 @@ fn write_file(path: PathBuf, bytes: &[u8]) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
+/// Each block a zstd frame with its content checksum, so that a damaged block is an
+/// error when it is read, never a wrong value.
 fn compress<T: Sync>(values: &[T], encode: impl Fn(&[T]) -> Vec<u8> + Sync) -> std::io::Result<Vec<Vec<u8>>> {
-    values.par_chunks(BLOCK_POSITIONS as usize).map(|chunk| zstd::bulk::compress(&encode(chunk), ZSTD_LEVEL)).collect()
+    values
+        .par_chunks(BLOCK_POSITIONS as usize)
+        .map_init(
+            || {
+                let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL)?;
+                c.include_checksum(true)?;
+                Ok::<_, std::io::Error>(c)
+            },
+            |c, chunk| c.as_mut().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?.compress(&encode(chunk)),
+        )
+        .collect()
 }
 
 /// The complete file contents.

@@ -74,6 +74,9 @@ fn bad_files_are_errors_naming_the_file() {
     fs::write(&path, &flipped).expect("write");
     let e = open().expect_err("flipped");
     assert!(e.to_string().starts_with(&shown) && e.to_string().contains("corrupt"), "{e}");
+    // ... caught by the block's own checksum too, as a probe reading one block sees it.
+    let blocks_only = TableFile::open(&path, &v, sig, Metric::Dtw).and_then(|t| t.all_scores());
+    assert!(matches!(blocks_only, Err(TableError::Corrupt { .. })), "{blocks_only:?}");
     // Not a table.
     fs::write(&path, b"PDN is not a table").expect("write");
     assert!(matches!(open(), Err(TableError::NotATable { .. })));

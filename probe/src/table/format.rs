@@ -9,7 +9,8 @@ use crate::score::{RuleScore, Score, Wld};
 /// First bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"KABETBL\x1a";
 /// The format version this code reads and writes.
-pub const FORMAT_VERSION: u16 = 1;
+/// Version 2: every block frame carries its zstd content checksum.
+pub const FORMAT_VERSION: u16 = 2;
 /// Bytes before the block index.
 pub const HEADER_LEN: usize = 64;
 const VARIANT_LEN: usize = 24;

@@ -4,7 +4,7 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "KABETBL\x1a"
-//!      8     2  format version (1)
+//!      8     2  format version (2)
 //!     10     1  metric (1 = WLD, 2 = DTW, 16 + n = rule set n's counted distances)
 //!     11     1  bits per entry (WLD 2; DTW 8 or 16; rules 8)
 //!     12     4  signature: white men, white kings, black men, black kings
@@ -14,7 +14,7 @@
 //!     52     4  blocks
 //!     56     8  xxh3-64 of bytes 0..56 and of everything after the header
 //!     64   8(b+1) block offsets from the start of the file; the last is the file length
-//!      …        zstd frames, one per block
+//!      …        zstd frames, one per block, each with its content checksum
 //! ```
 //!
 //! Entries, little-endian, before compression: WLD packs four 2-bit values a byte

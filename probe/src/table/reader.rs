@@ -128,6 +128,11 @@ impl TableFile {
             return Err(corrupt(format!("block {b} of {}", self.header.blocks)));
         }
         let frame = &self.bytes[self.offsets[b as usize] as usize..self.offsets[b as usize + 1] as usize];
+        // Byte 4 of a zstd frame is its descriptor; bit 2 says a content checksum follows,
+        // which the decoder then checks.
+        if frame.get(4).is_none_or(|d| d & 0b100 == 0) {
+            return Err(corrupt(format!("block {b} has no checksum")));
+        }
         let expected = self.header.block_bytes(b);
         let data = zstd::bulk::decompress(frame, expected).map_err(|e| corrupt(format!("block {b}: {e}")))?;
         if data.len() != expected {
