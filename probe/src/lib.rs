@@ -1,5 +1,5 @@
 //! kabe-probe: the rules of draughts as data, one move generator for every variant,
-//! notation, and (as the project grows) the endgame table reader.
+//! notation, the draw rules, and the endgame table reader for engines ([`tablebase`]).
 //!
 //! ```
 //! use kabe_probe::{Position, Variant};
@@ -20,6 +20,7 @@ mod position;
 pub mod rules;
 mod score;
 pub mod table;
+pub mod tablebase;
 mod unmove;
 mod variant;
 

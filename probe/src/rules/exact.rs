@@ -141,9 +141,14 @@ pub fn best_moves<O: Oracle>(
     position: &Position,
     counters: &Counters,
 ) -> Result<Vec<MoveVerdict>, O::Error> {
-    let ranked = rank_moves(rules, oracle, position, counters)?;
-    let best = ranked.first().map(|m| m.exact);
-    Ok(ranked.into_iter().take_while(|m| Some(m.exact) == best).collect())
+    Ok(keep_best(rank_moves(rules, oracle, position, counters)?))
+}
+
+/// Ranks `moves` best first and keeps those with the best exact result.
+pub(crate) fn keep_best(mut moves: Vec<MoveVerdict>) -> Vec<MoveVerdict> {
+    moves.sort_by_key(rank_key);
+    let best = moves.first().map(|m| m.exact);
+    moves.into_iter().take_while(|m| Some(m.exact) == best).collect()
 }
 
 /// How a line of best play stopped.

@@ -28,6 +28,7 @@ mod format;
 mod reader;
 
 pub use dir::TableDir;
+pub(crate) use format::decode_entry;
 pub use format::{
     encode_block, encode_rule_block, file_name, Header, Metric, TableError, FORMAT_VERSION, HEADER_LEN, MAGIC,
     MAX_BLOCK_POSITIONS,

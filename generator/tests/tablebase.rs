@@ -1,0 +1,222 @@
+//! The probe library against the generator's memory and the whole-table reader, on
+//! Russian tables up to 4 pieces: values, capture resolution, the cache, errors, threads.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use kabe_generator::{build, build_rules, Registry};
+use kabe_probe::rules::exact::{verdict, Oracle};
+use kabe_probe::table::{TableDir, TableError};
+use kabe_probe::tablebase::{ProbeError, Tablebase};
+use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant, Wld};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kabe-tablebase-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn build_into(dir: &Path, pieces: u32) -> Registry {
+    let theory = build(Variant::RUSSIAN, pieces, dir, &|_| {}).expect("build");
+    let rules = DrawRules::new(DrawRuleSet::Ussr1953, &Variant::RUSSIAN);
+    build_rules(&theory, rules, pieces, dir, &|_| {}).expect("rule tables");
+    theory
+}
+
+/// Russian tables up to 4 pieces, built once for the whole file.
+fn tables() -> &'static (PathBuf, Registry) {
+    static TABLES: OnceLock<(PathBuf, Registry)> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let dir = temp_dir("four");
+        let registry = build_into(&dir, 4);
+        (dir, registry)
+    })
+}
+
+fn signatures(pieces: u32) -> Vec<Signature> {
+    (2..=pieces).flat_map(Signature::all_with).collect()
+}
+
+/// Every position of `sig`, each side to move.
+fn positions(sig: Signature) -> impl Iterator<Item = Position> {
+    let index = MaterialIndex::new(Variant::RUSSIAN, sig).expect("index");
+    let all: Vec<Position> = index.positions(0..index.len()).collect();
+    all.into_iter().flat_map(|p| [p, p.flipped()])
+}
+
+#[test]
+fn every_value_matches_the_generator_and_the_whole_table_reader() {
+    let (dir, registry) = tables();
+    let tb = Tablebase::builder(dir).cache_bytes(1 << 20).open().expect("open");
+    assert_eq!(tb.max_pieces(), 4);
+    assert_eq!(tb.max_pieces_of(&Variant::RUSSIAN), 4);
+    assert_eq!(tb.max_pieces_of(&Variant::INTERNATIONAL), 0);
+    let rules = *tb.draw_rules(&Variant::RUSSIAN).expect("russian open");
+    let reader = TableDir::new(dir, Variant::RUSSIAN, rules);
+    let mut compared = 0u64;
+    for sig in signatures(4) {
+        let table = registry.table(sig).expect("solved");
+        // Every position up to 3 pieces, every 7th of 4.
+        let step = if sig.pieces() < 4 { 1 } else { 7 };
+        for (i, p) in table.index.positions(0..table.index.len()).enumerate().step_by(step) {
+            assert_eq!(tb.probe_wld(&p).expect("wld"), table.scores[i].wld(), "{}", p.fen());
+            assert_eq!(tb.probe_dtw(&p).expect("dtw"), table.scores[i], "{}", p.fen());
+            // The exact verdict with a count already running, against the other reader.
+            let mut counters = Counters::fresh(&rules, &p);
+            counters.reset_plies = 40;
+            if let Some(m) = counters.material.as_mut() {
+                m.plies = 16;
+                counters.reset_plies = 16;
+            }
+            let counters = Counters::new(&rules, &p, counters.reset_plies, counters.material).expect("valid");
+            let ours = tb.probe(&p, &counters).expect("probe");
+            let theirs = verdict(&rules, &reader, &p, &counters).expect("reader");
+            assert_eq!(ours, theirs, "{} {}", p.fen(), counters.describe(&rules));
+            compared += 1;
+        }
+    }
+    assert!(compared > 400_000, "{compared}");
+    let stats = tb.cache_stats();
+    assert!(stats.used_bytes <= stats.capacity_bytes && stats.misses > 0, "{stats:?}");
+}
+
+#[test]
+fn positions_beyond_the_tables_are_resolved_through_their_captures() {
+    let (dir, _) = tables();
+    // Only the tables up to 3 pieces: 4-piece positions with a capture must be resolved.
+    let small = temp_dir("three");
+    build_into(&small, 3);
+    let three = Tablebase::open(&small).expect("open");
+    let four = Tablebase::open(dir).expect("open");
+    let rules = *four.draw_rules(&Variant::RUSSIAN).expect("open");
+    let (mut resolved, mut refused) = (0, 0);
+    for sig in Signature::all_with(4) {
+        for p in positions(sig).step_by(7) {
+            let must_capture = p.legal_moves().first().is_some_and(|m| m.is_capture());
+            match three.probe_wld(&p) {
+                Ok(w) => {
+                    assert!(must_capture, "{}", p.fen());
+                    assert_eq!(w, four.probe_wld(&p).expect("four"), "{}", p.fen());
+                    assert_eq!(three.probe_dtw(&p).expect("dtw"), four.probe_dtw(&p).expect("dtw"), "{}", p.fen());
+                    let counters = Counters::fresh(&rules, &p);
+                    let (a, b) = (three.probe(&p, &counters).expect("3"), four.probe(&p, &counters).expect("4"));
+                    assert_eq!((a.exact, a.theoretical), (b.exact, b.theoretical), "{}", p.fen());
+                    resolved += 1;
+                }
+                Err(ProbeError::NoTable { signature, path, .. }) => {
+                    assert!(!must_capture, "{}", p.fen());
+                    assert_eq!(signature, Signature::of(&p));
+                    assert!(path.ends_with(format!("russian/{signature}.wld.kabe")), "{}", path.display());
+                    refused += 1;
+                }
+                Err(e) => panic!("{}: {e}", p.fen()),
+            }
+        }
+    }
+    assert!(resolved > 1000 && refused > 1000, "{resolved} resolved, {refused} refused");
+}
+
+#[test]
+fn a_cached_only_probe_never_reads_and_the_cache_keeps_its_bound() {
+    let (dir, _) = tables();
+    let tb = Tablebase::builder(dir).cache_bytes(64 * 4096).open().expect("open");
+    let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8").expect("fen");
+    assert_eq!(tb.probe_wld_cached(&p).expect("cached"), None);
+    assert_eq!(tb.cache_stats().misses, 0);
+    let w = tb.probe_wld(&p).expect("probe");
+    assert_eq!(tb.probe_wld_cached(&p).expect("cached"), Some(w));
+    for sig in signatures(4) {
+        for p in positions(sig).step_by(101) {
+            tb.probe_wld(&p).expect("probe");
+        }
+    }
+    let stats = tb.cache_stats();
+    assert!(stats.used_bytes <= 64 * 4096 && stats.blocks > 10, "{stats:?}");
+}
+
+#[test]
+fn threads_share_one_tablebase_and_agree_with_one_thread() {
+    let (dir, _) = tables();
+    let tb = Tablebase::builder(dir).cache_bytes(1 << 16).open().expect("open");
+    let all: Vec<Position> = signatures(4).into_iter().flat_map(|s| positions(s).step_by(97)).collect();
+    let alone: Vec<Wld> = all.iter().map(|p| tb.probe_wld(p).expect("probe")).collect();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (tb, all, alone) = (&tb, &all, &alone);
+            s.spawn(move || {
+                for (i, p) in all.iter().enumerate().skip(t * 100) {
+                    assert_eq!(tb.probe_wld(p).expect("probe"), alone[i]);
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn bad_directories_and_files_are_errors_naming_them() {
+    let dir = temp_dir("bad");
+    build_into(&dir, 3);
+    let file = |sig: &str, metric: &str| dir.join("russian").join(format!("{sig}.{metric}.kabe"));
+    let p = Position::from_fen(Variant::RUSSIAN, "W:Wc3:Bf6").expect("fen");
+
+    // Not a directory; a variant that is not open.
+    let e = Tablebase::open(dir.join("nowhere")).expect_err("no dir");
+    assert!(matches!(e, ProbeError::Directory { .. }) && e.to_string().contains("nowhere"), "{e}");
+    let tb = Tablebase::open(&dir).expect("open");
+    let intl = Position::from_fen(Variant::INTERNATIONAL, "W:W31:B20").expect("fen");
+    assert!(matches!(tb.probe_wld(&intl), Err(ProbeError::VariantNotOpen { variant: "international", .. })));
+
+    // A block damaged after open: the probe reports the file, never a value.
+    let good = fs::read(file("1010", "wld")).expect("read");
+    let mut bad = good.clone();
+    let last = bad.len() - 6;
+    bad[last] ^= 0x5a;
+    fs::write(file("1010", "wld"), &bad).expect("write");
+    let tb = Tablebase::open(&dir).expect("header intact");
+    let e = tb.probe_wld(&p).expect_err("damaged");
+    assert!(
+        matches!(e, ProbeError::Table(TableError::Corrupt { .. })) && e.to_string().contains("1010.wld.kabe"),
+        "{e}"
+    );
+    fs::write(file("1010", "wld"), &good).expect("restore");
+
+    // Another version, or another material under this name: refused at open.
+    let mut newer = good.clone();
+    newer[8] = 7;
+    fs::write(file("1010", "wld"), &newer).expect("write");
+    let e = Tablebase::open(&dir).expect_err("version");
+    assert!(matches!(e, ProbeError::Table(TableError::Version { found: 7, .. })), "{e}");
+    fs::copy(file("0110", "wld"), file("1010", "wld")).expect("copy");
+    let e = Tablebase::open(&dir).expect_err("foreign");
+    assert!(e.to_string().contains("1010.wld.kabe") && e.to_string().contains("0110"), "{e}");
+    fs::write(file("1010", "wld"), &good).expect("restore");
+
+    // A missing table is named with the file it would be.
+    fs::remove_file(file("1010", "wld")).expect("rm");
+    let tb = Tablebase::open(&dir).expect("open");
+    let e = tb.probe_wld(&p).expect_err("missing");
+    assert!(e.to_string().contains("1010") && e.to_string().contains("1010.wld.kabe"), "{e}");
+    assert_eq!(tb.max_pieces(), 0);
+    // Temporary files of an interrupted build are not tables.
+    fs::write(dir.join("russian").join("1010.wld.kabe.tmp"), b"half").expect("tmp");
+    Tablebase::open(&dir).expect("tmp files are skipped");
+}
+
+#[test]
+fn several_tablebases_side_by_side_with_other_rules() {
+    let (dir, _) = tables();
+    let a = Tablebase::open(dir).expect("open");
+    let b = Tablebase::builder(dir).rules(DrawRuleSet::Ussr1953).cache_bytes(1 << 12).open().expect("open");
+    let p = Position::from_fen(Variant::RUSSIAN, "W:WKh8,Ke7,Kf6:BKa3").expect("fen");
+    let rules = *a.draw_rules(&Variant::RUSSIAN).expect("open");
+    let late = Counters::parse(&rules, &p, "16c=20").expect("counters");
+    assert_eq!(a.probe(&p, &late).expect("probe").exact, Wld::Draw);
+    assert_eq!(b.probe(&p, &Counters::fresh(&rules, &p)).expect("probe").exact, Wld::Win);
+    let best = a.best_moves(&p, &Counters::fresh(&rules, &p)).expect("moves");
+    assert!(!best.is_empty() && best.iter().all(|m| m.exact == Wld::Win));
+    // The reader's Oracle sees the same.
+    let reader = TableDir::new(dir, Variant::RUSSIAN, rules);
+    assert_eq!(reader.theoretical(&p).expect("dtw"), a.probe_dtw(&p).expect("dtw"));
+}

@@ -1,0 +1,177 @@
+//! What a table directory holds: found and header-checked once at open, mapped lazily.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use super::ProbeError;
+use crate::index::{MaterialIndex, Signature};
+use crate::rules::DrawRuleSet;
+use crate::table::{Header, Metric, TableError, TableFile, HEADER_LEN};
+use crate::variant::Variant;
+
+/// One table file of the directory.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pub(crate) id: u32,
+    pub(crate) path: PathBuf,
+    pub(crate) header: Header,
+    pub(crate) index: MaterialIndex,
+    file: OnceLock<TableFile>,
+}
+
+impl Slot {
+    /// The mapped file, opened on first use.
+    pub(crate) fn file(&self, variant: &Variant) -> Result<&TableFile, TableError> {
+        if let Some(f) = self.file.get() {
+            return Ok(f);
+        }
+        let file = TableFile::open(&self.path, variant, self.header.signature, self.header.metric)?;
+        if file.header() != &self.header {
+            return Err(TableError::Corrupt { path: self.path.clone(), detail: "file changed since open".into() });
+        }
+        // Two threads may both open it; the second copy is dropped.
+        Ok(self.file.get_or_init(|| file))
+    }
+}
+
+/// Signatures as dense keys: four counts of at most 15.
+const KEYS: usize = 1 << 16;
+
+fn key(s: Signature) -> Option<usize> {
+    let fits = [s.white_men, s.white_kings, s.black_men, s.black_kings].iter().all(|&n| n < 16);
+    fits.then_some(
+        (s.white_men as usize)
+            | (s.white_kings as usize) << 4
+            | (s.black_men as usize) << 8
+            | (s.black_kings as usize) << 12,
+    )
+}
+
+/// The tables of one variant.
+#[derive(Debug)]
+pub(crate) struct Catalog {
+    pub(crate) slots: Vec<Slot>,
+    /// Per signature key, the slot of its WLD, DTW and rule table (`u32::MAX`: none).
+    by_key: [Box<[u32]>; 3],
+    /// Every signature of up to this many pieces has its WLD and DTW tables.
+    pub(crate) complete_pieces: u32,
+}
+
+fn metric_column(metric: Metric, rules: DrawRuleSet) -> Option<usize> {
+    match metric {
+        Metric::Wld => Some(0),
+        Metric::Dtw => Some(1),
+        Metric::Rules(set) if set == rules => Some(2),
+        Metric::Rules(_) => None,
+    }
+}
+
+/// Reads a file's header without mapping the file.
+fn read_header(path: &Path) -> Result<Header, TableError> {
+    let io = |e: std::io::Error| TableError::Io { path: path.to_path_buf(), source: e };
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    fs::File::open(path).map_err(io)?.take(HEADER_LEN as u64).read_to_end(&mut bytes).map_err(io)?;
+    Header::parse(&bytes, path)
+}
+
+/// `1010.dtw.kabe` → (signature, metric name).
+fn parse_name(name: &str) -> Option<(Signature, &str)> {
+    let rest = name.strip_suffix(".kabe")?;
+    let (sig, metric) = rest.split_once('.')?;
+    let d: Vec<u8> = sig.bytes().map(|b| b.wrapping_sub(b'0')).collect();
+    if d.len() != 4 || d.iter().any(|&x| x > 9) {
+        return None;
+    }
+    Some((Signature::new(d[0], d[1], d[2], d[3]), metric))
+}
+
+fn metric_named(name: &str) -> Option<Metric> {
+    match name {
+        "wld" => Some(Metric::Wld),
+        "dtw" => Some(Metric::Dtw),
+        other => other.parse::<DrawRuleSet>().ok().map(Metric::Rules),
+    }
+}
+
+impl Catalog {
+    /// Scans `dir/<variant>/`, checking every table header; `next_id` numbers the slots
+    /// across variants (cache keys).
+    pub(crate) fn scan(
+        dir: &Path,
+        variant: &Variant,
+        rules: DrawRuleSet,
+        next_id: &mut u32,
+    ) -> Result<Catalog, ProbeError> {
+        let sub = dir.join(variant.name);
+        let mut names: Vec<(PathBuf, Signature, Metric)> = Vec::new();
+        let entries = fs::read_dir(&sub).map_err(|source| ProbeError::Directory { path: sub.clone(), source })?;
+        for entry in entries {
+            let entry = entry.map_err(|source| ProbeError::Directory { path: sub.clone(), source })?;
+            let file_name = entry.file_name();
+            // Temporary files of an interrupted build and foreign files are not tables.
+            let Some((signature, metric)) = file_name.to_str().and_then(parse_name) else { continue };
+            let Some(metric) = metric_named(metric) else { continue };
+            names.push((entry.path(), signature, metric));
+        }
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut catalog = Catalog {
+            slots: Vec::new(),
+            by_key: std::array::from_fn(|_| vec![u32::MAX; KEYS].into_boxed_slice()),
+            complete_pieces: 0,
+        };
+        for (path, signature, metric) in names {
+            let Some(column) = metric_column(metric, rules) else { continue };
+            let header = read_header(&path)?;
+            if header.variant != variant.name || header.signature != signature || header.metric != metric {
+                return Err(TableError::Foreign {
+                    path,
+                    found: format!("{} {} {}", header.variant, header.signature, header.metric.name()),
+                    expected: format!("{} {signature} {}", variant.name, metric.name()),
+                }
+                .into());
+            }
+            let index = MaterialIndex::new(*variant, signature)
+                .filter(|i| i.len() == header.positions)
+                .ok_or_else(|| TableError::Corrupt { path: path.clone(), detail: "position count".into() })?;
+            let Some(k) = key(signature) else { continue };
+            catalog.by_key[column][k] = catalog.slots.len() as u32;
+            catalog.slots.push(Slot { id: *next_id, path, header, index, file: OnceLock::new() });
+            *next_id += 1;
+        }
+        catalog.complete_pieces = (2..=32u32)
+            .take_while(|&n| {
+                Signature::all_with(n).into_iter().all(|s| {
+                    let k = key(s);
+                    k.is_some_and(|k| catalog.by_key[0][k] != u32::MAX && catalog.by_key[1][k] != u32::MAX)
+                })
+            })
+            .last()
+            .unwrap_or(0);
+        Ok(catalog)
+    }
+
+    /// The slot of `signature`'s table: 0 WLD, 1 DTW, 2 rules.
+    #[inline]
+    pub(crate) fn slot(&self, signature: Signature, column: usize) -> Option<&Slot> {
+        let at = *self.by_key[column].get(key(signature)?)?;
+        self.slots.get(at as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_and_foreign_names_are_skipped() {
+        assert_eq!(parse_name("1021.dtw.kabe"), Some((Signature::new(1, 0, 2, 1), "dtw")));
+        assert_eq!(parse_name("0103.fmjd-2000.kabe"), Some((Signature::new(0, 1, 0, 3), "fmjd-2000")));
+        assert_eq!(parse_name("1021.dtw.kabe.tmp"), None);
+        assert_eq!(parse_name("10x1.dtw.kabe"), None);
+        assert_eq!(parse_name("README"), None);
+        assert_eq!(metric_named("ussr1953"), Some(Metric::Rules(DrawRuleSet::Ussr1953)));
+        assert_eq!(metric_named("lzma"), None);
+    }
+}

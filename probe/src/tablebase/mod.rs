@@ -1,0 +1,589 @@
+//! The probe library: a directory of tables opened once, probed from any thread.
+//!
+//! ```no_run
+//! use kabe_probe::tablebase::Tablebase;
+//! use kabe_probe::{Counters, Position, Variant, Wld};
+//!
+//! let tb = Tablebase::builder("tables").cache_bytes(64 << 20).open()?;
+//! let p = Position::from_fen(Variant::INTERNATIONAL, "W:WK46,28:BK1")?;
+//! assert_eq!(tb.probe_wld(&p)?, Wld::Win);
+//! let rules = tb.draw_rules(p.variant()).expect("international tables are open");
+//! let verdict = tb.probe(&p, &Counters::fresh(rules, &p))?;
+//! println!("{:?} under {}, {:?} in theory", verdict.exact, rules.set, verdict.theoretical);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Every table file's header is read and checked at open; files are mapped the first time
+//! a position needs them, and decompressed blocks live in one bounded cache shared by all
+//! threads ([`TablebaseBuilder::cache_bytes`], default [`DEFAULT_CACHE_BYTES`]).
+//!
+//! The tables hold every position of their material, capture positions included, so a
+//! position within range is one lookup. A position with more pieces than the tables in
+//! which the side to move must capture is resolved by playing the captures (recursively)
+//! into range.
+
+mod cache;
+mod catalog;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use self::cache::BlockCache;
+pub use self::cache::CacheStats;
+use self::catalog::{Catalog, Slot};
+use crate::index::Signature;
+use crate::movegen::Move;
+use crate::position::Position;
+use crate::rules::exact::{self, MoveVerdict, Oracle, Verdict};
+use crate::rules::{Counters, DrawRuleSet, DrawRules};
+use crate::score::{RuleScore, Score, Wld};
+use crate::table::{file_name, Header, Metric, TableError};
+use crate::variant::Variant;
+
+/// The block cache's size when the caller does not set one: 64 MiB of decompressed
+/// blocks (4,096 DTW blocks, or 16,384 WLD blocks of 16,384 positions each).
+pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
+
+/// Why a probe has no answer. Every case names the material or the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// A table file is unusable: missing, damaged, of another version or another game.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// The directory (or a variant's folder in it) cannot be read.
+    #[error("{path}: cannot read the table directory: {source}")]
+    Directory {
+        /// The folder.
+        path: PathBuf,
+        /// The failure.
+        source: std::io::Error,
+    },
+    /// No table holds this material, and the side to move has no capture to leave it.
+    #[error("no {variant} table for {signature} ({path} is not in the table directory)")]
+    NoTable {
+        /// Variant name.
+        variant: &'static str,
+        /// The material, side to move first.
+        signature: Signature,
+        /// The file that would hold it.
+        path: PathBuf,
+    },
+    /// The tablebase was not opened for this variant.
+    #[error("the tablebase has no {variant} tables (open variants: {open})")]
+    VariantNotOpen {
+        /// The position's variant.
+        variant: &'static str,
+        /// The variants it has.
+        open: String,
+    },
+    /// Only from [`Tablebase::probe_wld_cached`]'s callers that want an error: the block
+    /// is not in memory.
+    #[error("not in the cache")]
+    NotCached,
+}
+
+/// Options for opening a [`Tablebase`].
+#[derive(Clone, Debug)]
+pub struct TablebaseBuilder {
+    dir: PathBuf,
+    cache_bytes: usize,
+    variants: Option<Vec<Variant>>,
+    rules: Vec<DrawRuleSet>,
+}
+
+impl TablebaseBuilder {
+    /// Bytes of decompressed blocks to keep (shared by all threads).
+    ///
+    /// ```
+    /// let builder = kabe_probe::tablebase::Tablebase::builder("tables").cache_bytes(256 << 20);
+    /// # drop(builder);
+    /// ```
+    #[must_use]
+    pub fn cache_bytes(mut self, bytes: usize) -> TablebaseBuilder {
+        self.cache_bytes = bytes;
+        self
+    }
+
+    /// Only these variants (default: every variant with a folder in the directory).
+    ///
+    /// ```
+    /// use kabe_probe::{tablebase::Tablebase, Variant};
+    /// let builder = Tablebase::builder("tables").variants(&[Variant::RUSSIAN]);
+    /// # drop(builder);
+    /// ```
+    #[must_use]
+    pub fn variants(mut self, variants: &[Variant]) -> TablebaseBuilder {
+        self.variants = Some(variants.to_vec());
+        self
+    }
+
+    /// The draw rules [`Tablebase::probe`] applies, for the variants they apply to
+    /// (default: each variant's own set: `fmjd` on 10x10, `ussr1953` on 8x8).
+    ///
+    /// ```
+    /// use kabe_probe::{tablebase::Tablebase, DrawRuleSet};
+    /// let builder = Tablebase::builder("tables").rules(DrawRuleSet::Fmjd2000);
+    /// # drop(builder);
+    /// ```
+    #[must_use]
+    pub fn rules(mut self, set: DrawRuleSet) -> TablebaseBuilder {
+        self.rules.push(set);
+        self
+    }
+
+    /// Finds the tables and checks every header.
+    ///
+    /// ```
+    /// use kabe_probe::tablebase::{ProbeError, Tablebase};
+    /// let missing = Tablebase::builder("/no/such/dir").open();
+    /// assert!(matches!(missing, Err(ProbeError::Directory { .. })));
+    /// ```
+    pub fn open(self) -> Result<Tablebase, ProbeError> {
+        let variants = match self.variants {
+            Some(v) => v,
+            None => {
+                let found: Vec<Variant> = Variant::ALL.into_iter().filter(|v| self.dir.join(v.name).is_dir()).collect();
+                if found.is_empty() && !self.dir.is_dir() {
+                    return Err(ProbeError::Directory {
+                        path: self.dir.clone(),
+                        source: std::io::Error::from(std::io::ErrorKind::NotFound),
+                    });
+                }
+                found
+            }
+        };
+        let mut next_id = 0;
+        let mut open = Vec::new();
+        for variant in variants {
+            let set = self
+                .rules
+                .iter()
+                .copied()
+                .find(|s| s.applies_to(&variant))
+                .unwrap_or_else(|| variant.default_draw_rules());
+            let catalog = Catalog::scan(&self.dir, &variant, set, &mut next_id)?;
+            open.push(VariantTables { variant, rules: DrawRules::new(set, &variant), catalog });
+        }
+        Ok(Tablebase { dir: self.dir, variants: open, cache: BlockCache::new(self.cache_bytes) })
+    }
+}
+
+#[derive(Debug)]
+struct VariantTables {
+    variant: Variant,
+    rules: DrawRules,
+    catalog: Catalog,
+}
+
+/// Endgame tables of one directory: `Send + Sync`, no global state; open as many as you
+/// like side by side.
+pub struct Tablebase {
+    dir: PathBuf,
+    variants: Vec<VariantTables>,
+    cache: BlockCache,
+}
+
+impl std::fmt::Debug for Tablebase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tablebase").field("dir", &self.dir).field("cache", &self.cache.stats()).finish()
+    }
+}
+
+/// Whether a probe may read files or only the cache.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Disk,
+    CacheOnly,
+}
+
+const WLD: usize = 0;
+const DTW: usize = 1;
+const RULES: usize = 2;
+
+fn flip(w: Wld) -> Wld {
+    match w {
+        Wld::Win => Wld::Loss,
+        Wld::Loss => Wld::Win,
+        Wld::Draw => Wld::Draw,
+    }
+}
+
+/// Whether `a` is better than `b` for the side to move: quicker wins, slower losses.
+fn better(a: Score, b: Score) -> bool {
+    let key = |s: Score| match (s.wld(), s.plies()) {
+        (Wld::Win, Some(p)) => (2, -(p as i32)),
+        (Wld::Loss, Some(p)) => (0, p as i32),
+        _ => (1, 0),
+    };
+    key(a) > key(b)
+}
+
+fn forced_captures(position: &Position) -> Option<Vec<Move>> {
+    let moves = position.legal_moves();
+    moves.first().is_some_and(Move::is_capture).then(|| moves.iter().copied().collect())
+}
+
+impl Tablebase {
+    /// The tables under `dir` with the default options.
+    ///
+    /// ```no_run
+    /// let tb = kabe_probe::tablebase::Tablebase::open("tables")?;
+    /// println!("complete up to {} pieces", tb.max_pieces());
+    /// # Ok::<(), kabe_probe::tablebase::ProbeError>(())
+    /// ```
+    pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
+        Tablebase::builder(dir).open()
+    }
+
+    /// Options: cache size, variants, draw rules.
+    ///
+    /// ```
+    /// let builder = kabe_probe::tablebase::Tablebase::builder("tables");
+    /// # drop(builder);
+    /// ```
+    pub fn builder(dir: impl AsRef<Path>) -> TablebaseBuilder {
+        TablebaseBuilder {
+            dir: dir.as_ref().to_path_buf(),
+            cache_bytes: DEFAULT_CACHE_BYTES,
+            variants: None,
+            rules: Vec::new(),
+        }
+    }
+
+    /// The largest number of pieces up to which every material of some open variant has
+    /// its tables (0 when none is complete).
+    ///
+    /// ```no_run
+    /// let tb = kabe_probe::tablebase::Tablebase::open("tables")?;
+    /// assert!(tb.max_pieces() >= 2);
+    /// # Ok::<(), kabe_probe::tablebase::ProbeError>(())
+    /// ```
+    pub fn max_pieces(&self) -> u32 {
+        self.variants.iter().map(|v| v.catalog.complete_pieces).max().unwrap_or(0)
+    }
+
+    /// The same for one variant (0 when it is not open).
+    ///
+    /// ```no_run
+    /// use kabe_probe::{tablebase::Tablebase, Variant};
+    /// let tb = Tablebase::open("tables")?;
+    /// println!("Russian up to {} pieces", tb.max_pieces_of(&Variant::RUSSIAN));
+    /// # Ok::<(), kabe_probe::tablebase::ProbeError>(())
+    /// ```
+    pub fn max_pieces_of(&self, variant: &Variant) -> u32 {
+        self.tables(variant).map_or(0, |v| v.catalog.complete_pieces)
+    }
+
+    /// The draw rules [`Tablebase::probe`] applies to `variant`, for building counters.
+    ///
+    /// ```no_run
+    /// use kabe_probe::{tablebase::Tablebase, DrawRuleSet, Variant};
+    /// let tb = Tablebase::open("tables")?;
+    /// assert_eq!(tb.draw_rules(&Variant::INTERNATIONAL).map(|r| r.set), Some(DrawRuleSet::Fmjd));
+    /// # Ok::<(), kabe_probe::tablebase::ProbeError>(())
+    /// ```
+    pub fn draw_rules(&self, variant: &Variant) -> Option<&DrawRules> {
+        self.tables(variant).ok().map(|v| &v.rules)
+    }
+
+    /// What the block cache holds.
+    ///
+    /// ```no_run
+    /// let tb = kabe_probe::tablebase::Tablebase::open("tables")?;
+    /// assert_eq!(tb.cache_stats().capacity_bytes, kabe_probe::tablebase::DEFAULT_CACHE_BYTES);
+    /// # Ok::<(), kabe_probe::tablebase::ProbeError>(())
+    /// ```
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+
+    /// Win, draw or loss for the side to move, ignoring the counted draw rules (as the
+    /// published databases give it).
+    ///
+    /// ```no_run
+    /// use kabe_probe::{tablebase::Tablebase, Position, Variant, Wld};
+    /// let tb = Tablebase::open("tables")?;
+    /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
+    /// assert_eq!(tb.probe_wld(&p)?, Wld::Draw);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn probe_wld(&self, position: &Position) -> Result<Wld, ProbeError> {
+        self.wld(position, Access::Disk)?.ok_or(ProbeError::NotCached)
+    }
+
+    /// As [`Tablebase::probe_wld`], but never reads a file: `Ok(None)` when the block is
+    /// not in the cache (for use deep in a search, where a disk read costs too much).
+    ///
+    /// ```no_run
+    /// use kabe_probe::{tablebase::Tablebase, Position, Variant};
+    /// let tb = Tablebase::open("tables")?;
+    /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
+    /// assert_eq!(tb.probe_wld_cached(&p)?, None); // nothing read yet
+    /// tb.probe_wld(&p)?;
+    /// assert!(tb.probe_wld_cached(&p)?.is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn probe_wld_cached(&self, position: &Position) -> Result<Option<Wld>, ProbeError> {
+        self.wld(position, Access::CacheOnly)
+    }
+
+    /// The theoretical value with its distance to win (plies to the end of the game).
+    ///
+    /// ```no_run
+    /// use kabe_probe::{tablebase::Tablebase, Position, Variant};
+    /// let tb = Tablebase::open("tables")?;
+    /// let p = Position::from_fen(Variant::INTERNATIONAL, "W:WK46,28:BK1")?;
+    /// println!("{}", tb.probe_dtw(&p)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn probe_dtw(&self, position: &Position) -> Result<Score, ProbeError> {
+        let tables = self.tables(position.variant())?;
+        self.dtw(tables, position)
+    }
+
+    /// The exact verdict under the draw rules for `counters` (see [`Counters`]): the
+    /// result, the theoretical value, the count that governs and its plies left.
+    ///
+    /// ```no_run
+    /// use kabe_probe::{tablebase::Tablebase, Counters, Position, Variant, Wld};
+    /// let tb = Tablebase::open("tables")?;
+    /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKh8,Ke7,Kf6:BKa3")?;
+    /// let rules = tb.draw_rules(p.variant()).expect("open");
+    /// // 20 plies of the 3-kings count gone: the win no longer fits in what is left.
+    /// let late = Counters::parse(rules, &p, "16c=20")?;
+    /// assert_eq!(tb.probe(&p, &late)?.exact, Wld::Draw);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn probe(&self, position: &Position, counters: &Counters) -> Result<Verdict, ProbeError> {
+        let tables = self.tables(position.variant())?;
+        self.verdict(tables, position, counters)
+    }
+
+    /// The moves that keep the exact verdict, best first (quickest win within the count,
+    /// longest loss), each with the position and counters after it.
+    ///
+    /// ```no_run
+    /// use kabe_probe::{tablebase::Tablebase, Counters, Position, Variant};
+    /// let tb = Tablebase::open("tables")?;
+    /// let p = Position::from_fen(Variant::INTERNATIONAL, "W:WK46,28:BK1")?;
+    /// let rules = tb.draw_rules(p.variant()).expect("open");
+    /// for m in tb.best_moves(&p, &Counters::fresh(rules, &p))? {
+    ///     println!("{} {:?}", p.move_text(&m.mv), m.exact);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn best_moves(&self, position: &Position, counters: &Counters) -> Result<Vec<MoveVerdict>, ProbeError> {
+        let tables = self.tables(position.variant())?;
+        let mut ranked = Vec::new();
+        for mv in position.legal_moves().iter() {
+            let child = position.play(mv);
+            let child_counters = counters.after(&tables.rules, mv, &child);
+            let verdict = self.verdict(tables, &child, &child_counters)?;
+            ranked.push(MoveVerdict {
+                mv: *mv,
+                position: child,
+                counters: child_counters,
+                exact: flip(verdict.exact),
+                child: verdict,
+            });
+        }
+        Ok(exact::keep_best(ranked))
+    }
+
+    fn tables(&self, variant: &Variant) -> Result<&VariantTables, ProbeError> {
+        self.variants.iter().find(|v| v.variant.name == variant.name).ok_or_else(|| ProbeError::VariantNotOpen {
+            variant: variant.name,
+            open: self.variants.iter().map(|v| v.variant.name).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    fn no_table(&self, tables: &VariantTables, signature: Signature, metric: Metric) -> ProbeError {
+        ProbeError::NoTable {
+            variant: tables.variant.name,
+            signature,
+            path: self.dir.join(file_name(tables.variant.name, signature, metric)),
+        }
+    }
+
+    /// Looks up entry `index` of `slot`, decoding it with `decode`; `None` only for a
+    /// cache-only probe whose block is not cached.
+    #[inline]
+    fn entry<R>(
+        &self,
+        variant: &Variant,
+        slot: &Slot,
+        index: u64,
+        access: Access,
+        decode: impl Fn(&Header, &[u8], usize) -> Option<R>,
+    ) -> Result<Option<R>, ProbeError> {
+        let per = slot.header.block_positions as u64;
+        let (block, at) = ((index / per) as u32, (index % per) as usize);
+        let key = (slot.id as u64) << 32 | block as u64;
+        let undefined =
+            || TableError::Corrupt { path: slot.path.clone(), detail: format!("undefined value at index {index}") };
+        if let Some(found) = self.cache.with(key, |bytes| decode(&slot.header, bytes, at)) {
+            return found.map(Some).ok_or_else(|| undefined().into());
+        }
+        if access == Access::CacheOnly {
+            return Ok(None);
+        }
+        self.cache.count_miss();
+        let bytes: Arc<[u8]> = slot.file(variant)?.block(block)?.into();
+        let value = decode(&slot.header, &bytes, at).ok_or_else(undefined)?;
+        self.cache.insert(key, bytes);
+        Ok(Some(value))
+    }
+
+    fn wld(&self, position: &Position, access: Access) -> Result<Option<Wld>, ProbeError> {
+        let tables = self.tables(position.variant())?;
+        let normalized = position.normalized();
+        let signature = Signature::of(&normalized);
+        if signature.white_men + signature.white_kings == 0 {
+            return Ok(Some(Wld::Loss));
+        }
+        if signature.black_men + signature.black_kings == 0 {
+            return Ok(Some(Wld::Win));
+        }
+        if let Some(slot) = tables.catalog.slot(signature, WLD) {
+            let index = slot.index.index(&normalized);
+            return self.entry(&tables.variant, slot, index, access, |_, block, i| {
+                match (block.get(i / 4)? >> (2 * (i % 4))) & 3 {
+                    0 => Some(Wld::Loss),
+                    1 => Some(Wld::Draw),
+                    2 => Some(Wld::Win),
+                    _ => None,
+                }
+            });
+        }
+        let Some(captures) = forced_captures(position) else {
+            return Err(self.no_table(tables, signature, Metric::Wld));
+        };
+        let mut best = Wld::Loss;
+        for mv in &captures {
+            match self.wld(&position.play(mv), access)? {
+                None => return Ok(None),
+                Some(w) => best = best.max(flip(w)),
+            }
+            if best == Wld::Win {
+                break;
+            }
+        }
+        Ok(Some(best))
+    }
+
+    fn dtw(&self, tables: &VariantTables, position: &Position) -> Result<Score, ProbeError> {
+        let normalized = position.normalized();
+        let signature = Signature::of(&normalized);
+        if signature.white_men + signature.white_kings == 0 {
+            return Ok(Score::loss(0));
+        }
+        if let Some(slot) = tables.catalog.slot(signature, DTW) {
+            let index = slot.index.index(&normalized);
+            let found = self.entry(&tables.variant, slot, index, Access::Disk, |header, block, i| {
+                crate::table::decode_entry(header, block, i)
+            })?;
+            return found.ok_or(ProbeError::NotCached);
+        }
+        let Some(captures) = forced_captures(position) else {
+            return Err(self.no_table(tables, signature, Metric::Dtw));
+        };
+        let mut best: Option<Score> = None;
+        for mv in &captures {
+            let score = self.dtw(tables, &position.play(mv))?.parent();
+            if best.is_none_or(|b| better(score, b)) {
+                best = Some(score);
+            }
+        }
+        best.ok_or_else(|| self.no_table(tables, signature, Metric::Dtw))
+    }
+
+    fn counted(&self, tables: &VariantTables, position: &Position) -> Result<RuleScore, ProbeError> {
+        let normalized = position.normalized();
+        let signature = Signature::of(&normalized);
+        if signature.white_men + signature.white_kings == 0 {
+            return Ok(RuleScore::loss(0));
+        }
+        let metric = Metric::Rules(tables.rules.set);
+        let slot = tables.catalog.slot(signature, RULES).ok_or_else(|| self.no_table(tables, signature, metric))?;
+        let index = slot.index.index(&normalized);
+        let found = self.entry(&tables.variant, slot, index, Access::Disk, |_, block, i| {
+            block.get(i).map(|&b| if b == u8::MAX { RuleScore::NONE } else { RuleScore::from_raw(b as u16) })
+        })?;
+        found.ok_or(ProbeError::NotCached)
+    }
+
+    fn verdict(&self, tables: &VariantTables, position: &Position, counters: &Counters) -> Result<Verdict, ProbeError> {
+        let signature = Signature::of(&position.normalized());
+        let in_range = signature.white_men + signature.white_kings == 0
+            || signature.black_men + signature.black_kings == 0
+            || tables.catalog.slot(signature, DTW).is_some();
+        if in_range {
+            return exact::verdict(&tables.rules, &VariantOracle { tb: self, tables }, position, counters);
+        }
+        // Beyond the tables: play the forced captures into range.
+        let Some(captures) = forced_captures(position) else {
+            return Err(self.no_table(tables, signature, Metric::Dtw));
+        };
+        let mut best: Option<Verdict> = None;
+        for mv in &captures {
+            let child = position.play(mv);
+            let after = self.verdict(tables, &child, &counters.after(&tables.rules, mv, &child))?;
+            let within = match after.within.decided() {
+                Some((Wld::Win, p)) => RuleScore::loss(p + 1),
+                Some((_, p)) => RuleScore::win(p + 1),
+                None => RuleScore::NONE,
+            };
+            let mine = Verdict {
+                exact: flip(after.exact),
+                theoretical: after.theoretical.parent(),
+                count: counters.governing(&tables.rules, position),
+                within,
+            };
+            let improves = best.is_none_or(|b| {
+                mine.exact > b.exact || (mine.exact == b.exact && better(mine.theoretical, b.theoretical))
+            });
+            if improves {
+                best = Some(mine);
+            }
+        }
+        best.ok_or_else(|| self.no_table(tables, signature, Metric::Dtw))
+    }
+}
+
+/// The exact-verdict code's view of one variant's tables.
+struct VariantOracle<'a> {
+    tb: &'a Tablebase,
+    tables: &'a VariantTables,
+}
+
+impl Oracle for VariantOracle<'_> {
+    type Error = ProbeError;
+
+    fn theoretical(&self, position: &Position) -> Result<Score, ProbeError> {
+        self.tb.dtw(self.tables, position)
+    }
+
+    fn counted(&self, position: &Position) -> Result<RuleScore, ProbeError> {
+        self.tb.counted(self.tables, position)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tablebase_is_send_and_sync() {
+        fn shared<T: Send + Sync>() {}
+        shared::<Tablebase>();
+    }
+
+    #[test]
+    fn scores_order_quick_wins_first_and_slow_losses_before_quick_ones() {
+        assert!(better(Score::win(1), Score::win(3)));
+        assert!(better(Score::win(99), Score::DRAW));
+        assert!(better(Score::DRAW, Score::loss(90)));
+        assert!(better(Score::loss(8), Score::loss(2)));
+        assert!(!better(Score::loss(2), Score::loss(2)));
+    }
+}
