@@ -123,6 +123,14 @@ impl TableFile {
 
     /// The decompressed bytes of block `b`.
     pub fn block(&self, b: u32) -> Result<Vec<u8>, TableError> {
+        let mut context =
+            zstd::bulk::Decompressor::new().map_err(|e| TableError::Io { path: self.path.clone(), source: e })?;
+        self.block_with(b, &mut context)
+    }
+
+    /// As [`TableFile::block`], reusing a decompression context (creating one costs more
+    /// than decompressing a small block).
+    pub fn block_with(&self, b: u32, context: &mut zstd::bulk::Decompressor<'_>) -> Result<Vec<u8>, TableError> {
         let corrupt = |detail: String| TableError::Corrupt { path: self.path.clone(), detail };
         if b >= self.header.blocks {
             return Err(corrupt(format!("block {b} of {}", self.header.blocks)));
@@ -134,7 +142,7 @@ impl TableFile {
             return Err(corrupt(format!("block {b} has no checksum")));
         }
         let expected = self.header.block_bytes(b);
-        let data = zstd::bulk::decompress(frame, expected).map_err(|e| corrupt(format!("block {b}: {e}")))?;
+        let data = context.decompress(frame, expected).map_err(|e| corrupt(format!("block {b}: {e}")))?;
         if data.len() != expected {
             return Err(corrupt(format!("block {b} holds {} bytes, expected {expected}", data.len())));
         }

@@ -26,7 +26,7 @@ mod cache;
 mod catalog;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use self::cache::BlockCache;
 pub use self::cache::CacheStats;
@@ -164,7 +164,12 @@ impl TablebaseBuilder {
             let catalog = Catalog::scan(&self.dir, &variant, set, &mut next_id)?;
             open.push(VariantTables { variant, rules: DrawRules::new(set, &variant), catalog });
         }
-        Ok(Tablebase { dir: self.dir, variants: open, cache: BlockCache::new(self.cache_bytes) })
+        Ok(Tablebase {
+            dir: self.dir,
+            variants: open,
+            cache: BlockCache::new(self.cache_bytes),
+            contexts: Mutex::new(Vec::new()),
+        })
     }
 }
 
@@ -181,6 +186,8 @@ pub struct Tablebase {
     dir: PathBuf,
     variants: Vec<VariantTables>,
     cache: BlockCache,
+    /// Decompression contexts for reuse by whichever thread reads a block next.
+    contexts: Mutex<Vec<zstd::bulk::Decompressor<'static>>>,
 }
 
 impl std::fmt::Debug for Tablebase {
@@ -428,7 +435,17 @@ impl Tablebase {
             return Ok(None);
         }
         self.cache.count_miss();
-        let bytes: Arc<[u8]> = slot.file(variant)?.block(block)?.into();
+        let file = slot.file(variant)?;
+        let pooled = self.contexts.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut context = match pooled {
+            Some(context) => context,
+            None => {
+                zstd::bulk::Decompressor::new().map_err(|e| TableError::Io { path: slot.path.clone(), source: e })?
+            }
+        };
+        let read = file.block_with(block, &mut context);
+        self.contexts.lock().unwrap_or_else(|e| e.into_inner()).push(context);
+        let bytes: Arc<[u8]> = read?.into();
         let value = decode(&slot.header, &bytes, at).ok_or_else(undefined)?;
         self.cache.insert(key, bytes);
         Ok(Some(value))

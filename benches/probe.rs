@@ -1,0 +1,205 @@
+#![allow(missing_docs)] // criterion_group! generates undocumented items
+
+//! Probe library speed: cached WLD, DTW and exact probes (criterion), then the figures the
+//! issue asks for, printed: single-probe latency median and p99, throughput with 1 and 2
+//! threads, cold-block latency and the cache's memory.
+//!
+//! Tables: international up to 4 pieces with `fmjd` rule tables, built into
+//! `target/bench-tables/probe-international-4` on first run (about a minute), or
+//! `$KABE_BENCH_TABLES`. Run: `cargo bench --bench probe` (add `-- --quick` for a short
+//! criterion pass); `benches/probe.sh` prints only the figures.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use kabe_probe::tablebase::Tablebase;
+use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant};
+
+const PIECES: u32 = 4;
+const SAMPLE: usize = 200_000;
+
+fn tables() -> PathBuf {
+    let dir = std::env::var_os("KABE_BENCH_TABLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-tables/probe-international-4"));
+    if Tablebase::open(&dir).map(|tb| tb.max_pieces_of(&Variant::INTERNATIONAL)).unwrap_or(0) < PIECES {
+        eprintln!("building international tables up to {PIECES} pieces in {}", dir.display());
+        let theory = kabe_generator::build(Variant::INTERNATIONAL, PIECES, &dir, &|_| {}).expect("build");
+        let rules = DrawRules::new(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL);
+        kabe_generator::build_rules(&theory, rules, PIECES, &dir, &|_| {}).expect("rule tables");
+    }
+    dir
+}
+
+/// Random positions of 2 to 4 pieces, either side to move (xorshift: reproducible).
+fn sample(n: usize) -> Vec<Position> {
+    let indexes: Vec<MaterialIndex> = (2..=PIECES)
+        .flat_map(Signature::all_with)
+        .filter_map(|s| MaterialIndex::new(Variant::INTERNATIONAL, s))
+        .collect();
+    let weights: Vec<u64> = indexes.iter().map(MaterialIndex::len).collect();
+    let total: u64 = weights.iter().sum();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..n)
+        .map(|_| {
+            // Uniform over all positions: pick by size.
+            let (mut r, mut at) = (next() % total, 0);
+            while r >= weights[at] {
+                r -= weights[at];
+                at += 1;
+            }
+            let p = indexes[at].position(next() % weights[at]);
+            if next() % 2 == 0 {
+                p
+            } else {
+                p.flipped()
+            }
+        })
+        .collect()
+}
+
+fn criterion_benches(c: &mut Criterion, tb: &Tablebase, positions: &[Position]) {
+    let rules = *tb.draw_rules(&Variant::INTERNATIONAL).expect("open");
+    let counters: Vec<Counters> = positions.iter().map(|p| Counters::fresh(&rules, p)).collect();
+    let mut group = c.benchmark_group("probe");
+    let mut i = 0;
+    group.bench_function("wld_cached", |b| {
+        b.iter(|| {
+            i = (i + 1) % positions.len();
+            black_box(tb.probe_wld(black_box(&positions[i])).expect("probe"))
+        })
+    });
+    group.bench_function("dtw_cached", |b| {
+        b.iter(|| {
+            i = (i + 1) % positions.len();
+            black_box(tb.probe_dtw(black_box(&positions[i])).expect("probe"))
+        })
+    });
+    group.bench_function("exact_cached", |b| {
+        b.iter(|| {
+            i = (i + 1) % positions.len();
+            black_box(tb.probe(black_box(&positions[i]), &counters[i]).expect("probe"))
+        })
+    });
+    group.finish();
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
+/// Probes per second over `positions`, on `threads` threads each probing all of them.
+fn throughput(tb: &Tablebase, positions: &[Position], threads: usize) -> f64 {
+    let rounds = 10;
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            s.spawn(move || {
+                for r in 0..rounds {
+                    // Each thread walks the sample from its own place.
+                    let offset = (t * positions.len() / threads.max(1) + r * 7919) % positions.len();
+                    for p in positions[offset..].iter().chain(&positions[..offset]) {
+                        black_box(tb.probe_wld(p).expect("probe"));
+                    }
+                }
+            });
+        }
+    });
+    (threads * rounds * positions.len()) as f64 / start.elapsed().as_secs_f64()
+}
+
+fn figures(dir: &PathBuf, positions: &[Position]) {
+    // A tablebase holding only the WLD blocks the sample needs, as an engine probing WLD has.
+    let tb = &Tablebase::builder(dir).cache_bytes(256 << 20).open().expect("open");
+    for p in positions {
+        tb.probe_wld(p).expect("probe");
+    }
+    // Timer cost, measured the same way, is taken off each single-probe time.
+    let mut overhead: Vec<f64> = (0..100_000)
+        .map(|_| {
+            let t = Instant::now();
+            black_box(());
+            t.elapsed().as_nanos() as f64
+        })
+        .collect();
+    overhead.sort_by(f64::total_cmp);
+    let timer = percentile(&overhead, 0.5);
+    let mut ns: Vec<f64> = positions
+        .iter()
+        .map(|p| {
+            let t = Instant::now();
+            black_box(tb.probe_wld(black_box(p)).expect("probe"));
+            t.elapsed().as_nanos() as f64 - timer
+        })
+        .collect();
+    ns.sort_by(f64::total_cmp);
+    let one = throughput(tb, positions, 1);
+    let two = throughput(tb, positions, 2);
+    let stats = tb.cache_stats();
+
+    // Cold: a fresh tablebase, one probe per block, the file pages already in the OS cache.
+    let cold_tb = Tablebase::builder(dir).cache_bytes(256 << 20).open().expect("open");
+    let mut cold: Vec<f64> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for p in positions {
+        let n = p.normalized();
+        let sig = Signature::of(&n);
+        let index = MaterialIndex::new(Variant::INTERNATIONAL, sig).expect("index").index(&n);
+        if !seen.insert((sig, index / kabe_generator::BLOCK_POSITIONS as u64)) {
+            continue;
+        }
+        let t = Instant::now();
+        black_box(cold_tb.probe_wld(p).expect("probe"));
+        cold.push(t.elapsed().as_nanos() as f64);
+    }
+    cold.sort_by(f64::total_cmp);
+
+    println!();
+    println!("== probe figures: international, {} random positions of 2-{PIECES} pieces ==", positions.len());
+    println!("machine: {} cores", std::thread::available_parallelism().map(std::num::NonZeroUsize::get).unwrap_or(1));
+    println!(
+        "cached WLD probe latency: median {:.0} ns, p99 {:.0} ns (timer cost {timer:.0} ns taken off)",
+        percentile(&ns, 0.5),
+        percentile(&ns, 0.99)
+    );
+    println!("throughput 1 thread:  {:.2} M probes/s", one / 1e6);
+    println!("throughput 2 threads: {:.2} M probes/s ({:.2}x)", two / 1e6, two / one);
+    println!(
+        "cold WLD probe (block not cached, file in the OS page cache): median {:.1} us, p99 {:.1} us over {} blocks",
+        percentile(&cold, 0.5) / 1e3,
+        percentile(&cold, 0.99) / 1e3,
+        cold.len()
+    );
+    println!(
+        "cache: {} blocks, {:.1} MiB used of {:.0} MiB",
+        stats.blocks,
+        stats.used_bytes as f64 / (1 << 20) as f64,
+        stats.capacity_bytes as f64 / (1 << 20) as f64
+    );
+}
+
+fn main() {
+    let dir = tables();
+    let positions = sample(SAMPLE);
+    if std::env::args().all(|a| a != "--figures-only") {
+        let tb = Tablebase::builder(&dir).cache_bytes(256 << 20).open().expect("open");
+        // Warm the cache: every block the sample touches, for each metric.
+        let rules = *tb.draw_rules(&Variant::INTERNATIONAL).expect("open");
+        for p in &positions {
+            tb.probe_wld(p).expect("probe");
+            tb.probe(p, &Counters::fresh(&rules, p)).expect("probe");
+        }
+        let mut c = Criterion::default().configure_from_args().warm_up_time(Duration::from_millis(500));
+        criterion_benches(&mut c, &tb, &positions);
+        c.final_summary();
+    }
+    figures(&dir, &positions);
+}
