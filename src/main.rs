@@ -39,6 +39,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Output piped into `head` and closed early ends the program quietly, as for any Unix
+    // tool, instead of panicking on the failed write (Rust ignores SIGPIPE by default).
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of one signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(args) => cli_perft::run(&args),

@@ -1,0 +1,26 @@
+//! The committed C header is what cbindgen makes of the current source.
+
+use std::path::Path;
+
+#[test]
+fn the_committed_header_is_current() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml");
+    let bindings = cbindgen::Builder::new()
+        .with_crate(crate_dir)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen reads capi/src/lib.rs");
+    let mut generated = Vec::new();
+    bindings.write(&mut generated);
+    let path = crate_dir.join("include/kabe.h");
+    if std::env::var_os("KABE_BLESS").is_some() {
+        std::fs::write(&path, &generated).expect("write header");
+    }
+    let committed = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{} is stale: regenerate with KABE_BLESS=1 cargo test -p kabe-capi --test header",
+        path.display()
+    );
+}
