@@ -151,7 +151,28 @@ proptest! {
         if let Ok(t) = TableFile::from_bytes("edited", real) {
             let _ = t.verify_checksum();
             let _ = t.all_scores();
+            let _ = t.all_rule_scores();
             let _ = t.score(t.header().positions.saturating_sub(1));
         }
     }
+}
+
+/// Inputs on which the fuzzer (fuzz/fuzz_targets/table_reader.rs) once found a panic, run
+/// through the same calls.
+#[test]
+fn fuzz_regressions_are_errors() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions");
+    let mut seen = 0;
+    for entry in fs::read_dir(&dir).expect("fuzz/regressions") {
+        let path = entry.expect("entry").path();
+        let bytes = fs::read(&path).expect("read");
+        if let Ok(t) = TableFile::from_bytes(&path.display().to_string(), bytes) {
+            let _ = t.verify_checksum();
+            let _ = (t.all_scores(), t.all_rule_scores());
+            let last = t.header().positions.saturating_sub(1);
+            let _ = (t.score(last), t.rule_score(last), t.score(u64::MAX));
+        }
+        seen += 1;
+    }
+    assert!(seen > 0, "no regression inputs in {}", dir.display());
 }

@@ -261,9 +261,9 @@ pub fn encode_rule_block(values: &[RuleScore]) -> Vec<u8> {
 }
 
 /// One entry of a rule table block.
-pub(crate) fn decode_rule_entry(block: &[u8], i: usize) -> RuleScore {
-    match block[i] {
+pub(crate) fn decode_rule_entry(block: &[u8], i: usize) -> Option<RuleScore> {
+    block.get(i).map(|&code| match code {
         u8::MAX => RuleScore::NONE,
         code => RuleScore::from_raw(code as u16),
-    }
+    })
 }

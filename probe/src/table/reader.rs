@@ -198,15 +198,28 @@ impl TableFile {
         }
         let per = self.header.block_positions as u64;
         let data = self.block((index / per) as u32)?;
-        Ok(decode_rule_entry(&data, (index % per) as usize))
+        decode_rule_entry(&data, (index % per) as usize).ok_or_else(|| self.short_block(index))
+    }
+
+    fn short_block(&self, index: u64) -> TableError {
+        TableError::Corrupt { path: self.path.clone(), detail: format!("no entry for index {index}") }
     }
 
     /// Every rule value of a rule table, in index order.
     pub fn all_rule_scores(&self) -> Result<Vec<RuleScore>, TableError> {
+        if !matches!(self.header.metric, Metric::Rules(_)) {
+            return Err(TableError::Corrupt {
+                path: self.path.clone(),
+                detail: format!("no rule values in a {} table", self.header.metric.name()),
+            });
+        }
         let mut out = Vec::new();
         for b in 0..self.header.blocks {
             let data = self.block(b)?;
-            out.extend((0..self.header.positions_in_block(b)).map(|i| decode_rule_entry(&data, i)));
+            let start = b as u64 * self.header.block_positions as u64;
+            for i in 0..self.header.positions_in_block(b) {
+                out.push(decode_rule_entry(&data, i).ok_or_else(|| self.short_block(start + i as u64))?);
+            }
         }
         Ok(out)
     }
