@@ -1,10 +1,14 @@
 //! A bounded cache of decompressed blocks, shared by every thread of a [`super::Tablebase`].
 //!
-//! Sharded by key so that threads probing different blocks rarely meet on a lock; a hit
-//! takes one shard's read lock and sets the entry's reference bit; eviction is CLOCK
-//! (second chance) per shard, so a hit never needs the write lock. Decompression happens
-//! outside any lock.
+//! A hit must not write to memory another core uses, or every probe pays for moving a
+//! cache line between cores (with one lock per shard, two threads reached only 1.56x one
+//! thread). So the map sits behind a "big reader" lock: one read lock per reader slot,
+//! each on its own cache line, a thread always taking the slot its id hashes to; an
+//! insert takes every slot's write lock. A hit then writes only its own slot's lock word
+//! (and an entry's reference bit the first time it is used since the last sweep).
+//! Eviction is CLOCK (second chance). Decompression happens outside any lock.
 
+use std::cell::UnsafeCell;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -52,89 +56,114 @@ struct Entry {
 }
 
 #[derive(Default)]
-struct Shard {
+struct Blocks {
     map: HashMap<BlockKey, Entry, BuildHasherDefault<KeyHasher>>,
     /// Keys in CLOCK order: the hand is the front.
     clock: VecDeque<BlockKey>,
     bytes: usize,
 }
 
+/// A read lock on its own cache line.
+#[repr(align(128))]
+#[derive(Default)]
+struct ReaderSlot(RwLock<()>);
+
+const READER_SLOTS: usize = 16;
+
 pub(crate) struct BlockCache {
-    shards: Box<[RwLock<Shard>]>,
-    shard_capacity: usize,
+    slots: [ReaderSlot; READER_SLOTS],
+    /// Read under any one slot's read lock; written only under all slots' write locks.
+    blocks: UnsafeCell<Blocks>,
     capacity: usize,
     misses: AtomicU64,
 }
 
-const SHARDS: usize = 64;
+// SAFETY: `blocks` is only read while some slot's read lock is held and only written
+// while every slot's write lock is held (see `read` and `write`), so a writer excludes
+// every reader and every other writer.
+unsafe impl Sync for BlockCache {}
 
-fn shard_of(key: BlockKey) -> usize {
-    ((key.wrapping_mul(0x9e37_79b9_7f4a_7c15)) >> 58) as usize % SHARDS
+/// The reader slot of the calling thread.
+fn reader_slot() -> usize {
+    let mut hasher = KeyHasher::default();
+    std::hash::Hash::hash(&std::thread::current().id(), &mut hasher);
+    (hasher.finish() >> 32) as usize % READER_SLOTS
 }
 
 impl BlockCache {
     pub(crate) fn new(capacity: usize) -> BlockCache {
         BlockCache {
-            shards: (0..SHARDS).map(|_| RwLock::new(Shard::default())).collect(),
-            shard_capacity: capacity / SHARDS,
+            slots: Default::default(),
+            blocks: UnsafeCell::new(Blocks::default()),
             capacity,
             misses: AtomicU64::new(0),
         }
     }
 
+    fn read<R>(&self, f: impl FnOnce(&Blocks) -> R) -> R {
+        // A poisoned lock only means a thread panicked while holding it; the map is
+        // changed by single calls, so it is still consistent.
+        let _guard = self.slots[reader_slot()].0.read().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: a read lock is held, so no writer holds all write locks.
+        f(unsafe { &*self.blocks.get() })
+    }
+
+    fn write<R>(&self, f: impl FnOnce(&mut Blocks) -> R) -> R {
+        // Always in slot order, so two writers cannot deadlock.
+        let _guards: Vec<_> = self.slots.iter().map(|s| s.0.write().unwrap_or_else(|e| e.into_inner())).collect();
+        // SAFETY: every write lock is held: no reader, no other writer.
+        f(unsafe { &mut *self.blocks.get() })
+    }
+
     /// Runs `f` on the cached block `key`, or returns `None` when it is not cached.
     #[inline]
     pub(crate) fn with<R>(&self, key: BlockKey, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
-        // A poisoned shard only means another thread panicked mid-insert; the map is
-        // still consistent (insertions are single calls), so carry on with it.
-        let shard = self.shards[shard_of(key)].read().unwrap_or_else(|e| e.into_inner());
-        let entry = shard.map.get(&key)?;
-        if !entry.referenced.load(Ordering::Relaxed) {
-            entry.referenced.store(true, Ordering::Relaxed);
-        }
-        Some(f(&entry.bytes))
+        self.read(|blocks| {
+            let entry = blocks.map.get(&key)?;
+            if !entry.referenced.load(Ordering::Relaxed) {
+                entry.referenced.store(true, Ordering::Relaxed);
+            }
+            Some(f(&entry.bytes))
+        })
     }
 
     pub(crate) fn count_miss(&self) {
         self.misses.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Stores a block read by the caller, evicting as needed. A block larger than a
-    /// shard's share is not kept (the caller still uses its copy).
+    /// Stores a block read by the caller, evicting as needed. A block larger than the
+    /// whole cache is not kept (the caller still uses its copy).
     pub(crate) fn insert(&self, key: BlockKey, bytes: Arc<[u8]>) {
-        if bytes.len() > self.shard_capacity {
+        if bytes.len() > self.capacity {
             return;
         }
-        let mut shard = self.shards[shard_of(key)].write().unwrap_or_else(|e| e.into_inner());
-        if shard.map.contains_key(&key) {
-            return;
-        }
-        shard.bytes += bytes.len();
-        shard.map.insert(key, Entry { bytes, referenced: AtomicBool::new(false) });
-        shard.clock.push_back(key);
-        while shard.bytes > self.shard_capacity {
-            let Some(victim) = shard.clock.pop_front() else { break };
-            let second_chance = shard.map.get(&victim).is_some_and(|e| e.referenced.swap(false, Ordering::Relaxed));
-            if second_chance {
-                shard.clock.push_back(victim);
-            } else if let Some(e) = shard.map.remove(&victim) {
-                shard.bytes -= e.bytes.len();
+        self.write(|blocks| {
+            if blocks.map.contains_key(&key) {
+                return;
             }
-        }
+            blocks.bytes += bytes.len();
+            blocks.map.insert(key, Entry { bytes, referenced: AtomicBool::new(false) });
+            blocks.clock.push_back(key);
+            while blocks.bytes > self.capacity {
+                let Some(victim) = blocks.clock.pop_front() else { break };
+                let second_chance =
+                    blocks.map.get(&victim).is_some_and(|e| e.referenced.swap(false, Ordering::Relaxed));
+                if second_chance {
+                    blocks.clock.push_back(victim);
+                } else if let Some(e) = blocks.map.remove(&victim) {
+                    blocks.bytes -= e.bytes.len();
+                }
+            }
+        });
     }
 
     pub(crate) fn stats(&self) -> CacheStats {
-        let mut stats = CacheStats {
+        self.read(|blocks| CacheStats {
             capacity_bytes: self.capacity,
+            used_bytes: blocks.bytes,
+            blocks: blocks.map.len(),
             misses: self.misses.load(Ordering::Relaxed),
-            ..CacheStats::default()
-        };
-        for shard in self.shards.iter() {
-            let shard = shard.read().unwrap_or_else(|e| e.into_inner());
-            stats.used_bytes += shard.bytes;
-            stats.blocks += shard.map.len();
-        }
-        stats
+        })
     }
 }
 
@@ -144,26 +173,44 @@ mod tests {
 
     #[test]
     fn the_cache_stays_within_its_bound_and_keeps_what_is_used() {
-        let cache = BlockCache::new(SHARDS * 100);
+        let cache = BlockCache::new(100);
         let block = |n: u8| -> Arc<[u8]> { vec![n; 30].into() };
-        // Keys that land in one shard.
-        let keys: Vec<BlockKey> = (0..10_000u64).filter(|k| shard_of(*k) == 0).take(8).collect();
-        for (i, &k) in keys.iter().take(3).enumerate() {
-            cache.insert(k, block(i as u8));
+        for k in 0..3 {
+            cache.insert(k, block(k as u8));
         }
-        assert_eq!(cache.with(keys[0], |b| b[0]), Some(0));
-        // A fourth block overflows the shard's 100 bytes: the unreferenced second goes.
-        cache.insert(keys[3], block(3));
-        assert_eq!(cache.with(keys[1], |b| b[0]), None);
-        assert_eq!(cache.with(keys[0], |b| b[0]), Some(0));
-        assert_eq!(cache.with(keys[3], |b| b[0]), Some(3));
-        for &k in &keys[4..] {
+        assert_eq!(cache.with(0, |b| b[0]), Some(0));
+        // A fourth block overflows the 100 bytes: the unreferenced second goes.
+        cache.insert(3, block(3));
+        assert_eq!(cache.with(1, |b| b[0]), None);
+        assert_eq!(cache.with(0, |b| b[0]), Some(0));
+        assert_eq!(cache.with(3, |b| b[0]), Some(3));
+        for k in 4..20 {
             cache.insert(k, block(9));
         }
         let stats = cache.stats();
-        assert!(stats.used_bytes <= SHARDS * 100 && stats.used_bytes == 30 * stats.blocks, "{stats:?}");
-        // A block bigger than a shard's share is not kept.
-        cache.insert(keys[0] + 1, vec![0u8; 101].into());
-        assert_eq!(cache.with(keys[0] + 1, |b| b.len()), None);
+        assert!(stats.used_bytes <= 100 && stats.used_bytes == 30 * stats.blocks, "{stats:?}");
+        // A block bigger than the cache is not kept.
+        cache.insert(99, vec![0u8; 101].into());
+        assert_eq!(cache.with(99, |b| b.len()), None);
+    }
+
+    #[test]
+    fn threads_read_and_insert_together() {
+        let cache = BlockCache::new(64 * 10);
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let cache = &cache;
+                s.spawn(move || {
+                    for i in 0..2000u64 {
+                        let key = (i * 7 + t) % 40;
+                        match cache.with(key, |b| b[0]) {
+                            Some(v) => assert_eq!(v as u64, key),
+                            None => cache.insert(key, vec![key as u8; 64].into()),
+                        }
+                    }
+                });
+            }
+        });
+        assert!(cache.stats().used_bytes <= 640);
     }
 }
