@@ -6,10 +6,20 @@ use std::process::Command;
 
 use kabe_probe::{DrawRuleSet, DrawRules, Variant};
 
-/// `target/<profile>`, where cargo put `libkabe.so` and `libkabe.a` for this test run.
+/// `target/<profile>` of this test run, with `libkabe.so` and `libkabe.a` built in it:
+/// a test build makes only the rlib, so the C libraries are built here (cargo's lock is
+/// free while tests run; everything but the final link is already compiled).
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable");
-    exe.ancestors().nth(2).expect("target/<profile>/deps/<test>").to_path_buf()
+    let dir = exe.ancestors().nth(2).expect("target/<profile>/deps/<test>").to_path_buf();
+    let mut build = Command::new(env!("CARGO"));
+    build.args(["build", "--quiet", "-p", "kabe-capi", "--lib"]);
+    if dir.ends_with("release") {
+        build.arg("--release");
+    }
+    let status = build.status().expect("running cargo");
+    assert!(status.success(), "cargo build -p kabe-capi failed");
+    dir
 }
 
 fn compile(out: &Path, link: &[&str]) {
