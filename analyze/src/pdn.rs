@@ -1,0 +1,414 @@
+//! A streaming PDN reader: one game in memory at a time, whatever the file's size.
+//!
+//! Reads PDN 3.0 as real files write it: tag pairs, `{}` comments (also across lines),
+//! `%` line comments, nested `()` variations (skipped), NAGs `$n` and `!?` marks, move
+//! numbers `12.` and `12...`, every result form, `/FEN "..."/` setups in the movetext,
+//! UTF-8 or Latin-1 (decided per line), CRLF. What is not PDN is reported with its line
+//! and the reader goes on.
+
+use std::io::BufRead;
+
+/// One game as written: tags, main-line move texts and result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PdnGame {
+    /// 1-based number of the game in its file.
+    pub number: usize,
+    /// Line where the game starts.
+    pub line: usize,
+    /// Tag pairs in order.
+    pub tags: Vec<(String, String)>,
+    /// A setup given in the movetext as `/FEN "..."/`.
+    pub setup: Option<String>,
+    /// The main line's moves.
+    pub moves: Vec<MoveText>,
+    /// The game termination marker (`2-0`, `1/2-1/2`, `*`, ...), if any.
+    pub result: Option<String>,
+    /// Text that is not PDN, with its line: reported, then skipped.
+    pub errors: Vec<(usize, String)>,
+}
+
+/// A move of the main line as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveText {
+    /// The move, marks (`!?`) removed.
+    pub text: String,
+    /// Its line in the file.
+    pub line: usize,
+}
+
+impl PdnGame {
+    /// The value of tag `name` (case-insensitive), if present.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// "White - Black" for messages, "?" for names not given.
+    pub fn players(&self) -> String {
+        format!("{} - {}", self.tag("White").unwrap_or("?"), self.tag("Black").unwrap_or("?"))
+    }
+}
+
+const RESULTS: [&str; 8] = ["2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*"];
+
+/// Decodes one line: UTF-8 when it is, Latin-1 otherwise (every byte is a character).
+fn decode(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.trim_start_matches('\u{feff}').to_string(),
+        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+    }
+}
+
+/// Where the reader is inside the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Normal,
+    /// Inside `{ ... }`, opened on this line.
+    Comment(usize),
+}
+
+/// Reads games one by one from `input`.
+pub struct PdnReader<R> {
+    input: R,
+    line: usize,
+    mode: Mode,
+    /// Variation depth: moves inside `( ... )` are not the main line.
+    depth: usize,
+    /// The game being read.
+    game: PdnGame,
+    games: usize,
+    /// A game finished by its result, waiting to be returned.
+    done: Vec<PdnGame>,
+    buffer: Vec<u8>,
+    finished: bool,
+}
+
+impl<R: BufRead> PdnReader<R> {
+    /// A reader over `input`.
+    pub fn new(input: R) -> PdnReader<R> {
+        PdnReader {
+            input,
+            line: 0,
+            mode: Mode::Normal,
+            depth: 0,
+            game: PdnGame::default(),
+            games: 0,
+            done: Vec::new(),
+            buffer: Vec::new(),
+            finished: false,
+        }
+    }
+
+    fn has_content(game: &PdnGame) -> bool {
+        !game.tags.is_empty() || !game.moves.is_empty() || game.setup.is_some() || game.result.is_some()
+    }
+
+    /// Ends the current game (if it has anything) and starts the next.
+    fn close_game(&mut self) {
+        let game = std::mem::take(&mut self.game);
+        self.depth = 0;
+        if PdnReader::<R>::has_content(&game) {
+            self.done.push(game);
+        } else if !game.errors.is_empty() {
+            // Stray text between games belongs to the next one.
+            self.game.errors = game.errors;
+        }
+    }
+
+    fn begin_game(&mut self) {
+        if !PdnReader::<R>::has_content(&self.game) {
+            self.games += 1;
+            self.game.number = self.games;
+            self.game.line = self.line;
+        }
+    }
+
+    fn error(&mut self, text: String) {
+        let line = self.line;
+        self.game.errors.push((line, text));
+    }
+
+    /// Reads one line into the current game; `false` at the end of the input.
+    fn read_line(&mut self) -> std::io::Result<bool> {
+        self.buffer.clear();
+        if self.input.read_until(b'\n', &mut self.buffer)? == 0 {
+            return Ok(false);
+        }
+        self.line += 1;
+        let text = decode(&self.buffer);
+        self.scan(&text);
+        Ok(true)
+    }
+
+    fn scan(&mut self, text: &str) {
+        let chars: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        if self.mode == Mode::Normal && chars.first() == Some(&'%') {
+            return;
+        }
+        while i < chars.len() {
+            if let Mode::Comment(_) = self.mode {
+                match chars[i..].iter().position(|&c| c == '}') {
+                    Some(end) => {
+                        self.mode = Mode::Normal;
+                        i += end + 1;
+                        continue;
+                    }
+                    None => return,
+                }
+            }
+            let c = chars[i];
+            match c {
+                c if c.is_whitespace() => i += 1,
+                '{' => {
+                    self.mode = Mode::Comment(self.line);
+                    i += 1;
+                }
+                '(' => {
+                    self.depth += 1;
+                    i += 1;
+                }
+                ')' => {
+                    if self.depth == 0 {
+                        self.error("')' without '('".to_string());
+                    }
+                    self.depth = self.depth.saturating_sub(1);
+                    i += 1;
+                }
+                '[' => i = self.tag(&chars, i),
+                '}' | ']' => {
+                    self.error(format!("'{c}' without its opening bracket"));
+                    i += 1;
+                }
+                '/' => i = self.setup(&chars, i),
+                ';' => return,
+                _ => {
+                    let token_end = |from: usize| {
+                        chars[from..]
+                            .iter()
+                            .position(|&c| c.is_whitespace() || "{}()[];".contains(c))
+                            .map_or(chars.len(), |n| from + n)
+                    };
+                    let mut end = token_end(i);
+                    let mut token: String = chars[i..end].iter().collect();
+                    // Right-aligned squares: "1- 7", "28x 19" are one move.
+                    if token.len() > 1 && token.ends_with(['-', 'x', ':']) {
+                        let next = (end..chars.len()).find(|&j| chars[j] != ' ').unwrap_or(chars.len());
+                        if next > end && chars.get(next).is_some_and(char::is_ascii_alphanumeric) {
+                            end = token_end(next);
+                            token.extend(&chars[next..end]);
+                        }
+                    }
+                    self.token(&token);
+                    i = end;
+                }
+            }
+        }
+    }
+
+    /// `[Name "value"]`; returns the index after it.
+    fn tag(&mut self, chars: &[char], start: usize) -> usize {
+        if !self.game.moves.is_empty() || self.game.result.is_some() {
+            // A tag after moves starts the next game (its result was missing).
+            self.close_game();
+        }
+        self.begin_game();
+        let mut i = start + 1;
+        let mut name = String::new();
+        while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '"' && chars[i] != ']' {
+            name.push(chars[i]);
+            i += 1;
+        }
+        while i < chars.len() && chars[i].is_whitespace() {
+            i += 1;
+        }
+        if chars.get(i) != Some(&'"') {
+            self.error(format!("tag [{name} without a quoted value"));
+            return chars[i..].iter().position(|&c| c == ']').map_or(chars.len(), |n| i + n + 1);
+        }
+        i += 1;
+        let mut value = String::new();
+        while i < chars.len() && chars[i] != '"' {
+            if chars[i] == '\\' && i + 1 < chars.len() {
+                i += 1;
+            }
+            value.push(chars[i]);
+            i += 1;
+        }
+        if i >= chars.len() {
+            self.error(format!("tag [{name} \"{value}: value not closed on its line"));
+            return chars.len();
+        }
+        i += 1;
+        match chars[i..].iter().position(|&c| c == ']') {
+            Some(n) => {
+                self.game.tags.push((name, value));
+                i + n + 1
+            }
+            None => {
+                self.error(format!("tag [{name}: no closing ']'"));
+                self.game.tags.push((name, value));
+                chars.len()
+            }
+        }
+    }
+
+    /// `/FEN "..."/` in the movetext; returns the index after it.
+    fn setup(&mut self, chars: &[char], start: usize) -> usize {
+        let rest: String = chars[start + 1..].iter().collect();
+        let Some(end) = rest.find('/') else {
+            self.error(format!("'/' setup not closed: {rest}"));
+            return chars.len();
+        };
+        let inner = rest[..end].trim();
+        match inner.strip_prefix("FEN").map(str::trim) {
+            Some(fen) if fen.len() >= 2 && fen.starts_with('"') && fen.ends_with('"') => {
+                self.begin_game();
+                if self.depth == 0 {
+                    self.game.setup = Some(fen[1..fen.len() - 1].to_string());
+                }
+            }
+            _ => self.error(format!("unknown setup /{inner}/")),
+        }
+        start + 1 + rest[..end].chars().count() + 1
+    }
+
+    fn token(&mut self, token: &str) {
+        if let Some(nag) = token.strip_prefix('$') {
+            if !nag.chars().all(|c| c.is_ascii_digit()) {
+                self.error(format!("malformed NAG {token}"));
+            }
+            return;
+        }
+        if RESULTS.contains(&token) {
+            if self.depth == 0 {
+                self.begin_game();
+                self.game.result = Some(token.to_string());
+                self.close_game();
+            }
+            return;
+        }
+        // Move numbers, alone ("12." "12...") or glued to the move ("12.32-28").
+        let digits = token.chars().take_while(char::is_ascii_digit).count();
+        let dots = token[digits..].chars().take_while(|&c| c == '.').count();
+        let body = if digits > 0 && dots > 0 { &token[digits + dots..] } else { token };
+        let body = body.trim_end_matches(['!', '?', '+', '#']);
+        if body.is_empty() || body.chars().all(|c| "!?".contains(c)) {
+            return;
+        }
+        let looks_like_move = body.chars().all(|c| c.is_ascii_alphanumeric() || "-x:X×*".contains(c))
+            && body.chars().any(|c| "-x:X×".contains(c));
+        if !looks_like_move {
+            self.error(format!("\"{token}\" is not a move"));
+            return;
+        }
+        if self.depth == 0 {
+            self.begin_game();
+            let line = self.line;
+            self.game.moves.push(MoveText { text: body.to_string(), line });
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for PdnReader<R> {
+    type Item = std::io::Result<PdnGame>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if !self.done.is_empty() {
+                return Some(Ok(self.done.remove(0)));
+            }
+            if self.finished {
+                return None;
+            }
+            match self.read_line() {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.finished = true;
+                    if let Mode::Comment(line) = self.mode {
+                        self.error(format!("comment opened on line {line} is not closed"));
+                    }
+                    self.close_game();
+                }
+                Err(e) => {
+                    self.finished = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &[u8]) -> Vec<PdnGame> {
+        PdnReader::new(text).collect::<Result<_, _>>().expect("in memory")
+    }
+
+    fn moves(g: &PdnGame) -> Vec<&str> {
+        g.moves.iter().map(|m| m.text.as_str()).collect()
+    }
+
+    #[test]
+    fn tags_moves_numbers_results() {
+        let games = read(
+            b"[Event \"A \\\"quoted\\\" name\"]\r\n[GameType \"20\"]\r\n\r\n1. 32-28 19-23 2. 28x19 14x23 2-0\r\n\
+              [Event \"B\"]\n1.32-28 1... 19-23 1/2-1/2\n",
+        );
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].tag("event"), Some("A \"quoted\" name"));
+        assert_eq!(games[0].tag("GameType"), Some("20"));
+        assert_eq!(moves(&games[0]), ["32-28", "19-23", "28x19", "14x23"]);
+        assert_eq!(games[0].result.as_deref(), Some("2-0"));
+        assert_eq!((games[0].number, games[1].number), (1, 2));
+        assert_eq!(moves(&games[1]), ["32-28", "19-23"]);
+        assert_eq!(games[1].result.as_deref(), Some("1/2-1/2"));
+        assert_eq!(games[1].line, 5);
+    }
+
+    #[test]
+    fn comments_variations_nags_and_marks_are_not_moves() {
+        let games = read(
+            b"[FEN \"W:W31-50:B1-20\"]\n32-28 {a comment\nover (two) lines} 19-23! (18-23 38-32 (37-32? 23-29!)\n\
+              12-18) 28x19 $14 14x23?! \n% a line comment 1-0\n33-29 *\n",
+        );
+        assert_eq!(games.len(), 1, "{games:?}");
+        assert_eq!(moves(&games[0]), ["32-28", "19-23", "28x19", "14x23", "33-29"]);
+        assert_eq!(games[0].result.as_deref(), Some("*"));
+        assert!(games[0].errors.is_empty(), "{:?}", games[0].errors);
+    }
+
+    #[test]
+    fn setups_separators_and_every_result() {
+        let games = read(b"/FEN \"W:Wc3:Bf6\"/ 1. c3-d4 f6-e5 2. d4:f6 0-1\n1. e3:g5:e7 1-1\n12-16  1- 7 28x 19 0-0\n");
+        assert_eq!(games.len(), 3);
+        assert_eq!(games[0].setup.as_deref(), Some("W:Wc3:Bf6"));
+        assert_eq!(moves(&games[0]), ["c3-d4", "f6-e5", "d4:f6"]);
+        assert_eq!(moves(&games[1]), ["e3:g5:e7"]);
+        assert_eq!(moves(&games[2]), ["12-16", "1-7", "28x19"]);
+        assert_eq!(games[2].result.as_deref(), Some("0-0"));
+    }
+
+    #[test]
+    fn latin1_lines_and_broken_text_are_read_and_reported() {
+        let mut text = b"[White \"J\xe9r\xf4me\"]\n[Black \"".to_vec();
+        text.extend_from_slice(b"X\"]\n1. 32-28 ?? zz 19-23 { never closed\n");
+        let games = read(&text);
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].tag("White"), Some("J\u{e9}r\u{f4}me"));
+        assert_eq!(moves(&games[0]), ["32-28", "19-23"]);
+        let errors: Vec<&str> = games[0].errors.iter().map(|(_, e)| e.as_str()).collect();
+        assert!(errors.iter().any(|e| e.contains("\"zz\" is not a move")), "{errors:?}");
+        assert!(errors.iter().any(|e| e.contains("not closed")), "{errors:?}");
+    }
+
+    #[test]
+    fn a_missing_result_ends_the_game_at_the_next_tag() {
+        let games = read(b"[Event \"1\"]\n1. 32-28 } ]\n[Event \"2\"]\n1. 33-29 2-0\n");
+        assert_eq!(games.len(), 2);
+        assert_eq!((games[0].result.clone(), moves(&games[1])), (None, vec!["33-29"]));
+    }
+}
