@@ -1,3 +1,4 @@
+//! Times solving every table of a variant up to N pieces in memory: `cargo run --release --example time_solve -- VARIANT PIECES`.
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let variant = kabe_probe::Variant::by_name(&args[1]).expect("variant");

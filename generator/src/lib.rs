@@ -22,6 +22,8 @@ pub use solve::solve_pair;
 pub use verify::{tables_in, verify, Disagreement, VerifyReport};
 pub use write::{table_bytes, write_rule_table, write_table, BLOCK_POSITIONS};
 
+/// The rules crate the generator builds on, for callers that have no direct dependency.
+pub use kabe_probe as probe;
 use kabe_probe::{Signature, Variant};
 
 /// Solves every table of 2 to `max_pieces` pieces in memory, calling `done` after each.
@@ -39,4 +41,16 @@ pub fn solve_all(variant: Variant, max_pieces: u32, mut done: impl FnMut(&Solved
         }
     }
     registry
+}
+
+/// Builds international and Russian tables up to 3 pieces, with each variant's own rule
+/// tables, into `dir` (a second or so; files already there are kept): the small set the
+/// probe library's examples and quick tests open.
+pub fn build_small_tables(dir: &std::path::Path) -> Result<(), BuildError> {
+    for variant in [Variant::INTERNATIONAL, Variant::RUSSIAN] {
+        let theory = build(variant, 3, dir, &|_| {})?;
+        let rules = kabe_probe::DrawRules::new(variant.default_draw_rules(), &variant);
+        build_rules(&theory, rules, 3, dir, &|_| {})?;
+    }
+    Ok(())
 }

@@ -1,15 +1,18 @@
 //! The probe library: a directory of tables opened once, probed from any thread.
 //!
-//! ```no_run
+//! ```
+//! # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+//! # kabe_generator::build_small_tables(&tables)?;
 //! use kabe_probe::tablebase::Tablebase;
 //! use kabe_probe::{Counters, Position, Variant, Wld};
 //!
-//! let tb = Tablebase::builder("tables").cache_bytes(64 << 20).open()?;
-//! let p = Position::from_fen(Variant::INTERNATIONAL, "W:WK46,28:BK1")?;
-//! assert_eq!(tb.probe_wld(&p)?, Wld::Win);
+//! let tb = Tablebase::builder(&tables).cache_bytes(64 << 20).open()?;
+//! let p = Position::from_fen(Variant::INTERNATIONAL, "W:W32:B27")?;
+//! assert_eq!(tb.probe_wld(&p)?, Wld::Win); // 32x21 takes Black's last piece
 //! let rules = tb.draw_rules(p.variant()).expect("international tables are open");
 //! let verdict = tb.probe(&p, &Counters::fresh(rules, &p))?;
 //! println!("{:?} under {}, {:?} in theory", verdict.exact, rules.set, verdict.theoretical);
+//! # std::fs::remove_dir_all(&tables).ok();
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -233,10 +236,13 @@ fn forced_captures(position: &Position) -> Option<Vec<Move>> {
 impl Tablebase {
     /// The tables under `dir` with the default options.
     ///
-    /// ```no_run
-    /// let tb = kabe_probe::tablebase::Tablebase::open("tables")?;
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
+    /// let tb = kabe_probe::tablebase::Tablebase::open(&tables)?;
     /// println!("complete up to {} pieces", tb.max_pieces());
-    /// # Ok::<(), kabe_probe::tablebase::ProbeError>(())
+    /// # std::fs::remove_dir_all(&tables).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
         Tablebase::builder(dir).open()
@@ -260,10 +266,13 @@ impl Tablebase {
     /// The largest number of pieces up to which every material of some open variant has
     /// its tables (0 when none is complete).
     ///
-    /// ```no_run
-    /// let tb = kabe_probe::tablebase::Tablebase::open("tables")?;
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
+    /// let tb = kabe_probe::tablebase::Tablebase::open(&tables)?;
     /// assert!(tb.max_pieces() >= 2);
-    /// # Ok::<(), kabe_probe::tablebase::ProbeError>(())
+    /// # std::fs::remove_dir_all(&tables).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn max_pieces(&self) -> u32 {
         self.variants.iter().map(|v| v.catalog.complete_pieces).max().unwrap_or(0)
@@ -271,11 +280,14 @@ impl Tablebase {
 
     /// The same for one variant (0 when it is not open).
     ///
-    /// ```no_run
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Variant};
-    /// let tb = Tablebase::open("tables")?;
+    /// let tb = Tablebase::open(&tables)?;
     /// println!("Russian up to {} pieces", tb.max_pieces_of(&Variant::RUSSIAN));
-    /// # Ok::<(), kabe_probe::tablebase::ProbeError>(())
+    /// # std::fs::remove_dir_all(&tables).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn max_pieces_of(&self, variant: &Variant) -> u32 {
         self.tables(variant).map_or(0, |v| v.catalog.complete_pieces)
@@ -283,11 +295,14 @@ impl Tablebase {
 
     /// The draw rules [`Tablebase::probe`] applies to `variant`, for building counters.
     ///
-    /// ```no_run
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, DrawRuleSet, Variant};
-    /// let tb = Tablebase::open("tables")?;
+    /// let tb = Tablebase::open(&tables)?;
     /// assert_eq!(tb.draw_rules(&Variant::INTERNATIONAL).map(|r| r.set), Some(DrawRuleSet::Fmjd));
-    /// # Ok::<(), kabe_probe::tablebase::ProbeError>(())
+    /// # std::fs::remove_dir_all(&tables).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn draw_rules(&self, variant: &Variant) -> Option<&DrawRules> {
         self.tables(variant).ok().map(|v| &v.rules)
@@ -295,10 +310,13 @@ impl Tablebase {
 
     /// What the block cache holds.
     ///
-    /// ```no_run
-    /// let tb = kabe_probe::tablebase::Tablebase::open("tables")?;
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
+    /// let tb = kabe_probe::tablebase::Tablebase::open(&tables)?;
     /// assert_eq!(tb.cache_stats().capacity_bytes, kabe_probe::tablebase::DEFAULT_CACHE_BYTES);
-    /// # Ok::<(), kabe_probe::tablebase::ProbeError>(())
+    /// # std::fs::remove_dir_all(&tables).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
@@ -307,11 +325,14 @@ impl Tablebase {
     /// Win, draw or loss for the side to move, ignoring the counted draw rules (as the
     /// published databases give it).
     ///
-    /// ```no_run
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Position, Variant, Wld};
-    /// let tb = Tablebase::open("tables")?;
+    /// let tb = Tablebase::open(&tables)?;
     /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
-    /// assert_eq!(tb.probe_wld(&p)?, Wld::Draw);
+    /// assert_eq!(tb.probe_wld(&p)?, Wld::Win);
+    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn probe_wld(&self, position: &Position) -> Result<Wld, ProbeError> {
@@ -321,13 +342,16 @@ impl Tablebase {
     /// As [`Tablebase::probe_wld`], but never reads a file: `Ok(None)` when the block is
     /// not in the cache (for use deep in a search, where a disk read costs too much).
     ///
-    /// ```no_run
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Position, Variant};
-    /// let tb = Tablebase::open("tables")?;
+    /// let tb = Tablebase::open(&tables)?;
     /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
     /// assert_eq!(tb.probe_wld_cached(&p)?, None); // nothing read yet
     /// tb.probe_wld(&p)?;
     /// assert!(tb.probe_wld_cached(&p)?.is_some());
+    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn probe_wld_cached(&self, position: &Position) -> Result<Option<Wld>, ProbeError> {
@@ -336,11 +360,14 @@ impl Tablebase {
 
     /// The theoretical value with its distance to win (plies to the end of the game).
     ///
-    /// ```no_run
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Position, Variant};
-    /// let tb = Tablebase::open("tables")?;
-    /// let p = Position::from_fen(Variant::INTERNATIONAL, "W:WK46,28:BK1")?;
+    /// let tb = Tablebase::open(&tables)?;
+    /// let p = Position::from_fen(Variant::INTERNATIONAL, "W:W32:B27")?;
     /// println!("{}", tb.probe_dtw(&p)?);
+    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn probe_dtw(&self, position: &Position) -> Result<Score, ProbeError> {
@@ -351,14 +378,19 @@ impl Tablebase {
     /// The exact verdict under the draw rules for `counters` (see [`Counters`]): the
     /// result, the theoretical value, the count that governs and its plies left.
     ///
-    /// ```no_run
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Counters, Position, Variant, Wld};
-    /// let tb = Tablebase::open("tables")?;
-    /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKh8,Ke7,Kf6:BKa3")?;
+    /// let tb = Tablebase::open(&tables)?;
+    /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
     /// let rules = tb.draw_rules(p.variant()).expect("open");
-    /// // 20 plies of the 3-kings count gone: the win no longer fits in what is left.
-    /// let late = Counters::parse(rules, &p, "16c=20")?;
-    /// assert_eq!(tb.probe(&p, &late)?.exact, Wld::Draw);
+    /// assert_eq!(tb.probe(&p, &Counters::fresh(rules, &p))?.exact, Wld::Win); // in 3 plies
+    /// // 58 plies of the 30-move count gone: the win no longer fits in the 2 left.
+    /// let late = Counters::parse(rules, &p, "16b=58")?;
+    /// let verdict = tb.probe(&p, &late)?;
+    /// assert_eq!((verdict.exact, verdict.count), (Wld::Draw, Some(("16b", 2))));
+    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn probe(&self, position: &Position, counters: &Counters) -> Result<Verdict, ProbeError> {
@@ -369,14 +401,17 @@ impl Tablebase {
     /// The moves that keep the exact verdict, best first (quickest win within the count,
     /// longest loss), each with the position and counters after it.
     ///
-    /// ```no_run
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Counters, Position, Variant};
-    /// let tb = Tablebase::open("tables")?;
-    /// let p = Position::from_fen(Variant::INTERNATIONAL, "W:WK46,28:BK1")?;
+    /// let tb = Tablebase::open(&tables)?;
+    /// let p = Position::from_fen(Variant::INTERNATIONAL, "W:W32:B27")?;
     /// let rules = tb.draw_rules(p.variant()).expect("open");
     /// for m in tb.best_moves(&p, &Counters::fresh(rules, &p))? {
     ///     println!("{} {:?}", p.move_text(&m.mv), m.exact);
     /// }
+    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn best_moves(&self, position: &Position, counters: &Counters) -> Result<Vec<MoveVerdict>, ProbeError> {
