@@ -33,18 +33,20 @@ cargo run --release --quiet --bin kabe -- check-rules --variant russian --pieces
 cargo run --release --quiet --bin kabe -- stats --variant russian --rules ussr1953 --dir "$tables" | tail -n 3
 cargo run --release --quiet --bin kabe -- probe "W:WK46,K47,K48:BK5" --counters 6.3=30 --dir "$tables" | head -n 2
 
-echo "== fuzz: the table reader, a short run from real tables (cargo fuzz on the stable toolchain)"
+echo "== fuzz: the table reader and the PDN reader, short runs from real input (cargo fuzz on the stable toolchain)"
 if ! command -v cargo-fuzz >/dev/null; then
   cargo install cargo-fuzz --locked --version 0.13.2 --quiet
 fi
 fuzz/seed.sh "$tables"
-fuzz_log=target/fuzz-table-reader.log
-if ! (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run table_reader -- -max_total_time="${KABE_FUZZ_SECONDS:-60}" -max_len=8192) >"$fuzz_log" 2>&1; then
-  tail -n 60 "$fuzz_log"
-  echo "fuzzing the table reader failed (input kept under fuzz/artifacts/)" >&2
-  exit 1
-fi
-grep -E "^Done" "$fuzz_log"
+for target in table_reader pdn_reader; do
+  fuzz_log=target/fuzz-$target.log
+  if ! (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run $target -- -max_total_time="${KABE_FUZZ_SECONDS:-60}" -max_len=8192) >"$fuzz_log" 2>&1; then
+    tail -n 60 "$fuzz_log"
+    echo "fuzzing $target failed (input kept under fuzz/artifacts/$target/)" >&2
+    exit 1
+  fi
+  echo "$target: $(grep -E "^Done" "$fuzz_log")"
+done
 
 echo "== differential tests against independent implementations"
 scripts/difftest/run.sh "${KABE_DIFFTEST_POSITIONS:-10000}"
