@@ -89,12 +89,53 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     if let Some(threads) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().context("setting --threads")?;
     }
+    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let built = build_with_progress(variant, args.pieces, &dir, rules)?;
+    let bytes = disk_bytes(&dir, &variant, &built.signatures);
+    println!(
+        "{} tables up to {} pieces in {}: {} signatures, {} positions, {:.1} MB on disk ({:.2} bits/position)",
+        variant.name,
+        args.pieces,
+        dir.display(),
+        built.signatures.len(),
+        built.positions,
+        bytes as f64 / 1e6,
+        bytes as f64 * 8.0 / built.positions.max(1) as f64
+    );
+    println!(
+        "built {} pairs ({} positions) and loaded {} in {:.1} s ({:.2} M positions/s)",
+        built.pairs_built,
+        built.positions_solved,
+        built.pairs_loaded,
+        built.seconds,
+        built.positions_solved as f64 / built.seconds.max(1e-9) / 1e6
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What [`build_with_progress`] did.
+pub struct Built {
+    /// Every signature of the set.
+    pub signatures: Vec<Signature>,
+    /// Their positions.
+    pub positions: u64,
+    /// Pairs solved now, and their positions.
+    pub pairs_built: usize,
+    pub positions_solved: u64,
+    /// Pairs found complete on disk.
+    pub pairs_loaded: usize,
+    pub seconds: f64,
+}
+
+/// Builds (or completes) the theoretical and rule tables of `variant` up to `pieces`
+/// under `dir`, with progress bars on the terminal.
+pub fn build_with_progress(variant: Variant, pieces: u32, dir: &Path, rules: DrawRules) -> anyhow::Result<Built> {
     let multi = MultiProgress::new();
     let overall = multi.add(ProgressBar::new(0));
     overall.set_style(bar_style(
         "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions  {per_sec}  ETA {eta}  {msg}",
     ));
-    overall.set_prefix("all");
+    overall.set_prefix(variant.name);
     let bars: Mutex<HashMap<String, ProgressBar>> = Mutex::new(HashMap::new());
     let counts = Mutex::new((0usize, 0usize, 0u64));
     let start = Instant::now();
@@ -131,31 +172,22 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
             overall.set_message(format!("last: {}", pair_name(sigs)));
         }
     };
-    let rules = rules_arg(args.rules.as_deref(), &variant)?;
-    let registry = build(variant, args.pieces, &dir, &on_event)?;
+    let registry = build(variant, pieces, dir, &on_event)?;
     overall.set_position(0);
     overall.set_prefix(rules.set.name());
-    build_rules(&registry, rules, args.pieces, &dir, &on_event)?;
+    build_rules(&registry, rules, pieces, dir, &on_event)?;
     overall.finish_and_clear();
-    let secs = start.elapsed().as_secs_f64();
-    let (built, loaded, solved_positions) = *counts.lock().expect("counts");
-    let tables: Vec<Signature> = registry.signatures().collect();
-    let total: u64 = tables.iter().filter_map(|s| registry.table(*s)).map(|t| t.scores.len() as u64).sum();
-    let bytes = disk_bytes(&dir, &variant, &tables);
-    println!(
-        "{} tables up to {} pieces in {}: {} signatures, {total} positions, {:.1} MB on disk ({:.2} bits/position)",
-        variant.name,
-        args.pieces,
-        dir.display(),
-        tables.len(),
-        bytes as f64 / 1e6,
-        bytes as f64 * 8.0 / total.max(1) as f64
-    );
-    println!(
-        "built {built} pairs ({solved_positions} positions) and loaded {loaded} in {secs:.1} s ({:.2} M positions/s)",
-        solved_positions as f64 / secs.max(1e-9) / 1e6
-    );
-    Ok(ExitCode::SUCCESS)
+    let (pairs_built, pairs_loaded, positions_solved) = *counts.lock().expect("counts");
+    let signatures: Vec<Signature> = registry.signatures().collect();
+    let positions = signatures.iter().filter_map(|s| registry.table(*s)).map(|t| t.scores.len() as u64).sum();
+    Ok(Built {
+        signatures,
+        positions,
+        pairs_built,
+        positions_solved,
+        pairs_loaded,
+        seconds: start.elapsed().as_secs_f64(),
+    })
 }
 
 fn disk_bytes(dir: &Path, variant: &Variant, sigs: &[Signature]) -> u64 {

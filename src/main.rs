@@ -1,5 +1,7 @@
-//! The `kabe` command line: perft, moves, table generation and checks, exact probes.
+//! The `kabe` command line: perft, moves, table generation and checks, exact probes,
+//! game analysis and study checking.
 
+mod cli_analyze;
 mod cli_info;
 mod cli_moves;
 mod cli_perft;
@@ -36,6 +38,10 @@ enum Command {
     Probe(cli_rules::ProbeArgs),
     /// Compare the rule tables with an independent brute force, every position and counter state.
     CheckRules(cli_rules::CheckRulesArgs),
+    /// Annotate PDN games: exact verdicts under the draw rules, moves that threw a result away.
+    Analyze(cli_analyze::AnalyzeArgs),
+    /// Check a study: verdict, key moves, main line, duals (exit 0 sound, 1 not, 2 bad input).
+    Study(cli_analyze::StudyArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +62,8 @@ fn main() -> ExitCode {
         Command::Stats(args) => cli_tables::stats(&args),
         Command::Probe(args) => cli_rules::probe(&args),
         Command::CheckRules(args) => cli_rules::check_rules(&args),
+        Command::Analyze(args) => cli_analyze::analyze(&args),
+        Command::Study(args) => cli_analyze::study(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,10 +1,23 @@
-//! kabe-analyze: PDN reading, game replay and annotation (issue 7; the rules core it
-//! builds on lives in `kabe-probe`). So far: the streaming PDN reader ([`pdn`]) and
-//! strict replay ([`replay`]).
+//! kabe-analyze: PDN games in, exact verdicts out.
+//!
+//! - [`pdn`]: a streaming PDN reader, one game in memory at a time;
+//! - [`replay`]: strict replay of a game, errors naming file, game, players and move;
+//! - [`annotate`]: every position within table range with its exact verdict under the
+//!   game's draw rules (counts and repetition as played) and the moves that threw a
+//!   result away; [`repetition`] is the repetition rule on top of the tables;
+//! - [`analysis`]: files to annotated games with a summary; [`report`] writes them as
+//!   text, PDN with comments, or JSON;
+//! - [`study`]: the study checker (key move, main line, duals).
 
+pub mod analysis;
+pub mod annotate;
 pub mod pdn;
-
-pub use pdn::{MoveText, PdnGame, PdnReader};
+pub mod repetition;
 pub mod replay;
+pub mod report;
+pub mod study;
 
+pub use analysis::{Analyzer, GameOutcome, Summary};
+pub use annotate::{annotate, GameAnnotation, PositionNote, Reach};
+pub use pdn::{MoveText, PdnGame, PdnReader};
 pub use replay::{replay, Problem, Replay, ReplayError};

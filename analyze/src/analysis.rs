@@ -1,0 +1,152 @@
+//! Files to annotated games: read, replay, annotate, one game at a time, with a summary
+//! and the tables that were missing named once.
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::{self, BufReader};
+use std::path::Path;
+
+use kabe_probe::tablebase::{ProbeError, Tablebase};
+use kabe_probe::Variant;
+
+use crate::annotate::{annotate, AnnotateError, GameAnnotation, Reach};
+use crate::pdn::{PdnGame, PdnReader};
+use crate::replay::{replay, Replay, ReplayError};
+
+/// What became of one game.
+#[derive(Debug)]
+pub enum GameOutcome {
+    /// Replayed and annotated (possibly with no position in table range).
+    Analysed {
+        /// The replayed game.
+        replay: Replay,
+        /// What the tables say about it.
+        annotation: GameAnnotation,
+    },
+    /// Replayed, but the tables have nothing for its variant.
+    NoTables {
+        /// The replayed game.
+        replay: Replay,
+    },
+    /// Not replayed: the error names file, game, players and move.
+    Failed(ReplayError),
+}
+
+/// Counts over everything analysed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Games read.
+    pub read: usize,
+    /// Games replayed and annotated.
+    pub analysed: usize,
+    /// Games that could not be replayed.
+    pub failed: usize,
+    /// Positions annotated with a table verdict.
+    pub positions: usize,
+    /// Moves that changed the exact verdict.
+    pub errors: usize,
+    /// Games where a draw rule (count or repetition) ended the game before its last move.
+    pub ended_by_rule: usize,
+    /// Tables needed and not found, as `variant signature`, each named once.
+    pub missing: BTreeSet<(String, String)>,
+    /// Variants met for which no table is open at all.
+    pub variants_without_tables: BTreeSet<String>,
+}
+
+impl Summary {
+    fn count(&mut self, outcome: &GameOutcome) {
+        self.read += 1;
+        match outcome {
+            GameOutcome::Analysed { annotation, replay } => {
+                self.analysed += 1;
+                self.positions += annotation.positions.len();
+                self.errors += annotation.errors().count();
+                self.ended_by_rule += usize::from(annotation.ended.is_some());
+                for s in &annotation.missing {
+                    self.missing.insert((replay.variant.name.to_string(), s.to_string()));
+                }
+            }
+            GameOutcome::NoTables { replay } => {
+                self.analysed += 1;
+                self.variants_without_tables.insert(replay.variant.name.to_string());
+            }
+            GameOutcome::Failed(_) => self.failed += 1,
+        }
+    }
+}
+
+/// Analyses games with one set of tables.
+pub struct Analyzer<'a> {
+    tables: &'a Tablebase,
+    variant: Option<Variant>,
+    reach: Reach,
+}
+
+impl<'a> Analyzer<'a> {
+    /// An analyzer over `tables`; `variant` overrides what the games say (`--variant`).
+    pub fn new(tables: &'a Tablebase, variant: Option<Variant>, reach: Reach) -> Analyzer<'a> {
+        Analyzer { tables, variant, reach }
+    }
+
+    /// Replays and annotates one game read from `file`.
+    pub fn game(&self, file: &str, game: &PdnGame) -> Result<GameOutcome, AnnotateError> {
+        let replay = match replay(file, game, self.variant) {
+            Ok(r) => r,
+            Err(e) => return Ok(GameOutcome::Failed(e)),
+        };
+        if self.tables.draw_rules(&replay.variant).is_none() {
+            return Ok(GameOutcome::NoTables { replay });
+        }
+        let texts: Vec<String> = game.moves.iter().map(|m| m.text.clone()).collect();
+        match annotate(self.tables, &replay, &texts, self.reach) {
+            Ok(annotation) => Ok(GameOutcome::Analysed { replay, annotation }),
+            Err(AnnotateError::Probe(ProbeError::VariantNotOpen { .. })) => Ok(GameOutcome::NoTables { replay }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every game of the file at `path`, in order, handed to `each` with its outcome; the
+    /// summary is updated as it goes. A file that cannot be opened or read is an error
+    /// naming it; a damaged table is an error too (the analysis cannot be trusted).
+    pub fn file(
+        &self,
+        path: &Path,
+        summary: &mut Summary,
+        each: &mut dyn FnMut(&str, &PdnGame, &GameOutcome) -> io::Result<()>,
+    ) -> Result<(), AnalysisError> {
+        let name = path.display().to_string();
+        let io_error = |source| AnalysisError::Io { file: name.clone(), source };
+        let input = File::open(path).map_err(io_error)?;
+        for game in PdnReader::new(BufReader::new(input)) {
+            let game = game.map_err(io_error)?;
+            let outcome = self.game(&name, &game).map_err(|source| AnalysisError::Tables { file: name.clone(), source })?;
+            summary.count(&outcome);
+            each(&name, &game, &outcome).map_err(AnalysisError::Output)?;
+        }
+        Ok(())
+    }
+}
+
+/// Why an analysis stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    /// A PDN file could not be read.
+    #[error("{file}: {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The error.
+        source: io::Error,
+    },
+    /// The tables failed (damaged file, read error).
+    #[error("analysing {file}: {source}")]
+    Tables {
+        /// The PDN file being analysed.
+        file: String,
+        /// The error, naming the table file.
+        source: AnnotateError,
+    },
+    /// The report could not be written.
+    #[error("writing the report: {0}")]
+    Output(io::Error),
+}

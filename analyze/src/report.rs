@@ -1,0 +1,510 @@
+//! The analysis written out: a readable text report, the games as PDN with the verdicts
+//! in comments (read back by [`crate::PdnReader`] to the same games), or JSON whose
+//! schema is documented in `analyze/JSON.md`.
+
+use std::io::{self, Write};
+
+use kabe_probe::{Color, DrawRules, Position, Wld};
+use serde_json::{json, Value};
+
+use crate::analysis::{GameOutcome, Summary};
+use crate::annotate::{move_number, GameAnnotation, MoveError, PositionNote, RepetitionEffect};
+use crate::pdn::PdnGame;
+
+/// Output formats of `kabe analyze`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Readable text.
+    Text,
+    /// PDN with comments.
+    Pdn,
+    /// JSON (`analyze/JSON.md`).
+    Json,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Format, String> {
+        match s {
+            "text" => Ok(Format::Text),
+            "pdn" => Ok(Format::Pdn),
+            "json" => Ok(Format::Json),
+            other => Err(format!("unknown format '{other}' (text, pdn, json)")),
+        }
+    }
+}
+
+/// Writes games as they are analysed, then the summary.
+pub trait Report {
+    /// One game and what became of it.
+    fn game(&mut self, file: &str, game: &PdnGame, outcome: &GameOutcome) -> io::Result<()>;
+    /// The end: counts and missing tables.
+    fn finish(&mut self, summary: &Summary) -> io::Result<()>;
+}
+
+/// The report of `format` written to `out`.
+pub fn report<'w>(format: Format, out: Box<dyn Write + 'w>) -> Box<dyn Report + 'w> {
+    match format {
+        Format::Text => Box::new(TextReport { out }),
+        Format::Pdn => Box::new(PdnReport { out }),
+        Format::Json => Box::new(JsonReport { out, games: 0 }),
+    }
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// "White wins in 7", "draw", "Black wins in 12" from the side to move's result.
+fn absolute(position: &Position, result: Wld, plies: Option<u16>) -> String {
+    let winner = match result {
+        Wld::Win => position.turn(),
+        Wld::Loss => position.turn().opposite(),
+        Wld::Draw => return "draw".to_string(),
+    };
+    match plies {
+        Some(0) => format!("{} has won", color_name(winner)),
+        Some(p) => format!("{} wins in {p}", color_name(winner)),
+        None => format!("{} wins", color_name(winner)),
+    }
+}
+
+fn word(w: Wld) -> &'static str {
+    match w {
+        Wld::Win => "win",
+        Wld::Draw => "draw",
+        Wld::Loss => "loss",
+    }
+}
+
+/// Plies to the end of the game when the exact result is the theoretical one and no
+/// count can stop it (then both walk the same line); `None` otherwise.
+fn exact_plies(note: &PositionNote) -> Option<u16> {
+    let same_line = note.verdict.within == kabe_probe::RuleScore::from_score(note.verdict.theoretical);
+    (note.exact == note.verdict.exact && note.exact != Wld::Draw && same_line)
+        .then(|| note.verdict.theoretical.plies())
+        .flatten()
+}
+
+/// Plies to the move that secures the exact result under the counts: the end of the
+/// game, or a capture or promotion that starts a fresh count in a position already won.
+fn secured_plies(note: &PositionNote) -> Option<u16> {
+    (note.exact == note.verdict.exact && note.exact != Wld::Draw)
+        .then(|| note.verdict.within.decided().map(|(_, p)| p))
+        .flatten()
+}
+
+/// What the rules do here, in words: the count that decides, a repetition.
+fn rule_note(annotation: &GameAnnotation, start: &Position, note: &PositionNote) -> String {
+    let mut parts = Vec::new();
+    if note.verdict.rule_decides() {
+        if let Some((article, left)) = note.verdict.count {
+            parts.push(format!(
+                "{article} decides: count runs out at {}",
+                move_number(start, note.ply + usize::from(left))
+            ));
+        }
+    }
+    match note.repetition {
+        Some(RepetitionEffect::Draws) => parts.push(format!("a third repetition draws ({})", repetition_article(annotation))),
+        Some(RepetitionEffect::Unresolved) => parts.push("repetition not searched to the end".to_string()),
+        None if note.occurrences >= 2 => parts.push(format!("position seen {} times", note.occurrences)),
+        None => {}
+    }
+    parts.join("; ")
+}
+
+fn repetition_article(annotation: &GameAnnotation) -> &'static str {
+    match annotation.rules {
+        kabe_probe::DrawRuleSet::Ussr1953 => "16a",
+        _ => "6.1",
+    }
+}
+
+fn error_text(position: &Position, e: &MoveError) -> String {
+    let what = match (e.from, e.to) {
+        (Wld::Win, Wld::Draw) => "throws the win away: now a draw",
+        (Wld::Win, _) => "throws the win away: now lost",
+        _ => "loses a drawn position",
+    };
+    let best = match e.best_win_plies {
+        Some(p) => format!("{} wins in {p}", e.best),
+        None => format!("{} holds the draw", e.best),
+    };
+    format!("{} {what}; {best}", color_name(position.turn()))
+}
+
+fn mark(e: &MoveError) -> &'static str {
+    if e.from == Wld::Win && e.to == Wld::Loss {
+        "??"
+    } else {
+        "?"
+    }
+}
+
+fn table_start(annotation: &GameAnnotation) -> Option<&PositionNote> {
+    annotation.positions.first()
+}
+
+struct TextReport<'w> {
+    out: Box<dyn Write + 'w>,
+}
+
+impl Report for TextReport<'_> {
+    fn game(&mut self, file: &str, game: &PdnGame, outcome: &GameOutcome) -> io::Result<()> {
+        let out = &mut self.out;
+        let result = game.result.as_deref().unwrap_or("*");
+        write!(out, "{file}, game {}: {}, {result}", game.number, game.players())?;
+        match outcome {
+            GameOutcome::Failed(e) => writeln!(out, "\n  not analysed: {}", e.problem)?,
+            GameOutcome::NoTables { replay } => writeln!(out, " ({})\n  no tables for {} are open", replay.variant.name, replay.variant.name)?,
+            GameOutcome::Analysed { replay, annotation } => {
+                writeln!(out, " ({}, {} rules)", replay.variant.name, annotation.rules.name())?;
+                for (line, text) in &game.errors {
+                    writeln!(out, "  line {line}: skipped '{text}'")?;
+                }
+                if let Some(end) = annotation.ended {
+                    let why = if end.repetition { "third repetition" } else { "the count ran out" };
+                    writeln!(
+                        out,
+                        "  drawn by {} at {} ({why}); the moves after it are not analysed",
+                        end.article,
+                        move_number(&replay.start, end.ply)
+                    )?;
+                }
+                let Some(first) = table_start(annotation) else {
+                    writeln!(out, "  no position within table range ({} plies)", replay.moves.len())?;
+                    return Ok(());
+                };
+                let rules = DrawRules::new(annotation.rules, &replay.variant);
+                writeln!(
+                    out,
+                    "  in the tables from {} ({} pieces); {} positions, {} move(s) changed the verdict{}",
+                    first.move_number,
+                    first.position.piece_count(),
+                    annotation.positions.len(),
+                    annotation.errors().count(),
+                    if annotation.from_setup { "; counts start at the setup" } else { "" }
+                )?;
+                writeln!(
+                    out,
+                    "  {:<7} {:<12} {:<18} {:<25} {:<14} notes",
+                    "move", "played", "exact (rules)", "theory (no counts)", "counts (plies)"
+                )?;
+                for note in &annotation.positions {
+                    let played = match &note.played {
+                        Some(m) => format!("{}{}", m.text, m.error.as_ref().map_or("", mark)),
+                        None => "end".to_string(),
+                    };
+                    let exact = absolute(&note.position, note.exact, exact_plies(note));
+                    let theory = absolute(&note.position, note.verdict.theoretical.wld(), note.verdict.theoretical.plies());
+                    let mut extra = rule_note(annotation, &replay.start, note);
+                    if let Some(e) = note.played.as_ref().and_then(|m| m.error.as_ref()) {
+                        if !extra.is_empty() {
+                            extra.push_str("; ");
+                        }
+                        extra.push_str(&error_text(&note.position, e));
+                    }
+                    writeln!(
+                        out,
+                        "  {:<7} {:<12} {:<18} {:<25} {:<14} {extra}",
+                        note.move_number,
+                        played,
+                        exact,
+                        theory,
+                        note.counters.describe(&rules)
+                    )?;
+                }
+                for s in &annotation.missing {
+                    writeln!(out, "  table missing: {} {s}", replay.variant.name)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, s: &Summary) -> io::Result<()> {
+        writeln!(
+            self.out,
+            "\n{} games read, {} analysed, {} failed; {} positions in the tables, {} moves changed the exact verdict, {} games ended by a draw rule",
+            s.read, s.analysed, s.failed, s.positions, s.errors, s.ended_by_rule
+        )?;
+        write_missing(&mut self.out, s, "")
+    }
+}
+
+fn write_missing(out: &mut dyn Write, s: &Summary, prefix: &str) -> io::Result<()> {
+    for v in &s.variants_without_tables {
+        writeln!(out, "{prefix}no {v} tables: build them with `kabe generate --variant {v}` or analyse with --generate")?;
+    }
+    if !s.missing.is_empty() {
+        let names: Vec<String> = s.missing.iter().map(|(v, sig)| format!("{v} {sig}")).collect();
+        writeln!(out, "{prefix}missing tables ({}): {}", names.len(), names.join(", "))?;
+    }
+    Ok(())
+}
+
+struct PdnReport<'w> {
+    out: Box<dyn Write + 'w>,
+}
+
+/// A comment's text: PDN comments end at the first `}`.
+fn comment(text: &str) -> String {
+    format!("{{{}}}", text.replace('}', ")").replace('{', "("))
+}
+
+fn pdn_escape(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Wraps PDN movetext tokens at 79 columns.
+struct Wrapped<'a> {
+    out: &'a mut dyn Write,
+    column: usize,
+}
+
+impl Wrapped<'_> {
+    fn token(&mut self, t: &str) -> io::Result<()> {
+        if self.column > 0 && self.column + 1 + t.len() > 79 {
+            writeln!(self.out)?;
+            self.column = 0;
+        }
+        if self.column > 0 {
+            write!(self.out, " ")?;
+            self.column += 1;
+        }
+        write!(self.out, "{t}")?;
+        self.column += t.chars().count();
+        Ok(())
+    }
+}
+
+impl Report for PdnReport<'_> {
+    fn game(&mut self, _file: &str, game: &PdnGame, outcome: &GameOutcome) -> io::Result<()> {
+        for (name, value) in &game.tags {
+            writeln!(self.out, "[{name} \"{}\"]", pdn_escape(value))?;
+        }
+        writeln!(self.out)?;
+        let mut w = Wrapped { out: &mut *self.out, column: 0 };
+        if let Some(setup) = &game.setup {
+            w.token(&format!("/FEN \"{}\"/", pdn_escape(setup)))?;
+        }
+        let (start, annotation) = match outcome {
+            GameOutcome::Analysed { replay, annotation } => {
+                let lead = match table_start(annotation) {
+                    Some(first) => format!(
+                        "kabe: {} rules, tables from {} ({} pieces), {} move(s) changed the verdict",
+                        annotation.rules.name(),
+                        first.move_number,
+                        first.position.piece_count(),
+                        annotation.errors().count()
+                    ),
+                    None => format!("kabe: {} rules, no position within table range", annotation.rules.name()),
+                };
+                w.token(&comment(&lead))?;
+                (Some(replay.start), Some(annotation))
+            }
+            GameOutcome::NoTables { replay } => {
+                w.token(&comment(&format!("kabe: no {} tables open", replay.variant.name)))?;
+                (Some(replay.start), None)
+            }
+            GameOutcome::Failed(e) => {
+                w.token(&comment(&format!("kabe: not analysed: {}", e.problem)))?;
+                (None, None)
+            }
+        };
+        let black_first = start.is_some_and(|s| s.turn() == Color::Black);
+        let mut need_number = true;
+        for (ply, text) in game.moves.iter().enumerate() {
+            let note = annotation.and_then(|a| a.positions.iter().find(|n| n.ply == ply));
+            let white_move = (ply + usize::from(black_first)) % 2 == 0;
+            let number = (ply + usize::from(black_first)) / 2 + 1;
+            if white_move {
+                w.token(&format!("{number}."))?;
+            } else if need_number {
+                w.token(&format!("{number}..."))?;
+            }
+            let error = note.and_then(|n| n.played.as_ref()).and_then(|m| m.error.as_ref());
+            w.token(&format!("{}{}", text.text, error.map_or("", mark)))?;
+            need_number = false;
+            if let (Some(note), Some(annotation), Some(start)) = (note, annotation, start.as_ref()) {
+                // The verdict after the move, as the next position's note says; the error, if any.
+                let mut parts = Vec::new();
+                if let Some(e) = error {
+                    parts.push(error_text(&note.position, e));
+                }
+                if let Some(next) = annotation.positions.iter().find(|n| n.ply == ply + 1) {
+                    let mut after = absolute(&next.position, next.exact, exact_plies(next));
+                    let theory =
+                        absolute(&next.position, next.verdict.theoretical.wld(), next.verdict.theoretical.plies());
+                    if next.exact != next.verdict.theoretical.wld() {
+                        after.push_str(&format!(" (theory: {theory})"));
+                    }
+                    let rules = rule_note(annotation, start, next);
+                    if !rules.is_empty() {
+                        after.push_str(&format!("; {rules}"));
+                    }
+                    parts.push(after);
+                }
+                if !parts.is_empty() {
+                    w.token(&comment(&parts.join("; ")))?;
+                    need_number = true;
+                }
+            }
+        }
+        if let Some(end) = annotation.and_then(|a| a.ended) {
+            let why = if end.repetition { "third repetition" } else { "count ran out" };
+            w.token(&comment(&format!("kabe: drawn by {} ({why})", end.article)))?;
+        }
+        w.token(game.result.as_deref().unwrap_or("*"))?;
+        writeln!(self.out, "\n")
+    }
+
+    fn finish(&mut self, s: &Summary) -> io::Result<()> {
+        // A trailing comment outside any game: the reader skips it.
+        let mut text = Vec::new();
+        writeln!(text, "{} games read, {} analysed, {} failed", s.read, s.analysed, s.failed)?;
+        write_missing(&mut text, s, "")?;
+        writeln!(self.out, "{}", comment(&format!("kabe summary: {}", String::from_utf8_lossy(&text).trim())))
+    }
+}
+
+struct JsonReport<'w> {
+    out: Box<dyn Write + 'w>,
+    games: usize,
+}
+
+fn result_json(position: &Position, result: Wld, plies: Option<u16>) -> Value {
+    let winner = match result {
+        Wld::Win => Some(position.turn()),
+        Wld::Loss => Some(position.turn().opposite()),
+        Wld::Draw => None,
+    };
+    json!({
+        "result": word(result),
+        "winner": winner.map(|c| color_name(c).to_ascii_lowercase()),
+        "plies": plies,
+    })
+}
+
+fn position_json(start: &Position, rules: &DrawRules, note: &PositionNote) -> Value {
+    let counters: serde_json::Map<String, Value> = note
+        .counters
+        .describe(rules)
+        .split(',')
+        .filter_map(|p| p.split_once('='))
+        .map(|(a, n)| (a.to_string(), json!(n.parse::<u16>().unwrap_or(0))))
+        .collect();
+    let rule = note.verdict.count.map(|(article, left)| {
+        json!({
+            "article": article,
+            "plies_left": left,
+            "runs_out_at": move_number(start, note.ply + usize::from(left)),
+        })
+    });
+    let played = note.played.as_ref().map(|m| {
+        json!({
+            "move": m.text,
+            "result": word(m.result),
+            "error": m.error.as_ref().map(|e| json!({
+                "from": word(e.from),
+                "to": word(e.to),
+                "best": e.best,
+                "best_win_plies": e.best_win_plies,
+            })),
+        })
+    });
+    json!({
+        "ply": note.ply,
+        "move_number": note.move_number,
+        "to_move": color_name(note.position.turn()).to_ascii_lowercase(),
+        "fen": note.position.fen(),
+        "pieces": note.position.piece_count(),
+        "counters": counters,
+        "occurrences": note.occurrences,
+        "exact": result_json(&note.position, note.exact, exact_plies(note)),
+        "secured_in": secured_plies(note),
+        "theoretical": result_json(&note.position, note.verdict.theoretical.wld(), note.verdict.theoretical.plies()),
+        "rule": rule,
+        "rule_decides": note.verdict.rule_decides(),
+        "repetition": note.repetition.map(|r| match r {
+            RepetitionEffect::Draws => "draws",
+            RepetitionEffect::Unresolved => "unresolved",
+        }),
+        "played": played,
+    })
+}
+
+fn game_json(file: &str, game: &PdnGame, outcome: &GameOutcome) -> Value {
+    let mut v = json!({
+        "file": file,
+        "game": game.number,
+        "line": game.line,
+        "white": game.tag("White"),
+        "black": game.tag("Black"),
+        "event": game.tag("Event"),
+        "date": game.tag("Date"),
+        "result": game.result,
+        "plies": game.moves.len(),
+        "skipped_text": game.errors.iter().map(|(line, text)| json!({"line": line, "text": text})).collect::<Vec<_>>(),
+    });
+    let fields = match outcome {
+        GameOutcome::Failed(e) => json!({"status": "failed", "error": e.to_string()}),
+        GameOutcome::NoTables { replay } => json!({"status": "no_tables", "variant": replay.variant.name}),
+        GameOutcome::Analysed { replay, annotation } => {
+            let rules = DrawRules::new(annotation.rules, &replay.variant);
+            json!({
+                "status": "analysed",
+                "variant": replay.variant.name,
+                "rules": annotation.rules.name(),
+                "from_setup": annotation.from_setup,
+                "positions": annotation.positions.iter().map(|n| position_json(&replay.start, &rules, n)).collect::<Vec<_>>(),
+                "ended_by_rule": annotation.ended.map(|e| json!({
+                    "ply": e.ply,
+                    "move_number": move_number(&replay.start, e.ply),
+                    "article": e.article,
+                    "repetition": e.repetition,
+                })),
+                "missing_tables": annotation.missing.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            })
+        }
+    };
+    if let (Value::Object(map), Value::Object(more)) = (&mut v, fields) {
+        map.extend(more);
+    }
+    v
+}
+
+impl Report for JsonReport<'_> {
+    fn game(&mut self, file: &str, game: &PdnGame, outcome: &GameOutcome) -> io::Result<()> {
+        // Written game by game, so memory stays flat for any number of games.
+        if self.games == 0 {
+            write!(self.out, "{{\"schema\":\"kabe-analysis/1\",\"games\":[\n")?;
+        } else {
+            writeln!(self.out, ",")?;
+        }
+        self.games += 1;
+        serde_json::to_writer(&mut self.out, &game_json(file, game, outcome))?;
+        Ok(())
+    }
+
+    fn finish(&mut self, s: &Summary) -> io::Result<()> {
+        if self.games == 0 {
+            write!(self.out, "{{\"schema\":\"kabe-analysis/1\",\"games\":[")?;
+        }
+        let summary = json!({
+            "read": s.read,
+            "analysed": s.analysed,
+            "failed": s.failed,
+            "positions": s.positions,
+            "errors": s.errors,
+            "ended_by_rule": s.ended_by_rule,
+            "missing_tables": s.missing.iter().map(|(v, sig)| format!("{v} {sig}")).collect::<Vec<_>>(),
+            "variants_without_tables": s.variants_without_tables,
+        });
+        writeln!(self.out, "\n],\"summary\":{summary}}}")
+    }
+}
