@@ -12,8 +12,9 @@ use clap::Args;
 use kabe_analyze::report::{report, Format};
 use kabe_analyze::study::{check_study, LineEnd, StudyReport};
 use kabe_analyze::{replay, Analyzer, PdnReader, Reach, Summary};
+use kabe_generator::Scope;
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, DrawRuleSet, Position, Variant, Wld};
+use kabe_probe::{Counters, DrawRuleSet, Position, Signature, Variant, Wld};
 
 use crate::cli_tables::{build_with_progress, default_dir, rules_arg};
 
@@ -87,7 +88,7 @@ pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             let set = rules.filter(|s| s.applies_to(&variant)).map(|s| s.name());
             let draw_rules = rules_arg(set, &variant)?;
             eprintln!("tables for {name} up to {pieces} pieces ({} rules) in {}", draw_rules.set, dir.display());
-            build_with_progress(variant, pieces, &dir, draw_rules)?;
+            build_with_progress(variant, Scope::Pieces(pieces), &dir, draw_rules)?;
         }
     }
     let tables = open_tables(&dir, rules)?;
@@ -127,7 +128,7 @@ pub struct StudyArgs {
     /// Table directory (default: $KABE_TABLES, else the per-user data directory).
     #[arg(long)]
     tables: Option<PathBuf>,
-    /// Build the tables the study needs first (its number of pieces).
+    /// Build the tables the study needs first: its material and all it can reach.
     #[arg(long)]
     generate: bool,
     /// Print JSON.
@@ -150,7 +151,7 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     let dir = args.tables.clone().unwrap_or_else(default_dir);
     if args.generate {
-        build_with_progress(variant, position.piece_count().max(2), &dir, rules)?;
+        build_with_progress(variant, Scope::Closure(Signature::of(&position)), &dir, rules)?;
     }
     let tables = Tablebase::builder(&dir)
         .variants(&[variant])

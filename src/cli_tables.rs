@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use kabe_generator::{build, build_rules, table_path, tables_in, BuildEvent};
+use kabe_generator::{build_rules_scope, build_scope, table_path, tables_in, BuildEvent, Scope};
 use kabe_probe::rules::exact::verdict;
 use kabe_probe::table::TableDir;
 use kabe_probe::table::{Metric, TableFile};
@@ -90,7 +90,7 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().context("setting --threads")?;
     }
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
-    let built = build_with_progress(variant, args.pieces, &dir, rules)?;
+    let built = build_with_progress(variant, Scope::Pieces(args.pieces), &dir, rules)?;
     let bytes = disk_bytes(&dir, &variant, &built.signatures);
     println!(
         "{} tables up to {} pieces in {}: {} signatures, {} positions, {:.1} MB on disk ({:.2} bits/position)",
@@ -127,9 +127,9 @@ pub struct Built {
     pub seconds: f64,
 }
 
-/// Builds (or completes) the theoretical and rule tables of `variant` up to `pieces`
-/// under `dir`, with progress bars on the terminal.
-pub fn build_with_progress(variant: Variant, pieces: u32, dir: &Path, rules: DrawRules) -> anyhow::Result<Built> {
+/// Builds (or completes) the theoretical and rule tables of `variant` in `scope` under
+/// `dir`, with progress bars on the terminal.
+pub fn build_with_progress(variant: Variant, scope: Scope, dir: &Path, rules: DrawRules) -> anyhow::Result<Built> {
     let multi = MultiProgress::new();
     let overall = multi.add(ProgressBar::new(0));
     overall.set_style(bar_style(
@@ -172,10 +172,10 @@ pub fn build_with_progress(variant: Variant, pieces: u32, dir: &Path, rules: Dra
             overall.set_message(format!("last: {}", pair_name(sigs)));
         }
     };
-    let registry = build(variant, pieces, dir, &on_event)?;
+    let registry = build_scope(variant, scope, dir, &on_event)?;
     overall.set_position(0);
     overall.set_prefix(rules.set.name());
-    build_rules(&registry, rules, pieces, dir, &on_event)?;
+    build_rules_scope(&registry, rules, scope, dir, &on_event)?;
     overall.finish_and_clear();
     let (pairs_built, pairs_loaded, positions_solved) = *counts.lock().expect("counts");
     let signatures: Vec<Signature> = registry.signatures().collect();

@@ -80,8 +80,56 @@ pub fn build(
     dir: &Path,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<Registry, BuildError> {
+    build_scope(variant, Scope::Pieces(max_pieces), dir, on_event)
+}
+
+/// Which tables to build: every material up to a number of pieces, or only what one
+/// material needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every signature of 2 to N pieces.
+    Pieces(u32),
+    /// One signature, with everything its positions can reach: every signature with
+    /// fewer pieces (captures) and those of as many pieces that promotions lead to, with
+    /// the colour flips. A study of 5 pieces needs a few of the 5-piece tables, not all.
+    Closure(Signature),
+}
+
+impl Scope {
+    /// The largest number of pieces built.
+    pub fn max_pieces(self) -> u32 {
+        match self {
+            Scope::Pieces(n) => n,
+            Scope::Closure(sig) => sig.pieces(),
+        }
+    }
+
+    /// Whether `sig` is built.
+    pub fn contains(self, sig: Signature) -> bool {
+        match self {
+            Scope::Pieces(n) => sig.pieces() <= n,
+            Scope::Closure(root) => {
+                let promoted_from = |r: Signature| {
+                    sig.white_men + sig.white_kings == r.white_men + r.white_kings
+                        && sig.black_men + sig.black_kings == r.black_men + r.black_kings
+                        && sig.white_men <= r.white_men
+                        && sig.black_men <= r.black_men
+                };
+                sig.pieces() < root.pieces() || promoted_from(root) || promoted_from(root.flipped())
+            }
+        }
+    }
+}
+
+/// As [`build`], for the signatures of `scope` only.
+pub fn build_scope(
+    variant: Variant,
+    scope: Scope,
+    dir: &Path,
+    on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
+) -> Result<Registry, BuildError> {
     let mut registry = Registry::new(variant);
-    let steps = build_steps(max_pieces);
+    let steps = scoped_steps(scope);
     let planned =
         steps.iter().flatten().flatten().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
     on_event(BuildEvent::Planned { positions: planned });
@@ -95,6 +143,15 @@ pub fn build(
         }
     }
     Ok(registry)
+}
+
+/// The steps of `scope`: pairs with a signature outside it are left out.
+fn scoped_steps(scope: Scope) -> Vec<Vec<Vec<Signature>>> {
+    build_steps(scope.max_pieces())
+        .into_iter()
+        .map(|step| step.into_iter().filter(|pair| pair.iter().any(|s| scope.contains(*s))).collect::<Vec<_>>())
+        .filter(|step| !step.is_empty())
+        .collect()
 }
 
 /// Steps of pairs: a step's pairs depend only on earlier steps.
@@ -177,9 +234,20 @@ pub fn build_rules(
     dir: &Path,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<RuleRegistry, BuildError> {
+    build_rules_scope(theory, rules, Scope::Pieces(max_pieces), dir, on_event)
+}
+
+/// As [`build_rules`], for the signatures of `scope` only (built by [`build_scope`]).
+pub fn build_rules_scope(
+    theory: &Registry,
+    rules: DrawRules,
+    scope: Scope,
+    dir: &Path,
+    on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
+) -> Result<RuleRegistry, BuildError> {
     let variant = theory.variant();
     let mut registry = RuleRegistry::new(rules);
-    let steps: Vec<Vec<Vec<Signature>>> = build_steps(max_pieces)
+    let steps: Vec<Vec<Vec<Signature>>> = scoped_steps(scope)
         .into_iter()
         .map(|step| step.into_iter().filter(|pair| rules.context(pair[0]).is_some()).collect())
         .collect();

@@ -14,7 +14,7 @@ mod verify;
 mod write;
 
 pub use brute_rules::{BruteForce, BruteRules, Clock};
-pub use build::{build, build_rules, table_path, BuildError, BuildEvent};
+pub use build::{build, build_rules, build_rules_scope, build_scope, table_path, BuildError, BuildEvent, Scope};
 pub use check_rules::{brute_rules, check_signature, with_deep_stack, RuleCheck};
 pub use registry::{Registry, SolvedTable};
 pub use rule_solve::{solve_rule_pair, MemoryOracle, MissingTable, RuleRegistry, RuleTable};
