@@ -177,22 +177,23 @@ fn print_study(s: &StudyReport, variant: Variant, rules: DrawRuleSet) {
     println!("study {} ({}, {} rules)", s.position.fen(), variant.name, rules);
     let v = &s.verdict;
     let result = match v.exact {
-        Wld::Win => format!(
-            "{} to move wins in {} plies",
-            side(&s.position),
-            v.within.decided().map_or(0, |(_, p)| p)
-        ),
+        Wld::Win => format!("{} to move wins", side(&s.position)),
         Wld::Draw => format!("{} to move draws", side(&s.position)),
         Wld::Loss => format!("{} to move loses", side(&s.position)),
     };
     let theory = match (v.theoretical.wld(), v.theoretical.plies()) {
         (Wld::Draw, _) => "draw".to_string(),
-        (w, Some(p)) => format!("{w:?} in {p}").to_lowercase(),
+        (w, Some(p)) => format!("{w:?} in {p} plies").to_lowercase(),
         (w, None) => format!("{w:?}").to_lowercase(),
     };
     println!("verdict: {result} (theory: {theory})");
     if let Some((article, left)) = v.count {
-        println!("count: {article}, {left} plies left{}", if v.rule_decides() { " (it decides)" } else { "" });
+        let secured = match v.within.decided() {
+            Some((_, p)) if v.exact != Wld::Draw => format!("; the result is secured within it in {p} plies"),
+            _ => String::new(),
+        };
+        let decides = if v.rule_decides() { " (it decides the result)" } else { "" };
+        println!("count: {article}, {left} plies left{decides}{secured}");
     }
     match s.keys.len() {
         0 => println!("key move: none"),

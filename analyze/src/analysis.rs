@@ -119,7 +119,8 @@ impl<'a> Analyzer<'a> {
         let input = File::open(path).map_err(io_error)?;
         for game in PdnReader::new(BufReader::new(input)) {
             let game = game.map_err(io_error)?;
-            let outcome = self.game(&name, &game).map_err(|source| AnalysisError::Tables { file: name.clone(), source })?;
+            let outcome =
+                self.game(&name, &game).map_err(|source| AnalysisError::Tables { file: name.clone(), source })?;
             summary.count(&outcome);
             each(&name, &game, &outcome).map_err(AnalysisError::Output)?;
         }

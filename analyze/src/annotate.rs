@@ -149,10 +149,9 @@ pub fn annotate(
     reach: Reach,
 ) -> Result<GameAnnotation, AnnotateError> {
     let variant = game.variant;
-    let rules = *tables.draw_rules(&variant).ok_or_else(|| ProbeError::VariantNotOpen {
-        variant: variant.name,
-        open: String::from("see --tables"),
-    })?;
+    let rules = *tables
+        .draw_rules(&variant)
+        .ok_or_else(|| ProbeError::VariantNotOpen { variant: variant.name, open: String::from("see --tables") })?;
     let range = reach.pieces.unwrap_or_else(|| tables.max_pieces_of(&variant));
     let mut out = GameAnnotation {
         variant,

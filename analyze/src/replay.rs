@@ -59,7 +59,7 @@ pub enum Problem {
         /// The move as written.
         text: String,
         /// Illegal, ambiguous or malformed, with the legal moves.
-        error: MoveError,
+        error: Box<MoveError>,
     },
 }
 
@@ -139,7 +139,10 @@ fn replay_as(
             let first_black = usize::from(start.turn() == Color::Black);
             let number = (ply + first_black) / 2 + 1;
             let dots = if position.turn() == Color::White { "." } else { "..." };
-            fail(text.line, Problem::BadMove { number: format!("{number}{dots}"), text: text.text.clone(), error })
+            fail(
+                text.line,
+                Problem::BadMove { number: format!("{number}{dots}"), text: text.text.clone(), error: Box::new(error) },
+            )
         })?;
         position = position.play(&mv);
         moves.push(mv);

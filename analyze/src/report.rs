@@ -109,7 +109,9 @@ fn rule_note(annotation: &GameAnnotation, start: &Position, note: &PositionNote)
         }
     }
     match note.repetition {
-        Some(RepetitionEffect::Draws) => parts.push(format!("a third repetition draws ({})", repetition_article(annotation))),
+        Some(RepetitionEffect::Draws) => {
+            parts.push(format!("a third repetition draws ({})", repetition_article(annotation)))
+        }
         Some(RepetitionEffect::Unresolved) => parts.push("repetition not searched to the end".to_string()),
         None if note.occurrences >= 2 => parts.push(format!("position seen {} times", note.occurrences)),
         None => {}
@@ -160,7 +162,9 @@ impl Report for TextReport<'_> {
         write!(out, "{file}, game {}: {}, {result}", game.number, game.players())?;
         match outcome {
             GameOutcome::Failed(e) => writeln!(out, "\n  not analysed: {}", e.problem)?,
-            GameOutcome::NoTables { replay } => writeln!(out, " ({})\n  no tables for {} are open", replay.variant.name, replay.variant.name)?,
+            GameOutcome::NoTables { replay } => {
+                writeln!(out, " ({})\n  no tables for {} are open", replay.variant.name, replay.variant.name)?
+            }
             GameOutcome::Analysed { replay, annotation } => {
                 writeln!(out, " ({}, {} rules)", replay.variant.name, annotation.rules.name())?;
                 for (line, text) in &game.errors {
@@ -200,7 +204,8 @@ impl Report for TextReport<'_> {
                         None => "end".to_string(),
                     };
                     let exact = absolute(&note.position, note.exact, exact_plies(note));
-                    let theory = absolute(&note.position, note.verdict.theoretical.wld(), note.verdict.theoretical.plies());
+                    let theory =
+                        absolute(&note.position, note.verdict.theoretical.wld(), note.verdict.theoretical.plies());
                     let mut extra = rule_note(annotation, &replay.start, note);
                     if let Some(e) = note.played.as_ref().and_then(|m| m.error.as_ref()) {
                         if !extra.is_empty() {
@@ -238,7 +243,10 @@ impl Report for TextReport<'_> {
 
 fn write_missing(out: &mut dyn Write, s: &Summary, prefix: &str) -> io::Result<()> {
     for v in &s.variants_without_tables {
-        writeln!(out, "{prefix}no {v} tables: build them with `kabe generate --variant {v}` or analyse with --generate")?;
+        writeln!(
+            out,
+            "{prefix}no {v} tables: build them with `kabe generate --variant {v}` or analyse with --generate"
+        )?;
     }
     if !s.missing.is_empty() {
         let names: Vec<String> = s.missing.iter().map(|(v, sig)| format!("{v} {sig}")).collect();
@@ -482,7 +490,7 @@ impl Report for JsonReport<'_> {
     fn game(&mut self, file: &str, game: &PdnGame, outcome: &GameOutcome) -> io::Result<()> {
         // Written game by game, so memory stays flat for any number of games.
         if self.games == 0 {
-            write!(self.out, "{{\"schema\":\"kabe-analysis/1\",\"games\":[\n")?;
+            writeln!(self.out, "{{\"schema\":\"kabe-analysis/1\",\"games\":[")?;
         } else {
             writeln!(self.out, ",")?;
         }

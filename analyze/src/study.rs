@@ -137,8 +137,11 @@ pub fn check_study(tables: &Tablebase, position: &Position, counters: &Counters)
         let best = tables.best_moves(&here, &count)?;
         let Some(first) = best.first() else { break LineEnd::GameOver };
         let by_solver = here.turn() == solver;
-        let duals: Vec<String> =
-            if by_solver && !line.is_empty() { best[1..].iter().map(|m| here.move_text(&m.mv)).collect() } else { Vec::new() };
+        let duals: Vec<String> = if by_solver && !line.is_empty() {
+            best[1..].iter().map(|m| here.move_text(&m.mv)).collect()
+        } else {
+            Vec::new()
+        };
         let number = move_number(position, line.len());
         if !duals.is_empty() {
             faults.push(format!("dual at {number}: {} and {}", here.move_text(&first.mv), duals.join(", ")));
