@@ -44,7 +44,8 @@ impl PdnGame {
 
     /// "White - Black" for messages, "?" for names not given.
     pub fn players(&self) -> String {
-        format!("{} - {}", self.tag("White").unwrap_or("?"), self.tag("Black").unwrap_or("?"))
+        let name = |tag| self.tag(tag).map(str::trim).filter(|n| !n.is_empty() && *n != "?").unwrap_or("?");
+        format!("{} - {}", name("White"), name("Black"))
     }
 }
 

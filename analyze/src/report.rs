@@ -159,7 +159,11 @@ impl Report for TextReport<'_> {
     fn game(&mut self, file: &str, game: &PdnGame, outcome: &GameOutcome) -> io::Result<()> {
         let out = &mut self.out;
         let result = game.result.as_deref().unwrap_or("*");
-        write!(out, "{file}, game {}: {}, {result}", game.number, game.players())?;
+        write!(out, "{file}, game {}: {}", game.number, game.players())?;
+        if let Some(event) = game.tag("Event").map(str::trim).filter(|e| !e.is_empty() && *e != "?") {
+            write!(out, " ({event})")?;
+        }
+        write!(out, ", {result}")?;
         match outcome {
             GameOutcome::Failed(e) => writeln!(out, "\n  not analysed: {}", e.problem)?,
             GameOutcome::NoTables { replay } => {
