@@ -33,6 +33,29 @@ cargo run --release --quiet --bin kabe -- check-rules --variant russian --pieces
 cargo run --release --quiet --bin kabe -- stats --variant russian --rules ussr1953 --dir "$tables" | tail -n 3
 cargo run --release --quiet --bin kabe -- probe "W:WK46,K47,K48:BK5" --counters 6.3=30 --dir "$tables" | head -n 2
 
+echo "== game analysis and studies on data/ (the README's main command on the tables above)"
+KABE_TABLES="$tables" cargo run --release --quiet --bin kabe -- analyze data/games/international.pdn | tail -n 2
+cargo run --release --quiet --bin kabe -- analyze data/games/*.pdn data/studies/*.pdn --tables "$tables" --no-generate | tail -n 2
+# The Blonde 1819 study needs 5-piece tables: build only what its material reaches.
+cargo run --release --quiet --bin kabe -- study "W:WK2,K5:B12,22,39" --generate --tables "$tables" --json 2>/dev/null >target/study-blonde.json
+python3 - <<'PY'
+import json
+s = json.load(open("target/study-blonde.json"))
+assert s["sound"] and s["keys"] == ["2-11"], s
+assert [m["move"] for m in s["main_line"][:5]] == ["2-11", "12-17", "11-6", "39-43", "5-28"], s["main_line"]
+print("study Blonde 1819: sound, key move 2-11, main line", " ".join(m["move"] for m in s["main_line"]))
+PY
+cargo run --release --quiet --bin kabe -- analyze data/studies/studies.pdn --tables "$tables" --pieces 5 --format json >target/study-blonde-solution.json
+python3 - <<'PY'
+import json
+d = json.load(open("target/study-blonde-solution.json"))
+g = d["games"][0]
+assert g["status"] == "analysed" and g["positions"][0]["ply"] == 0, g
+assert d["summary"]["errors"] == 0 and not d["summary"]["missing_tables"], d["summary"]
+assert g["positions"][0]["exact"]["result"] == "win", g["positions"][0]
+print("published solution of Blonde 1819: every position in the tables, no move flagged")
+PY
+
 echo "== fuzz: the table reader and the PDN reader, short runs from real input (cargo fuzz on the stable toolchain)"
 if ! command -v cargo-fuzz >/dev/null; then
   cargo install cargo-fuzz --locked --version 0.13.2 --quiet

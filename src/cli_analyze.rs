@@ -37,13 +37,22 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     variant: Option<String>,
     /// Build the tables the games need first, up to --pieces (complete sets are kept).
-    #[arg(long)]
+    /// Without it, a variant with no tables at all gets the small set (4 pieces) built on
+    /// first use.
+    #[arg(long, conflicts_with = "no_generate")]
     generate: bool,
+    /// Never build tables: analyse with what is there and name what is missing.
+    #[arg(long)]
+    no_generate: bool,
     /// Largest number of pieces probed (and built with --generate); default: as far as
     /// the tables are complete, 4 with --generate.
     #[arg(long)]
     pieces: Option<u32>,
 }
+
+/// Pieces of the table set built on first use: seconds to build, enough for the endings
+/// of real games.
+const SMALL_SET_PIECES: u32 = 4;
 
 /// The variants the games of `files` are played in (for --generate).
 fn variants_in(files: &[PathBuf], forced: Option<Variant>) -> anyhow::Result<BTreeSet<&'static str>> {
@@ -81,13 +90,19 @@ pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = args.pieces {
         anyhow::ensure!((2..=8).contains(&p), "--pieces must be 2 to 8");
     }
-    if args.generate {
-        let pieces = args.pieces.unwrap_or(4);
+    if !args.no_generate {
+        // Build what is asked (--generate), or the small set for a variant that has none.
+        let present = if dir.exists() { open_tables(&dir, rules).ok() } else { None };
+        let pieces = args.pieces.unwrap_or(SMALL_SET_PIECES);
         for name in variants_in(&args.files, forced)? {
             let variant: Variant = name.parse()?;
+            let has_some = present.as_ref().is_some_and(|tb| tb.max_pieces_of(&variant) >= 2);
+            if has_some && !args.generate {
+                continue;
+            }
             let set = rules.filter(|s| s.applies_to(&variant)).map(|s| s.name());
             let draw_rules = rules_arg(set, &variant)?;
-            eprintln!("tables for {name} up to {pieces} pieces ({} rules) in {}", draw_rules.set, dir.display());
+            eprintln!("building the {name} tables up to {pieces} pieces ({} rules) in {}", draw_rules.set, dir.display());
             build_with_progress(variant, Scope::Pieces(pieces), &dir, draw_rules)?;
         }
     }
