@@ -102,7 +102,11 @@ pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             }
             let set = rules.filter(|s| s.applies_to(&variant)).map(|s| s.name());
             let draw_rules = rules_arg(set, &variant)?;
-            eprintln!("building the {name} tables up to {pieces} pieces ({} rules) in {}", draw_rules.set, dir.display());
+            eprintln!(
+                "building the {name} tables up to {pieces} pieces ({} rules) in {}",
+                draw_rules.set,
+                dir.display()
+            );
             build_with_progress(variant, Scope::Pieces(pieces), &dir, draw_rules)?;
         }
     }
