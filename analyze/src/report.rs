@@ -354,6 +354,9 @@ impl Report for PdnReport<'_> {
                         absolute(&next.position, next.verdict.theoretical.wld(), next.verdict.theoretical.plies());
                     if next.exact != next.verdict.theoretical.wld() {
                         after.push_str(&format!(" (theory: {theory})"));
+                    } else if let (None, Some(dtw)) = (exact_plies(next), next.verdict.theoretical.plies()) {
+                        // Won within the counts, by a line the counts may lengthen: the DTW.
+                        after.push_str(&format!(" (DTW {dtw})"));
                     }
                     let rules = rule_note(annotation, start, next);
                     if !rules.is_empty() {
