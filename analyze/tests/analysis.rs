@@ -417,6 +417,29 @@ fn the_study_checker_finds_the_only_key_move_or_names_every_one() {
     let found = check_study(&tb, &p, &Counters::fresh(&rules, &p)).expect("check");
     assert!(!found.is_sound());
     assert!(found.keys.len() > 1 && found.faults[0].contains("key moves"), "{:?}", found.faults);
+    // A draw study: the only move that holds the draw is the key; the line runs until the
+    // count ends it (or is cut).
+    let rules = *tb.draw_rules(&Variant::RUSSIAN).expect("open");
+    let results = |p: &Position| -> Vec<(String, Wld)> {
+        let counters = Counters::fresh(&rules, p);
+        p.legal_moves()
+            .iter()
+            .map(|m| {
+                let child = p.play(m);
+                let v = tb.probe(&child, &counters.after(&rules, m, &child)).expect("probe");
+                (p.move_text(m), v.exact)
+            })
+            .collect()
+    };
+    let draw_study = find(Variant::RUSSIAN, Signature::new(0, 1, 0, 2), |p| {
+        let r = results(p);
+        r.len() > 2 && r.iter().filter(|(_, w)| *w == Wld::Draw).count() == 1 && r.iter().all(|(_, w)| *w != Wld::Loss)
+    });
+    let found = check_study(&tb, &draw_study, &Counters::fresh(&rules, &draw_study)).expect("check");
+    let holding: Vec<String> =
+        results(&draw_study).into_iter().filter(|(_, w)| *w == Wld::Draw).map(|(m, _)| m).collect();
+    assert_eq!((found.verdict.exact, &found.keys), (Wld::Draw, &holding));
+    assert!(matches!(found.end, kabe_analyze::study::LineEnd::CountExpired(_) | kabe_analyze::study::LineEnd::Cut(_)));
     // A lost position is no study.
     let lost = Position::from_fen(Variant::RUSSIAN, "B:WKa1,Kc1:BKh8").expect("fen");
     let found = check_study(&tb, &lost, &Counters::fresh(tb.draw_rules(&Variant::RUSSIAN).expect("open"), &lost))
