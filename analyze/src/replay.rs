@@ -15,6 +15,9 @@ pub struct Replay {
     pub moves: Vec<Move>,
     /// The position after the last move.
     pub end: Position,
+    /// The variant was guessed from the squares (no GameType, no `--variant`): Czech and
+    /// Pool draughts share Russian's board and notation, so reports say so.
+    pub guessed: bool,
 }
 
 /// Why a game cannot be replayed. Displayed with the file, game number, players and,
@@ -118,7 +121,7 @@ pub fn replay(file: &str, game: &PdnGame, variant: Option<Variant>) -> Result<Re
                 variant.name
             )),
         )),
-        other => other,
+        other => other.map(|r| Replay { guessed, ..r }),
     }
 }
 
@@ -147,7 +150,7 @@ fn replay_as(
         position = position.play(&mv);
         moves.push(mv);
     }
-    Ok(Replay { variant, start, moves, end: position })
+    Ok(Replay { variant, start, moves, end: position, guessed: false })
 }
 
 #[cfg(test)]
@@ -163,9 +166,11 @@ mod tests {
     fn games_replay_from_their_tags_or_their_squares() {
         let g = game("[GameType \"20\"]\n1. 32-28 19-23 2. 28x19 14x23 *");
         let r = replay("t.pdn", &g, None).expect("legal");
-        assert_eq!((r.variant.name, r.moves.len()), ("international", 4));
+        assert_eq!((r.variant.name, r.moves.len(), r.guessed), ("international", 4, false));
         let g = game("[FEN \"W:W29,30,31,32,25,26,27,28,21,22,23,24:B9,10,11,12,5,6,7,8,1,2,3,4.\"]\n1. c3-d4 d6-e5 *");
-        assert_eq!(replay("t.pdn", &g, None).expect("legal").variant.name, "russian");
+        let r = replay("t.pdn", &g, None).expect("legal");
+        assert_eq!((r.variant.name, r.guessed), ("russian", true));
+        assert!(!replay("t.pdn", &g, Some(Variant::RUSSIAN)).expect("legal").guessed);
         let g = game("1. 33-28 18-23 *");
         assert_eq!(replay("t.pdn", &g, None).expect("legal").variant.name, "international");
     }

@@ -170,7 +170,8 @@ impl Report for TextReport<'_> {
                 writeln!(out, " ({})\n  no tables for {} are open", replay.variant.name, replay.variant.name)?
             }
             GameOutcome::Analysed { replay, annotation } => {
-                writeln!(out, " ({}, {} rules)", replay.variant.name, annotation.rules.name())?;
+                let guessed = if replay.guessed { ", no GameType: guessed from its squares" } else { "" };
+                writeln!(out, " ({}{guessed}, {} rules)", replay.variant.name, annotation.rules.name())?;
                 for (line, text) in &game.errors {
                     writeln!(out, "  line {line}: skipped '{text}'")?;
                 }
@@ -474,6 +475,7 @@ fn game_json(file: &str, game: &PdnGame, outcome: &GameOutcome) -> Value {
             json!({
                 "status": "analysed",
                 "variant": replay.variant.name,
+                "variant_guessed": replay.guessed,
                 "rules": annotation.rules.name(),
                 "from_setup": annotation.from_setup,
                 "positions": annotation.positions.iter().map(|n| position_json(&replay.start, &rules, n)).collect::<Vec<_>>(),
