@@ -12,16 +12,54 @@ use kabe_generator::{build, build_rules};
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{Color, Counters, DrawRules, MaterialIndex, Position, Signature, Variant, Wld};
 
+/// A table directory shared by every test process (nextest runs each test in its own):
+/// the first process to take the lock builds it under a private name and renames it into
+/// place, the others wait for it. A lock left by a crashed build is ignored after 10 min.
+fn shared_tables(name: &str, build_into: impl Fn(&Path)) -> PathBuf {
+    struct Unlock(PathBuf);
+    impl Drop for Unlock {
+        fn drop(&mut self) {
+            std::fs::remove_file(&self.0).ok();
+        }
+    }
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tmp.join(name);
+    let lock = tmp.join(format!("{name}.lock"));
+    loop {
+        if dir.exists() {
+            return dir;
+        }
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&lock) {
+            Ok(_) => {
+                let _unlock = Unlock(lock.clone());
+                let mine = tmp.join(format!("{name}.{}", std::process::id()));
+                build_into(&mine);
+                std::fs::rename(&mine, &dir).expect("moving the tables into place");
+                return dir;
+            }
+            Err(_) => {
+                let stale = std::fs::metadata(&lock)
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| t.elapsed().is_ok_and(|age| age.as_secs() > 600));
+                if stale {
+                    std::fs::remove_file(&lock).ok();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+        }
+    }
+}
+
 fn tables_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyze-tables-4");
-        for variant in [Variant::INTERNATIONAL, Variant::RUSSIAN] {
-            let theory = build(variant, 4, &dir, &|_| {}).expect("build");
-            let rules = DrawRules::new(variant.default_draw_rules(), &variant);
-            build_rules(&theory, rules, 4, &dir, &|_| {}).expect("rules");
-        }
-        dir
+        shared_tables("analyze-tables-4", |dir| {
+            for variant in [Variant::INTERNATIONAL, Variant::RUSSIAN] {
+                let theory = build(variant, 4, dir, &|_| {}).expect("build");
+                let rules = DrawRules::new(variant.default_draw_rules(), &variant);
+                build_rules(&theory, rules, 4, dir, &|_| {}).expect("rules");
+            }
+        })
     })
 }
 
@@ -450,8 +488,7 @@ fn the_study_checker_finds_the_only_key_move_or_names_every_one() {
 #[test]
 fn games_without_their_tables_are_named_once_and_the_analysis_goes_on() {
     // Only 3-piece tables: 4-piece positions of the bundled games are missing, by name.
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyze-tables-3");
-    kabe_generator::build_small_tables(&dir).expect("build");
+    let dir = shared_tables("analyze-tables-3", |dir| kabe_generator::build_small_tables(dir).expect("build"));
     let tb = Tablebase::open(&dir).expect("open");
     let analyzer = Analyzer::new(&tb, None, Reach { pieces: Some(4) });
     let mut summary = Summary::default();
