@@ -239,7 +239,7 @@ impl Report for TextReport<'_> {
     fn finish(&mut self, s: &Summary) -> io::Result<()> {
         writeln!(
             self.out,
-            "\n{} games read, {} analysed, {} failed; {} positions in the tables, {} moves changed the exact verdict, {} games ended by a draw rule",
+            "\n{} games read, {} analysed, {} failed; {} positions in the tables, {} move(s) changed the exact verdict, {} game(s) ended by a draw rule",
             s.read, s.analysed, s.failed, s.positions, s.errors, s.ended_by_rule
         )?;
         write_missing(&mut self.out, s, "")
