@@ -56,6 +56,22 @@ assert g["positions"][0]["exact"]["result"] == "win", g["positions"][0]
 print("published solution of Blonde 1819: every position in the tables, no move flagged")
 PY
 
+# Two games of the 1950 USSR championship whose endings need 5 pieces: moves that threw a
+# result away, and the 30-move rule (16b) turning White's theoretical win into a draw.
+cargo run --release --quiet --bin kabe -- generate --variant russian --pieces 5 --dir "$tables" 2>/dev/null | tail -n 1
+cargo run --release --quiet --bin kabe -- analyze data/games/russian-rules.pdn --tables "$tables" --pieces 5 --no-generate --format json >target/russian-rules.json
+python3 - <<'PY'
+import json
+d = json.load(open("target/russian-rules.json"))
+flags = [(g["game"], p["move_number"], p["played"]["move"], p["played"]["error"]["from"], p["played"]["error"]["to"], p["played"]["error"]["best"])
+         for g in d["games"] for p in g["positions"] if p["played"] and p["played"]["error"]]
+assert flags == [(1, "30.", "f6-e7", "win", "draw", "h6-g7"), (1, "30...", "e3-f2", "draw", "loss", "e3-d2"),
+                 (1, "49.", "e5-g7", "win", "draw", "e5-c7"), (2, "39.", "b4-e1", "win", "draw", "b4-c5")], flags
+decided = [(g["game"], p["move_number"], p["rule"]["article"], p["rule"]["runs_out_at"]) for g in d["games"] for p in g["positions"] if p["rule_decides"]]
+assert (1, "49...", "16b", "63...") in decided, decided
+print("Shutilkin - Potapov 1950: 30. f6-e7? 30... e3-f2? 49. e5-g7? (16b decides); Potapov - Romanov: 39. b4-e1?")
+PY
+
 echo "== fuzz: the table reader and the PDN reader, short runs from real input (cargo fuzz on the stable toolchain)"
 if ! command -v cargo-fuzz >/dev/null; then
   cargo install cargo-fuzz --locked --version 0.13.2 --quiet

@@ -152,6 +152,20 @@ pub struct CheckRulesArgs {
     /// Draw rules: fmjd, fmjd-2000, ussr1953 (default: the variant's usual set).
     #[arg(long)]
     rules: Option<String>,
+    /// Compare only these signatures (`wm wk bm bk`, e.g. 1211), whatever their pieces;
+    /// the brute force still solves every material they reach.
+    #[arg(long, value_delimiter = ',')]
+    signature: Vec<String>,
+}
+
+/// A signature written `wm wk bm bk`, e.g. `1211`.
+fn signature_arg(text: &str) -> anyhow::Result<Signature> {
+    let digits: Vec<u8> = text.trim().bytes().map(|b| b.wrapping_sub(b'0')).collect();
+    anyhow::ensure!(
+        digits.len() == 4 && digits.iter().all(|d| *d <= 9),
+        "signature '{text}': expected four digits, white men, white kings, black men, black kings (e.g. 1211)"
+    );
+    Ok(Signature::new(digits[0], digits[1], digits[2], digits[3]))
 }
 
 pub fn check_rules(args: &CheckRulesArgs) -> anyhow::Result<ExitCode> {
@@ -168,7 +182,12 @@ pub fn check_rules(args: &CheckRulesArgs) -> anyhow::Result<ExitCode> {
     let outcome = with_deep_stack(|| -> anyhow::Result<(u64, u64, u64)> {
         let mut solver = BruteForce::new(variant, brute);
         let (mut positions, mut states, mut differ) = (0, 0, 0);
-        for sig in (2..=args.pieces).flat_map(Signature::all_with) {
+        let chosen: Vec<Signature> = if args.signature.is_empty() {
+            (2..=args.pieces).flat_map(Signature::all_with).collect()
+        } else {
+            args.signature.iter().map(|s| signature_arg(s)).collect::<anyhow::Result<_>>()?
+        };
+        for sig in chosen {
             let start = Instant::now();
             let report = check_signature(&mut solver, &rules, &tables, variant, sig)?;
             println!(

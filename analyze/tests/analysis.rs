@@ -345,7 +345,13 @@ fn a_third_repetition_draws_and_the_move_allowing_it_is_flagged() {
 #[test]
 fn pdn_output_reads_back_to_the_same_games() {
     let tb = tables();
-    for file in ["games/international.pdn", "games/russian.pdn", "studies/problems.pdn", "studies/studies.pdn"] {
+    for file in [
+        "games/international.pdn",
+        "games/russian.pdn",
+        "games/russian-rules.pdn",
+        "studies/problems.pdn",
+        "studies/studies.pdn",
+    ] {
         let original = std::fs::read_to_string(data(file)).expect("read");
         let games = read_games(&original);
         let analyzer = Analyzer::new(&tb, None, Reach { pieces: None });
