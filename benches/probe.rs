@@ -15,22 +15,15 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant};
+use kabe_probe::{Counters, MaterialIndex, Position, Signature, Variant};
+
+mod common;
 
 const PIECES: u32 = 4;
 const SAMPLE: usize = 200_000;
 
 fn tables() -> PathBuf {
-    let dir = std::env::var_os("KABE_BENCH_TABLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-tables/probe-international-4"));
-    if Tablebase::open(&dir).map(|tb| tb.max_pieces_of(&Variant::INTERNATIONAL)).unwrap_or(0) < PIECES {
-        eprintln!("building international tables up to {PIECES} pieces in {}", dir.display());
-        let theory = kabe_generator::build(Variant::INTERNATIONAL, PIECES, &dir, &|_| {}).expect("build");
-        let rules = DrawRules::new(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL);
-        kabe_generator::build_rules(&theory, rules, PIECES, &dir, &|_| {}).expect("rule tables");
-    }
-    dir
+    common::international_tables(PIECES)
 }
 
 /// Random positions of 2 to 4 pieces, either side to move (xorshift: reproducible).

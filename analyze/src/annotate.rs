@@ -135,7 +135,7 @@ pub fn move_number(start: &Position, ply: usize) -> String {
 }
 
 /// Whether a move can never be undone, so no earlier position can come back.
-fn irreversible(mv: &Move) -> bool {
+pub(crate) fn irreversible(mv: &Move) -> bool {
     mv.is_capture() || mv.piece() == PieceKind::Man
 }
 
@@ -169,7 +169,7 @@ pub fn annotate(
         let occurrences = seen.visit(position);
         let next = game.moves.get(ply);
         if occurrences >= 3 && out.ended.is_none() {
-            out.ended = Some(RuleEnd { ply, article: repetition_article(&rules), repetition: true });
+            out.ended = Some(RuleEnd { ply, article: repetition_article(rules.set), repetition: true });
         }
         if let Some((article, 0)) = counters.governing(&rules, &position) {
             if out.ended.is_none() && !position.is_lost() {
@@ -201,8 +201,9 @@ pub fn annotate(
     Ok(out)
 }
 
-fn repetition_article(rules: &DrawRules) -> &'static str {
-    match rules.set {
+/// Where the rule set writes its repetition rule.
+pub(crate) fn repetition_article(set: DrawRuleSet) -> &'static str {
+    match set {
         DrawRuleSet::Ussr1953 => "16a",
         _ => "6.1",
     }
@@ -308,15 +309,7 @@ fn result_of_move(
         hot.insert(*after); // arriving makes it the second; coming back, the third
     }
     let (exact, _) = repetition::refine(tables, rules, after, after_counters, child.exact, &hot)?;
-    Ok(flip(exact))
-}
-
-pub(crate) fn flip(w: Wld) -> Wld {
-    match w {
-        Wld::Win => Wld::Loss,
-        Wld::Loss => Wld::Win,
-        Wld::Draw => Wld::Draw,
-    }
+    Ok(exact.for_opponent())
 }
 
 /// The occurrences of each position since the last irreversible move.

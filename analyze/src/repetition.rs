@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Counters, DrawRules, Position, Wld};
 
-use crate::annotate::{flip, Occurrences, RepetitionEffect};
+use crate::annotate::{irreversible, Occurrences, RepetitionEffect};
 
 /// Nodes the search may visit before it gives up on one position.
 pub const SEARCH_BUDGET: usize = 20_000;
@@ -115,23 +115,23 @@ impl Search<'_> {
         for mv in position.legal_moves().iter() {
             let child = position.play(mv);
             let child_counters = counters.after(self.rules, mv, &child);
-            let reversible = !(mv.is_capture() || mv.piece() == kabe_probe::PieceKind::Man);
+            let reversible = !irreversible(mv);
             let verdict = self.tables.probe(&child, &child_counters)?;
             children.push((reversible, child, child_counters, verdict));
         }
         // Try the tables' best first: quickest wins.
         children.sort_by_key(|(_, _, _, v)| {
-            (flip(v.exact), std::cmp::Reverse(v.within.decided().map_or(u16::MAX, |(_, p)| p)))
+            (v.exact.for_opponent(), std::cmp::Reverse(v.within.decided().map_or(u16::MAX, |(_, p)| p)))
         });
         children.reverse();
         let mut best = Wld::Loss;
         for (reversible, child, child_counters, verdict) in children {
             let result = if !reversible {
-                flip(verdict.exact) // the history starts afresh: the tables are exact
+                verdict.exact.for_opponent() // the history starts afresh: the tables are exact
             } else if self.hot.contains(&child) {
                 Wld::Draw
             } else {
-                flip(self.value(&child, &child_counters)?)
+                self.value(&child, &child_counters)?.for_opponent()
             };
             best = best.max(result);
             if best == ceiling {

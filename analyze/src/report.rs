@@ -8,7 +8,7 @@ use kabe_probe::{Color, DrawRules, Position, Wld};
 use serde_json::{json, Value};
 
 use crate::analysis::{GameOutcome, Summary};
-use crate::annotate::{move_number, GameAnnotation, MoveError, PositionNote, RepetitionEffect};
+use crate::annotate::{move_number, repetition_article, GameAnnotation, MoveError, PositionNote, RepetitionEffect};
 use crate::pdn::PdnGame;
 
 /// Output formats of `kabe analyze`.
@@ -110,20 +110,13 @@ fn rule_note(annotation: &GameAnnotation, start: &Position, note: &PositionNote)
     }
     match note.repetition {
         Some(RepetitionEffect::Draws) => {
-            parts.push(format!("a third repetition draws ({})", repetition_article(annotation)))
+            parts.push(format!("a third repetition draws ({})", repetition_article(annotation.rules)))
         }
         Some(RepetitionEffect::Unresolved) => parts.push("repetition not searched to the end".to_string()),
         None if note.occurrences >= 2 => parts.push(format!("position seen {} times", note.occurrences)),
         None => {}
     }
     parts.join("; ")
-}
-
-fn repetition_article(annotation: &GameAnnotation) -> &'static str {
-    match annotation.rules {
-        kabe_probe::DrawRuleSet::Ussr1953 => "16a",
-        _ => "6.1",
-    }
 }
 
 fn error_text(position: &Position, e: &MoveError) -> String {

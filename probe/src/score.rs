@@ -13,6 +13,17 @@ pub enum Wld {
     Win,
 }
 
+impl Wld {
+    /// The same result seen from the other side: a win for one is a loss for the other.
+    pub const fn for_opponent(self) -> Wld {
+        match self {
+            Wld::Win => Wld::Loss,
+            Wld::Loss => Wld::Win,
+            Wld::Draw => Wld::Draw,
+        }
+    }
+}
+
 /// A position's value with its distance to win (DTW): the number of plies to the end of
 /// the game when the winner takes the shortest way and the loser the longest. The game
 /// ends when the side to move has no piece or no legal move, so a win is an odd number of

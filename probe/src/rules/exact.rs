@@ -79,14 +79,6 @@ pub struct MoveVerdict {
     pub child: Verdict,
 }
 
-fn flip(w: Wld) -> Wld {
-    match w {
-        Wld::Win => Wld::Loss,
-        Wld::Loss => Wld::Win,
-        Wld::Draw => Wld::Draw,
-    }
-}
-
 /// Every legal move with its exact result, best first: wins before draws before losses;
 /// among wins the fastest (shortest distance within the count, then shortest DTW), among
 /// losses the longest, among draws those the theory rates best.
@@ -105,7 +97,7 @@ pub fn rank_moves<O: Oracle>(
             mv: *mv,
             position: child_position,
             counters: child_counters,
-            exact: flip(child.exact),
+            exact: child.exact.for_opponent(),
             child,
         });
     }

@@ -210,14 +210,6 @@ const WLD: usize = 0;
 const DTW: usize = 1;
 const RULES: usize = 2;
 
-fn flip(w: Wld) -> Wld {
-    match w {
-        Wld::Win => Wld::Loss,
-        Wld::Loss => Wld::Win,
-        Wld::Draw => Wld::Draw,
-    }
-}
-
 /// Whether `a` is better than `b` for the side to move: quicker wins, slower losses.
 fn better(a: Score, b: Score) -> bool {
     let key = |s: Score| match (s.wld(), s.plies()) {
@@ -425,7 +417,7 @@ impl Tablebase {
                 mv: *mv,
                 position: child,
                 counters: child_counters,
-                exact: flip(verdict.exact),
+                exact: verdict.exact.for_opponent(),
                 child: verdict,
             });
         }
@@ -514,7 +506,7 @@ impl Tablebase {
         for mv in &captures {
             match self.wld(&position.play(mv), access)? {
                 None => return Ok(None),
-                Some(w) => best = best.max(flip(w)),
+                Some(w) => best = best.max(w.for_opponent()),
             }
             if best == Wld::Win {
                 break;
@@ -586,7 +578,7 @@ impl Tablebase {
                 None => RuleScore::NONE,
             };
             let mine = Verdict {
-                exact: flip(after.exact),
+                exact: after.exact.for_opponent(),
                 theoretical: after.theoretical.parent(),
                 count: counters.governing(&tables.rules, position),
                 within,
