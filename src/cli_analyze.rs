@@ -16,7 +16,7 @@ use kabe_generator::Scope;
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{Counters, DrawRuleSet, Position, Signature, Variant, Wld};
 
-use crate::cli_tables::{build_with_progress, default_dir, rules_arg};
+use crate::cli_tables::{build_with_progress, default_dir, default_memory, rules_arg};
 
 /// Arguments of `kabe analyze`.
 #[derive(Args)]
@@ -107,7 +107,7 @@ pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
                 draw_rules.set,
                 dir.display()
             );
-            build_with_progress(variant, Scope::Pieces(pieces), &dir, draw_rules)?;
+            build_with_progress(variant, Scope::Pieces(pieces), &dir, draw_rules, default_memory())?;
         }
     }
     let tables = open_tables(&dir, rules)?;
@@ -170,7 +170,7 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     let dir = args.tables.clone().unwrap_or_else(default_dir);
     if args.generate {
-        build_with_progress(variant, Scope::Closure(Signature::of(&position)), &dir, rules)?;
+        build_with_progress(variant, Scope::Closure(Signature::of(&position)), &dir, rules, default_memory())?;
     }
     let tables = Tablebase::builder(&dir)
         .variants(&[variant])

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use kabe_generator::{build_rules_scope, build_scope, table_path, tables_in, BuildEvent, Scope};
+use kabe_generator::{build_rules_scope, build_scope, table_path, tables_in, BuildEvent, MemoryBudget, Scope};
 use kabe_probe::rules::exact::verdict;
 use kabe_probe::table::TableDir;
 use kabe_probe::table::{Metric, TableFile};
@@ -73,6 +73,19 @@ pub struct GenerateArgs {
     /// (default: the variant's usual set).
     #[arg(long)]
     rules: Option<String>,
+    /// Peak memory the build may use, e.g. 4G or 512M (default: three quarters of this
+    /// machine's memory). A pair that needs more is an error naming it.
+    #[arg(long, value_parser = MemoryBudget::parse)]
+    memory: Option<MemoryBudget>,
+}
+
+/// The memory budget when `--memory` is not given: three quarters of the machine's
+/// memory (from /proc/meminfo), or the library's 4 GiB where that cannot be read.
+pub fn default_memory() -> MemoryBudget {
+    let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines().find_map(|l| l.strip_prefix("MemTotal:")?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
+    });
+    total_kib.map_or_else(MemoryBudget::default, |kib| MemoryBudget::new(kib * 1024 / 4 * 3))
 }
 
 fn bar_style(template: &str) -> ProgressStyle {
@@ -90,7 +103,8 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().context("setting --threads")?;
     }
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
-    let built = build_with_progress(variant, Scope::Pieces(args.pieces), &dir, rules)?;
+    let memory = args.memory.unwrap_or_else(default_memory);
+    let built = build_with_progress(variant, Scope::Pieces(args.pieces), &dir, rules, memory)?;
     let bytes = disk_bytes(&dir, &variant, &built.signatures);
     println!(
         "{} tables up to {} pieces in {}: {} signatures, {} positions, {:.1} MB on disk ({:.2} bits/position)",
@@ -129,7 +143,13 @@ pub struct Built {
 
 /// Builds (or completes) the theoretical and rule tables of `variant` in `scope` under
 /// `dir`, with progress bars on the terminal.
-pub fn build_with_progress(variant: Variant, scope: Scope, dir: &Path, rules: DrawRules) -> anyhow::Result<Built> {
+pub fn build_with_progress(
+    variant: Variant,
+    scope: Scope,
+    dir: &Path,
+    rules: DrawRules,
+    memory: MemoryBudget,
+) -> anyhow::Result<Built> {
     let multi = MultiProgress::new();
     let overall = multi.add(ProgressBar::new(0));
     overall.set_style(bar_style(
@@ -172,17 +192,15 @@ pub fn build_with_progress(variant: Variant, scope: Scope, dir: &Path, rules: Dr
             overall.set_message(format!("last: {}", pair_name(sigs)));
         }
     };
-    let registry = build_scope(variant, scope, dir, &on_event)?;
+    let summary = build_scope(variant, scope, dir, memory, &on_event)?;
     overall.set_position(0);
     overall.set_prefix(rules.set.name());
-    build_rules_scope(&registry, rules, scope, dir, &on_event)?;
+    build_rules_scope(variant, rules, scope, dir, memory, &on_event)?;
     overall.finish_and_clear();
     let (pairs_built, pairs_loaded, positions_solved) = *counts.lock().expect("counts");
-    let signatures: Vec<Signature> = registry.signatures().collect();
-    let positions = signatures.iter().filter_map(|s| registry.table(*s)).map(|t| t.scores.len() as u64).sum();
     Ok(Built {
-        signatures,
-        positions,
+        signatures: summary.signatures,
+        positions: summary.positions,
         pairs_built,
         positions_solved,
         pairs_loaded,

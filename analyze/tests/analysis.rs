@@ -55,9 +55,9 @@ fn tables_dir() -> &'static Path {
     DIR.get_or_init(|| {
         shared_tables("analyze-tables-4", |dir| {
             for variant in [Variant::INTERNATIONAL, Variant::RUSSIAN] {
-                let theory = build(variant, 4, dir, &|_| {}).expect("build");
+                build(variant, 4, dir, &|_| {}).expect("build");
                 let rules = DrawRules::new(variant.default_draw_rules(), &variant);
-                build_rules(&theory, rules, 4, dir, &|_| {}).expect("rules");
+                build_rules(variant, rules, 4, dir, &|_| {}).expect("rules");
             }
         })
     })

@@ -13,9 +13,9 @@ pub fn international_tables(pieces: u32) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-tables/probe-international-4"));
     if Tablebase::open(&dir).map(|tb| tb.max_pieces_of(&Variant::INTERNATIONAL)).unwrap_or(0) < pieces {
         eprintln!("building international tables up to {pieces} pieces in {}", dir.display());
-        let theory = kabe_generator::build(Variant::INTERNATIONAL, pieces, &dir, &|_| {}).expect("build");
+        kabe_generator::build(Variant::INTERNATIONAL, pieces, &dir, &|_| {}).expect("build");
         let rules = DrawRules::new(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL);
-        kabe_generator::build_rules(&theory, rules, pieces, &dir, &|_| {}).expect("rule tables");
+        kabe_generator::build_rules(Variant::INTERNATIONAL, rules, pieces, &dir, &|_| {}).expect("rule tables");
     }
     dir
 }

@@ -50,9 +50,9 @@ fn the_c_program_probes_through_the_shared_and_the_static_library() {
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).expect("temp dir");
     let tables = work.join("tables");
-    let theory = kabe_generator::build(Variant::RUSSIAN, 4, &tables, &|_| {}).expect("build");
+    kabe_generator::build(Variant::RUSSIAN, 4, &tables, &|_| {}).expect("build");
     let rules = DrawRules::new(DrawRuleSet::Ussr1953, &Variant::RUSSIAN);
-    kabe_generator::build_rules(&theory, rules, 4, &tables, &|_| {}).expect("rule tables");
+    kabe_generator::build_rules(Variant::RUSSIAN, rules, 4, &tables, &|_| {}).expect("rule tables");
 
     let libs = library_dir();
     assert!(libs.join("libkabe.so").exists(), "no libkabe.so in {}", libs.display());

@@ -4,11 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use kabe_probe::table::{file_name, Metric, TableError, TableFile};
+use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
 use rayon::prelude::*;
 
-use crate::registry::{Registry, SolvedTable};
-use crate::rule_solve::{solve_rule_pair, RuleRegistry, RuleTable};
+use crate::budget::MemoryBudget;
+use crate::lookup::FileOracle;
+use crate::rule_solve::solve_rule_pair;
 use crate::solve::solve_pair;
 use crate::write::{write_rule_table, write_table};
 
@@ -26,6 +28,36 @@ pub enum BuildError {
     /// A table already there is damaged (delete it to rebuild it).
     #[error(transparent)]
     Table(#[from] TableError),
+    /// A finished table the pair needs could not be read.
+    #[error("reading a finished table: {0}")]
+    Lookup(#[from] ProbeError),
+    /// One pair needs more working memory than the budget leaves.
+    #[error(
+        "{pair} needs {:.2} GiB of working state, more than the {:.2} GiB the memory budget of {:.2} GiB leaves \
+         beside the block cache: raise --memory",
+        *.needed as f64 / GIB, *.available as f64 / GIB, *.budget as f64 / GIB
+    )]
+    Memory {
+        /// The pair, as `2211+1122`.
+        pair: String,
+        /// Bytes it needs.
+        needed: u64,
+        /// Bytes the budget leaves for pairs.
+        available: u64,
+        /// The whole budget.
+        budget: u64,
+    },
+}
+
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// What a build covered.
+#[derive(Clone, Debug, Default)]
+pub struct BuildSummary {
+    /// Every signature of the set, built now or found complete.
+    pub signatures: Vec<Signature>,
+    /// Their positions.
+    pub positions: u64,
 }
 
 /// What the build reports as it goes.
@@ -72,15 +104,15 @@ pub fn table_path(dir: &Path, variant: &Variant, signature: Signature, metric: M
 }
 
 /// Builds (or completes) every table of 2 to `max_pieces` pieces of `variant` under `dir`,
-/// WLD and DTW. Pairs whose tables are all present are loaded, not rebuilt; pairs of one
-/// step (same pieces and men) are built in parallel.
+/// WLD and DTW, within the default memory budget ([`MemoryBudget::default`]). Pairs whose
+/// tables are all present are checked and kept, not rebuilt.
 pub fn build(
     variant: Variant,
     max_pieces: u32,
     dir: &Path,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
-) -> Result<Registry, BuildError> {
-    build_scope(variant, Scope::Pieces(max_pieces), dir, on_event)
+) -> Result<BuildSummary, BuildError> {
+    build_scope(variant, Scope::Pieces(max_pieces), dir, MemoryBudget::default(), on_event)
 }
 
 /// Which tables to build: every material up to a number of pieces, or only what one
@@ -121,28 +153,88 @@ impl Scope {
     }
 }
 
-/// As [`build`], for the signatures of `scope` only.
+/// As [`build`], for the signatures of `scope` only, within `budget`. Finished tables
+/// are read through their files with a block cache of [`MemoryBudget::cache_bytes`];
+/// the pairs of one step (same pieces and men) run in parallel as far as their working
+/// state fits the rest of the budget together.
 pub fn build_scope(
     variant: Variant,
     scope: Scope,
     dir: &Path,
+    budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
-) -> Result<Registry, BuildError> {
-    let mut registry = Registry::new(variant);
+) -> Result<BuildSummary, BuildError> {
     let steps = scoped_steps(scope);
-    let planned =
-        steps.iter().flatten().flatten().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
-    on_event(BuildEvent::Planned { positions: planned });
+    let summary = summary(variant, &steps);
+    let cost = |pair: &Vec<Signature>| positions_of(variant, pair) * crate::solve::STATE_BYTES_PER_POSITION;
+    // Every pair must fit before any work starts, not after hours of it.
+    for step in &steps {
+        batches(step, cost, budget)?;
+    }
+    on_event(BuildEvent::Planned { positions: summary.positions });
     for step in steps {
-        let solved: Vec<Result<Vec<SolvedTable>, BuildError>> =
-            step.par_iter().map(|pair| build_pair(&registry, dir, pair, on_event)).collect();
-        for tables in solved {
-            for table in tables? {
-                registry.insert(table);
-            }
+        let finished = open_finished(dir, variant, None, budget)?;
+        for batch in batches(&step, cost, budget)? {
+            batch.par_iter().try_for_each(|pair| build_pair(&finished, variant, dir, pair, on_event))?;
         }
     }
-    Ok(registry)
+    Ok(summary)
+}
+
+fn summary(variant: Variant, steps: &[Vec<Vec<Signature>>]) -> BuildSummary {
+    let signatures: Vec<Signature> = steps.iter().flatten().flatten().copied().collect();
+    let positions = signatures.iter().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
+    BuildSummary { signatures, positions }
+}
+
+fn positions_of(variant: Variant, pair: &[Signature]) -> u64 {
+    pair.iter().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum()
+}
+
+/// The tables finished so far, read through the files (opened afresh for each step, so
+/// that it sees the step before).
+fn open_finished(
+    dir: &Path,
+    variant: Variant,
+    rules: Option<&DrawRules>,
+    budget: MemoryBudget,
+) -> Result<Tablebase, BuildError> {
+    std::fs::create_dir_all(dir.join(variant.name))
+        .map_err(|source| BuildError::Write { path: dir.join(variant.name), source })?;
+    let mut builder = Tablebase::builder(dir).variants(&[variant]).cache_bytes(budget.cache_bytes());
+    if let Some(rules) = rules {
+        builder = builder.rules(rules.set);
+    }
+    Ok(builder.open()?)
+}
+
+/// The pairs of one step in batches whose working state fits the budget together; an
+/// error names a pair that does not fit alone.
+fn batches(
+    step: &[Vec<Signature>],
+    cost: impl Fn(&Vec<Signature>) -> u64,
+    budget: MemoryBudget,
+) -> Result<Vec<Vec<&Vec<Signature>>>, BuildError> {
+    let available = budget.pair_bytes();
+    let mut out: Vec<(u64, Vec<&Vec<Signature>>)> = Vec::new();
+    for pair in step {
+        let needed = cost(pair);
+        if needed > available {
+            return Err(BuildError::Memory { pair: pair_name(pair), needed, available, budget: budget.bytes });
+        }
+        match out.iter_mut().find(|(used, _)| used + needed <= available) {
+            Some((used, batch)) => {
+                *used += needed;
+                batch.push(pair);
+            }
+            None => out.push((needed, vec![pair])),
+        }
+    }
+    Ok(out.into_iter().map(|(_, b)| b).collect())
+}
+
+fn pair_name(pair: &[Signature]) -> String {
+    pair.iter().map(Signature::to_string).collect::<Vec<_>>().join("+")
 }
 
 /// The steps of `scope`: pairs with a signature outside it are left out.
@@ -178,20 +270,20 @@ fn build_steps(max_pieces: u32) -> Vec<Vec<Vec<Signature>>> {
 }
 
 fn build_pair(
-    registry: &Registry,
+    finished: &Tablebase,
+    variant: Variant,
     dir: &Path,
     pair: &[Signature],
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
-) -> Result<Vec<SolvedTable>, BuildError> {
-    let variant = registry.variant();
-    if let Some(tables) = load_pair(dir, &variant, pair)? {
-        let positions = tables.iter().map(|t| t.scores.len() as u64).sum();
+) -> Result<(), BuildError> {
+    let positions = positions_of(variant, pair);
+    if pair_complete(dir, &variant, pair, &[Metric::Wld, Metric::Dtw])? {
         on_event(BuildEvent::Loaded { signatures: pair, positions });
-        return Ok(tables);
+        return Ok(());
     }
-    let positions = pair.iter().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
     on_event(BuildEvent::Started { signatures: pair, positions });
-    let tables = solve_pair(registry, pair[0], &|units| on_event(BuildEvent::Progress { signatures: pair, units }));
+    let tables =
+        solve_pair(finished, variant, pair[0], &|units| on_event(BuildEvent::Progress { signatures: pair, units }))?;
     for table in &tables {
         for metric in [Metric::Wld, Metric::Dtw] {
             write_table(dir, variant.name, table, metric).map_err(|source| BuildError::Write {
@@ -201,101 +293,98 @@ fn build_pair(
         }
     }
     on_event(BuildEvent::Finished { signatures: pair, positions });
-    Ok(tables)
+    Ok(())
 }
 
-/// The pair's tables when every file of it is on disk (checksums checked); `None` when
-/// any is missing, so the pair is rebuilt.
-fn load_pair(dir: &Path, variant: &Variant, pair: &[Signature]) -> Result<Option<Vec<SolvedTable>>, BuildError> {
-    let all_there =
-        pair.iter().all(|s| [Metric::Wld, Metric::Dtw].iter().all(|m| table_path(dir, variant, *s, *m).exists()));
+/// Whether every file of the pair is on disk, whole (checksums checked): then it is kept.
+fn pair_complete(dir: &Path, variant: &Variant, pair: &[Signature], metrics: &[Metric]) -> Result<bool, BuildError> {
+    let all_there = pair.iter().all(|s| metrics.iter().all(|m| table_path(dir, variant, *s, *m).exists()));
     if !all_there {
-        return Ok(None);
+        return Ok(false);
     }
-    let mut tables = Vec::new();
     for &sig in pair {
-        let wld = TableFile::open(&table_path(dir, variant, sig, Metric::Wld), variant, sig, Metric::Wld)?;
-        wld.verify_checksum()?;
-        let dtw = TableFile::open(&table_path(dir, variant, sig, Metric::Dtw), variant, sig, Metric::Dtw)?;
-        dtw.verify_checksum()?;
-        let index = MaterialIndex::new(*variant, sig).expect("table-sized signature");
-        tables.push(SolvedTable { index, scores: dtw.all_scores()? });
+        for &metric in metrics {
+            TableFile::open(&table_path(dir, variant, sig, metric), variant, sig, metric)?.verify_checksum()?;
+        }
     }
-    Ok(Some(tables))
+    Ok(true)
 }
 
 /// Builds (or completes) the rule tables of `rules` for every signature of 2 to
 /// `max_pieces` pieces that keeps one ([`DrawRules::context`]), after the theoretical
-/// tables in `theory`. Complete files on disk are loaded, not rebuilt.
+/// tables (already under `dir`). Complete files on disk are kept, not rebuilt.
 pub fn build_rules(
-    theory: &Registry,
+    variant: Variant,
     rules: DrawRules,
     max_pieces: u32,
     dir: &Path,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
-) -> Result<RuleRegistry, BuildError> {
-    build_rules_scope(theory, rules, Scope::Pieces(max_pieces), dir, on_event)
+) -> Result<BuildSummary, BuildError> {
+    build_rules_scope(variant, rules, Scope::Pieces(max_pieces), dir, MemoryBudget::default(), on_event)
 }
 
-/// As [`build_rules`], for the signatures of `scope` only (built by [`build_scope`]).
+/// As [`build_rules`], for the signatures of `scope` only (built by [`build_scope`]),
+/// within `budget`.
 pub fn build_rules_scope(
-    theory: &Registry,
+    variant: Variant,
     rules: DrawRules,
     scope: Scope,
     dir: &Path,
+    budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
-) -> Result<RuleRegistry, BuildError> {
-    let variant = theory.variant();
-    let mut registry = RuleRegistry::new(rules);
+) -> Result<BuildSummary, BuildError> {
     let steps: Vec<Vec<Vec<Signature>>> = scoped_steps(scope)
         .into_iter()
-        .map(|step| step.into_iter().filter(|pair| rules.context(pair[0]).is_some()).collect())
+        .map(|step| step.into_iter().filter(|pair| rules.context(pair[0]).is_some()).collect::<Vec<_>>())
+        .filter(|step| !step.is_empty())
         .collect();
-    let planned =
-        steps.iter().flatten().flatten().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
-    on_event(BuildEvent::Planned { positions: planned });
+    let summary = summary(variant, &steps);
+    let cost = |pair: &Vec<Signature>| rule_pair_bytes(variant, pair);
+    for step in &steps {
+        batches(step, cost, budget)?;
+    }
+    on_event(BuildEvent::Planned { positions: summary.positions });
     for step in steps {
-        let solved: Vec<Result<Vec<RuleTable>, BuildError>> =
-            step.par_iter().map(|pair| build_rule_pair(theory, &registry, dir, pair, on_event)).collect();
-        for tables in solved {
-            for table in tables? {
-                registry.insert(table);
-            }
+        let finished = open_finished(dir, variant, Some(&rules), budget)?;
+        for batch in batches(&step, cost, budget)? {
+            batch.par_iter().try_for_each(|pair| build_rule_pair(&finished, variant, rules, dir, pair, on_event))?;
         }
     }
-    Ok(registry)
+    Ok(summary)
+}
+
+/// Working state of a rule pair: two bytes per position for the pair's values, and
+/// about 16 per position of its largest component (one placement of the men) while
+/// that is solved.
+fn rule_pair_bytes(variant: Variant, pair: &[Signature]) -> u64 {
+    let positions = positions_of(variant, pair);
+    let component = MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64;
+    2 * positions + crate::rule_solve::COMPONENT_BYTES_PER_POSITION * component
 }
 
 fn build_rule_pair(
-    theory: &Registry,
-    done: &RuleRegistry,
+    finished: &Tablebase,
+    variant: Variant,
+    rules: DrawRules,
     dir: &Path,
     pair: &[Signature],
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
-) -> Result<Vec<RuleTable>, BuildError> {
-    let variant = theory.variant();
-    let metric = Metric::Rules(done.rules().set);
-    let positions = pair.iter().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
-    if pair.iter().all(|s| table_path(dir, &variant, *s, metric).exists()) {
-        let mut tables = Vec::new();
-        for &sig in pair {
-            let file = TableFile::open(&table_path(dir, &variant, sig, metric), &variant, sig, metric)?;
-            file.verify_checksum()?;
-            let index = MaterialIndex::new(variant, sig).expect("table-sized signature");
-            tables.push(RuleTable { index, values: file.all_rule_scores()? });
-        }
+) -> Result<(), BuildError> {
+    let metric = Metric::Rules(rules.set);
+    let positions = positions_of(variant, pair);
+    if pair_complete(dir, &variant, pair, &[metric])? {
         on_event(BuildEvent::Loaded { signatures: pair, positions });
-        return Ok(tables);
+        return Ok(());
     }
     on_event(BuildEvent::Started { signatures: pair, positions });
     let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
-    let tables = solve_rule_pair(theory, done, pair[0], &progress).unwrap_or_default();
+    let tables = solve_rule_pair(&FileOracle(finished), rules, variant, pair[0], &progress)?.unwrap_or_default();
     for table in &tables {
-        write_rule_table(dir, variant.name, table, done.rules().set).map_err(|source| BuildError::Write {
+        write_rule_table(dir, variant.name, table, rules.set).map_err(|source| BuildError::Write {
             path: table_path(dir, &variant, table.index.signature(), metric),
             source,
         })?;
     }
     on_event(BuildEvent::Finished { signatures: pair, positions });
-    Ok(tables)
+    Ok(())
 }

@@ -2,11 +2,14 @@
 //!
 //! Tables are built in dependency order ([`Signature::all_with`]): a signature and its
 //! colour flip together ([`solve_pair`]), after every table their captures and
-//! promotions lead to.
+//! promotions lead to, which are read back through their files ([`lookup`]) so that a
+//! build's memory is a budget ([`MemoryBudget`]), whatever the number of pieces.
 
 mod brute_rules;
+mod budget;
 mod build;
 mod check_rules;
+pub mod lookup;
 mod registry;
 mod rule_solve;
 mod solve;
@@ -14,11 +17,15 @@ mod verify;
 mod write;
 
 pub use brute_rules::{BruteForce, BruteRules, Clock};
-pub use build::{build, build_rules, build_rules_scope, build_scope, table_path, BuildError, BuildEvent, Scope};
+pub use budget::MemoryBudget;
+pub use build::{
+    build, build_rules, build_rules_scope, build_scope, table_path, BuildError, BuildEvent, BuildSummary, Scope,
+};
 pub use check_rules::{brute_rules, check_signature, with_deep_stack, RuleCheck};
+pub use lookup::{FileOracle, Finished};
 pub use registry::{Registry, SolvedTable};
 pub use rule_solve::{solve_rule_pair, MemoryOracle, MissingTable, RuleRegistry, RuleTable};
-pub use solve::solve_pair;
+pub use solve::{solve_pair, STATE_BYTES_PER_POSITION};
 pub use verify::{tables_in, verify, Disagreement, VerifyReport};
 pub use write::{table_bytes, write_rule_table, write_table, BLOCK_POSITIONS};
 
@@ -26,7 +33,8 @@ pub use write::{table_bytes, write_rule_table, write_table, BLOCK_POSITIONS};
 pub use kabe_probe as probe;
 use kabe_probe::{Signature, Variant};
 
-/// Solves every table of 2 to `max_pieces` pieces in memory, calling `done` after each.
+/// Solves every table of 2 to `max_pieces` pieces in memory, calling `done` after each
+/// (tests and checks on small sets; [`build`] writes files and keeps nothing).
 pub fn solve_all(variant: Variant, max_pieces: u32, mut done: impl FnMut(&SolvedTable)) -> Registry {
     let mut registry = Registry::new(variant);
     for pieces in 2..=max_pieces {
@@ -34,7 +42,8 @@ pub fn solve_all(variant: Variant, max_pieces: u32, mut done: impl FnMut(&Solved
             if registry.table(sig).is_some() {
                 continue;
             }
-            for table in solve_pair(&registry, sig, &|_| {}) {
+            let tables = solve_pair(&registry, variant, sig, &|_| {}).expect("smaller tables are solved first");
+            for table in tables {
                 done(&table);
                 registry.insert(table);
             }
@@ -48,9 +57,9 @@ pub fn solve_all(variant: Variant, max_pieces: u32, mut done: impl FnMut(&Solved
 /// probe library's examples and quick tests open.
 pub fn build_small_tables(dir: &std::path::Path) -> Result<(), BuildError> {
     for variant in [Variant::INTERNATIONAL, Variant::RUSSIAN] {
-        let theory = build(variant, 3, dir, &|_| {})?;
+        build(variant, 3, dir, &|_| {})?;
         let rules = kabe_probe::DrawRules::new(variant.default_draw_rules(), &variant);
-        build_rules(&theory, rules, 3, dir, &|_| {})?;
+        build_rules(variant, rules, 3, dir, &|_| {})?;
     }
     Ok(())
 }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use kabe_probe::rules::exact::{verdict, Oracle};
 use kabe_probe::rules::Context;
 use kabe_probe::{
-    Color, Counters, DrawRules, MaterialIndex, MoveList, PieceKind, Position, RuleScore, Score, Signature, Wld,
+    Color, Counters, DrawRules, MaterialIndex, MoveList, PieceKind, Position, RuleScore, Score, Signature, Variant, Wld,
 };
 use rayon::prelude::*;
 
@@ -68,19 +68,19 @@ impl RuleRegistry {
 #[error("no table for {0}")]
 pub struct MissingTable(pub Signature);
 
-/// Values from solved tables in memory, and from the pair being solved.
+/// Values from solved tables in memory (tests and checks; a build reads files through
+/// [`crate::FileOracle`]).
 pub struct MemoryOracle<'a> {
     /// Theoretical tables.
     pub theory: &'a Registry,
     /// Rule tables of other signatures.
     pub done: &'a RuleRegistry,
-    pair: Option<&'a PairValues>,
 }
 
 impl<'a> MemoryOracle<'a> {
     /// Values from finished tables only.
     pub fn new(theory: &'a Registry, done: &'a RuleRegistry) -> MemoryOracle<'a> {
-        MemoryOracle { theory, done, pair: None }
+        MemoryOracle { theory, done }
     }
 }
 
@@ -97,14 +97,32 @@ impl Oracle for MemoryOracle<'_> {
         if sig.white_men + sig.white_kings == 0 {
             return Ok(RuleScore::loss(0));
         }
-        if let Some(pair) = self.pair {
-            if let Some(t) = pair.tables.iter().position(|i| i.signature() == sig) {
-                let raw = pair.values[t][pair.tables[t].index(&normalized) as usize].load(Ordering::Acquire);
-                return Ok(RuleScore::from_raw(raw));
-            }
-        }
         let table = self.done.table(sig).ok_or(MissingTable(sig))?;
         Ok(table.values[table.index.index(&normalized) as usize])
+    }
+}
+
+/// Finished tables, and the components of the pair solved so far.
+struct PairOracle<'a, O> {
+    finished: &'a O,
+    pair: &'a PairValues,
+}
+
+impl<O: Oracle> Oracle for PairOracle<'_, O> {
+    type Error = O::Error;
+
+    fn theoretical(&self, position: &Position) -> Result<Score, O::Error> {
+        self.finished.theoretical(position)
+    }
+
+    fn counted(&self, position: &Position) -> Result<RuleScore, O::Error> {
+        let normalized = position.normalized();
+        let sig = Signature::of(&normalized);
+        if let Some(t) = self.pair.tables.iter().position(|i| i.signature() == sig) {
+            let raw = self.pair.values[t][self.pair.tables[t].index(&normalized) as usize].load(Ordering::Acquire);
+            return Ok(RuleScore::from_raw(raw));
+        }
+        self.finished.counted(position)
     }
 }
 
@@ -113,6 +131,10 @@ struct PairValues {
     tables: Vec<MaterialIndex>,
     values: Vec<Vec<AtomicU16>>,
 }
+
+/// Bytes of working state per position of the component being solved: its value, move
+/// count and exits (2 + 2 + 6), and room for its bucket entries.
+pub const COMPONENT_BYTES_PER_POSITION: u64 = 16;
 
 /// One placement of the men, in one or both tables of the pair.
 struct Component {
@@ -133,19 +155,22 @@ fn advancement(position: &Position) -> u32 {
     white + black
 }
 
-/// Solves the rule table(s) of `signature` and its colour flip, or returns `None` when
-/// the rule set keeps no table for this material. `theory` must hold every theoretical
-/// table up to this size, `done` every rule table the pair's moves lead to.
+/// Solves the rule table(s) of `signature` and its colour flip, or returns `Ok(None)`
+/// when the rule set keeps no table for this material. `finished` must answer for every
+/// theoretical table up to this size and every rule table the pair's moves lead to.
 /// `progress` receives two units per position solved (as the theoretical solver).
-pub fn solve_rule_pair(
-    theory: &Registry,
-    done: &RuleRegistry,
+pub fn solve_rule_pair<O>(
+    finished: &O,
+    rules: DrawRules,
+    variant: Variant,
     signature: Signature,
     progress: &(dyn Fn(u64) + Sync),
-) -> Option<Vec<RuleTable>> {
-    let rules = *done.rules();
-    let context = rules.context(signature)?;
-    let variant = theory.variant();
+) -> Result<Option<Vec<RuleTable>>, O::Error>
+where
+    O: Oracle + Sync,
+    O::Error: Send,
+{
+    let Some(context) = rules.context(signature) else { return Ok(None) };
     let mut tables = vec![MaterialIndex::new(variant, signature).expect("table-sized signature")];
     if signature.flipped() != signature {
         tables.push(MaterialIndex::new(variant, signature.flipped()).expect("table-sized signature"));
@@ -155,14 +180,14 @@ pub fn solve_rule_pair(
 
     let mut components = components(&pair.tables);
     components.sort_by_key(|c| std::cmp::Reverse(c.advancement));
-    let oracle = MemoryOracle { theory, done, pair: Some(&pair) };
+    let oracle = PairOracle { finished, pair: &pair };
     let solver = ComponentSolver { rules, context, cap: context.max_plies(&rules), pair: &pair, oracle: &oracle };
     for group in components.chunk_by(|a, b| a.advancement == b.advancement) {
-        group.par_iter().for_each(|c| progress(2 * solver.solve(c)));
+        group.par_iter().try_for_each(|c| solver.solve(c).map(|n| progress(2 * n)))?;
     }
 
     let PairValues { tables, values } = pair;
-    Some(
+    Ok(Some(
         tables
             .into_iter()
             .zip(values)
@@ -171,7 +196,7 @@ pub fn solve_rule_pair(
                 values: v.into_iter().map(|a| RuleScore::from_raw(a.into_inner())).collect(),
             })
             .collect(),
-    )
+    ))
 }
 
 fn components(tables: &[MaterialIndex]) -> Vec<Component> {
@@ -195,12 +220,12 @@ fn components(tables: &[MaterialIndex]) -> Vec<Component> {
     out
 }
 
-struct ComponentSolver<'a> {
+struct ComponentSolver<'a, O> {
     rules: DrawRules,
     context: Context,
     cap: u16,
     pair: &'a PairValues,
-    oracle: &'a MemoryOracle<'a>,
+    oracle: &'a PairOracle<'a, O>,
 }
 
 /// A node's moves that lead out of the component.
@@ -214,9 +239,9 @@ struct Exits {
     loss: u16,
 }
 
-impl ComponentSolver<'_> {
+impl<O: Oracle> ComponentSolver<'_, O> {
     /// Solves one component; returns its number of positions.
-    fn solve(&self, component: &Component) -> u64 {
+    fn solve(&self, component: &Component) -> Result<u64, O::Error> {
         let kings = self.pair.tables[0].king_placements();
         let n = component.parts.len() * kings as usize;
         let global = |local: usize| {
@@ -246,14 +271,14 @@ impl ComponentSolver<'_> {
                 let child = position.play(mv);
                 let child_value = if self.context.ends_with(&self.rules, mv, &child) {
                     let fresh = Counters::fresh(&self.rules, &child);
-                    let v = verdict(&self.rules, self.oracle, &child, &fresh).expect("tables solved before");
+                    let v = verdict(&self.rules, self.oracle, &child, &fresh)?;
                     match v.exact {
                         Wld::Win => Some((Wld::Win, 0)),
                         Wld::Loss => Some((Wld::Loss, 0)),
                         Wld::Draw => None,
                     }
                 } else {
-                    self.oracle.counted(&child).expect("tables solved before").capped(self.cap).decided()
+                    self.oracle.counted(&child)?.capped(self.cap).decided()
                 };
                 match child_value {
                     Some((Wld::Loss, d)) => {
@@ -314,7 +339,7 @@ impl ComponentSolver<'_> {
             let (t, index) = global(local);
             self.pair.values[t][index as usize].store(v.raw(), Ordering::Release);
         }
-        n as u64
+        Ok(n as u64)
     }
 
     fn table_of(&self, normalized: &Position) -> usize {

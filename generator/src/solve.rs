@@ -1,37 +1,55 @@
-//! Retrograde analysis of one signature together with its colour flip.
+//! Retrograde analysis of one signature together with its colour flip, in two bytes of
+//! working state per position.
 //!
 //! A quiet move hands the turn over without changing the material, so the positions of
 //! a signature (White to move) and of its colour flip form one game graph; captures and
-//! promotions leave it for tables solved before. The pass:
+//! promotions leave it for finished tables, read through [`Finished`]. The pass:
 //!
-//! 1. **Initialise** every node from its moves: moves that leave the pair are looked up
-//!    (a child lost in `d` gives a win in `d + 1`; children won give the loss distance if
-//!    every move turns out to lose; a drawn child means the node can never be lost);
-//!    moves inside the pair are counted.
-//! 2. **Propagate ply by ply** from a bucket queue: a node resolved as lost in `n` makes
-//!    every unresolved parent a win in `n + 1`; a node resolved as won lowers each
-//!    parent's count of moves not yet known to lose, and a parent left with none (and no
-//!    drawn or winning way out) is lost in the longest of its distances plus one. Plies
-//!    are taken in increasing order, so the winner's shortest and the loser's longest way
-//!    come out exactly. Work inside a ply is parallel: nodes are claimed by
-//!    compare-and-swap and counters lowered atomically.
+//! 1. **Initialise** every node from its moves. A move out of the pair to a lost child
+//!    makes the node a win, provisionally at that distance; a drawn child means the node
+//!    can never be lost; otherwise the node counts its moves inside the pair.
+//! 2. **Propagate ply by ply.** Every node whose value is the current ply is final: a
+//!    node lost in `n` lowers each parent's value to a win in `n + 1`; a node won in `n`
+//!    lowers each parent's count of moves not yet known to lose, and a parent left with
+//!    none is lost in `max(n + 1, its longest loss through a move out of the pair)`,
+//!    kept beside the count in the same two bytes (or found again from the moves when
+//!    it is too long for its seven bits). Plies
+//!    are taken in increasing order, so the winner's shortest and the loser's longest
+//!    way come out exact.
 //! 3. Whatever is left unresolved is a draw.
+//!
+//! There is no queue: the value array is scanned for the current ply, and a per-chunk
+//! minimum of pending values lets the scan skip chunks with nothing at this ply. Work
+//! inside a ply is parallel; values are lowered with atomic minimum and counts with
+//! compare-and-swap, so no lock is taken.
 
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::Mutex;
 
-use kabe_probe::{MaterialIndex, MoveList, Position, Score, Signature, Wld};
+use kabe_probe::{MaterialIndex, MoveList, Position, Score, Signature, Variant, Wld};
 use rayon::prelude::*;
 
-use crate::registry::{Registry, SolvedTable};
+use crate::lookup::Finished;
+use crate::registry::SolvedTable;
 
-const UNKNOWN: u16 = u16::MAX;
-/// Node flag: some move leads to a drawn position outside the pair.
-const DRAW_EXIT: u8 = 1;
-/// Node flag: some move outside the pair wins.
-const WIN_EXIT: u8 = 2;
+/// Node state below this: a value (plies; final once the scan reaches it, a win may
+/// still be lowered before). From it up: unresolved, `PENDING | exit_loss << 8 | moves`:
+/// the low byte counts the moves inside the pair not yet known to lose (at most 8
+/// kings of 17 moves each: below 255), the next 7 bits hold the longest loss through a
+/// move out of the pair (`EXIT_UNKNOWN` when longer: found again from the moves).
+const PENDING: u16 = 0x8000;
+/// Exit loss field: too long to hold, look again.
+const EXIT_UNKNOWN: u16 = 0x7F;
+/// Unresolved, and some move leads to a draw: never lost (no position has 255 moves).
+const CANNOT_LOSE: u16 = u16::MAX;
+/// Chunk minimum when the chunk holds no pending value.
+const NOTHING: u16 = u16::MAX;
 
-/// Nodes handed to one worker at a time.
+/// Nodes per chunk: the unit of parallel work and of the scan's skip summary.
 const CHUNK: usize = 4096;
+
+/// Bytes of working state per position while a pair is solved.
+pub const STATE_BYTES_PER_POSITION: u64 = 2;
 
 /// The pair being solved: one or two tables, nodes numbered table after table.
 struct Pair {
@@ -39,6 +57,14 @@ struct Pair {
 }
 
 impl Pair {
+    fn new(variant: Variant, signature: Signature) -> Pair {
+        let mut tables = vec![MaterialIndex::new(variant, signature).expect("table-sized signature")];
+        if signature.flipped() != signature {
+            tables.push(MaterialIndex::new(variant, signature.flipped()).expect("table-sized signature"));
+        }
+        Pair { tables }
+    }
+
     fn len(&self) -> u64 {
         self.tables.iter().map(MaterialIndex::len).sum()
     }
@@ -82,170 +108,196 @@ impl Pair {
     }
 }
 
-/// What a node's moves showed at initialisation.
-struct Node {
-    internal_moves: u8,
-    flags: u8,
-    /// Shortest win through a move leaving the pair.
-    best_exit_win: u16,
-    /// Longest loss through moves leaving the pair.
-    longest_exit_loss: u16,
+/// What a node's moves out of the pair give.
+struct Exits {
+    internal_moves: u16,
+    draw: bool,
+    /// Shortest win through an exit.
+    best_win: Option<u16>,
+    /// Longest loss through exits.
+    longest_loss: u16,
 }
 
-/// Solves `signature` and its colour flip; every table they lead to must be in
-/// `registry`. Returns one table, or two when the flip is another signature.
-/// `progress` receives units of work done: one per node initialised, one per node
-/// taken from the queue (about `2 * positions` in all).
-pub fn solve_pair(registry: &Registry, signature: Signature, progress: &(dyn Fn(u64) + Sync)) -> Vec<SolvedTable> {
-    let variant = registry.variant();
-    let mut tables = vec![MaterialIndex::new(variant, signature).expect("table-sized signature")];
-    if signature.flipped() != signature {
-        tables.push(MaterialIndex::new(variant, signature.flipped()).expect("table-sized signature"));
+fn exits<F: Finished>(finished: &F, position: &Position, moves: &mut MoveList) -> Result<Exits, F::Error> {
+    let mut e = Exits { internal_moves: 0, draw: false, best_win: None, longest_loss: 0 };
+    position.legal_moves_into(moves);
+    for mv in moves.iter() {
+        if !mv.is_capture() && !mv.promotes() {
+            e.internal_moves += 1;
+            continue;
+        }
+        let score = finished.dtw(&position.play(mv))?;
+        match score.wld() {
+            Wld::Loss => e.best_win = Some(e.best_win.map_or(score.raw() + 1, |w| w.min(score.raw() + 1))),
+            Wld::Win => e.longest_loss = e.longest_loss.max(score.raw() + 1),
+            Wld::Draw => e.draw = true,
+        }
     }
-    let pair = Pair { tables };
+    Ok(e)
+}
+
+/// The first error any worker met; workers stop taking new chunks once one is set.
+struct FirstError<E>(Mutex<Option<E>>);
+
+impl<E> FirstError<E> {
+    fn set(&self, e: E) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+    }
+    fn is_set(&self) -> bool {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    }
+    fn into_result(self) -> Result<(), E> {
+        self.0.into_inner().unwrap_or_else(|p| p.into_inner()).map_or(Ok(()), Err)
+    }
+}
+
+/// Solves `signature` and its colour flip; every table their captures and promotions
+/// lead to must be finished in `finished`. Returns one table, or two when the flip is
+/// another signature. `progress` receives units of work done: one per node initialised,
+/// one per node resolved (about `2 * positions` in all).
+pub fn solve_pair<F: Finished>(
+    finished: &F,
+    variant: Variant,
+    signature: Signature,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<SolvedTable>, F::Error> {
+    let pair = Pair::new(variant, signature);
     let n = pair.len() as usize;
+    let state: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(CANNOT_LOSE)).collect();
+    let chunk_min: Vec<AtomicU16> = (0..n.div_ceil(CHUNK)).map(|_| AtomicU16::new(NOTHING)).collect();
+    let failed = FirstError(Mutex::new(None));
 
-    let scores: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(UNKNOWN)).collect();
-    let remaining: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
-    let mut flags = vec![0u8; n];
-    let mut longest_exit_loss = vec![0u16; n];
-
-    // 1. Initialise, collecting the first resolutions as (ply, node).
-    let mut queue = BucketQueue::default();
-    let seeds: Vec<Vec<(u16, u64)>> = flags
-        .par_chunks_mut(CHUNK)
-        .zip(longest_exit_loss.par_chunks_mut(CHUNK))
-        .enumerate()
-        .map(|(chunk, (flags, longest))| {
-            let mut seeds = Vec::new();
-            let mut moves = MoveList::new();
-            let first = (chunk * CHUNK) as u64;
-            let positions = pair.positions(first..first + flags.len() as u64);
-            for (i, ((flag, longest), position)) in flags.iter_mut().zip(longest.iter_mut()).zip(positions).enumerate()
-            {
-                let node = first + i as u64;
-                let info = initial(registry, &position, &mut moves);
-                *flag = info.flags;
-                *longest = info.longest_exit_loss;
-                remaining[node as usize].store(info.internal_moves, Ordering::Relaxed);
-                if info.flags & WIN_EXIT != 0 {
-                    seeds.push((info.best_exit_win, node));
-                } else if info.internal_moves == 0 && info.flags & DRAW_EXIT == 0 {
-                    seeds.push((info.longest_exit_loss, node));
+    // 1. Initialise.
+    state.par_chunks(CHUNK).zip(chunk_min.par_iter()).enumerate().for_each_init(MoveList::new, |moves, (c, work)| {
+        let (nodes, min) = work;
+        if failed.is_set() {
+            return;
+        }
+        let first = (c * CHUNK) as u64;
+        let mut lowest = NOTHING;
+        for (slot, position) in nodes.iter().zip(pair.positions(first..first + nodes.len() as u64)) {
+            let e = match exits(finished, &position, moves) {
+                Ok(e) => e,
+                Err(err) => return failed.set(err),
+            };
+            let value = match e.best_win {
+                Some(w) => w,
+                None if e.draw => CANNOT_LOSE,
+                // No move at all, or only moves out of the pair, all losing.
+                None if e.internal_moves == 0 => e.longest_loss,
+                None => {
+                    assert!(e.internal_moves < 255, "{}: more than 254 moves", position.fen());
+                    PENDING | e.longest_loss.min(EXIT_UNKNOWN) << 8 | e.internal_moves
                 }
+            };
+            if value < PENDING {
+                lowest = lowest.min(value);
             }
-            progress(flags.len() as u64);
-            seeds
-        })
-        .collect();
-    for s in seeds {
-        queue.extend(s);
-    }
+            slot.store(value, Ordering::Relaxed);
+        }
+        min.store(lowest, Ordering::Relaxed);
+        progress(nodes.len() as u64);
+    });
+    failed.into_result()?;
+    let failed = FirstError(Mutex::new(None));
 
     // 2. Propagate ply by ply.
+    let lower = |node: u64, value: u16| {
+        state[node as usize].fetch_min(value, Ordering::AcqRel);
+        chunk_min[node as usize / CHUNK].fetch_min(value, Ordering::AcqRel);
+    };
     let mut ply = 0u16;
-    while let Some(bucket) = queue.take(ply) {
-        let pushes: Vec<Vec<(u16, u64)>> = bucket
-            .par_chunks(CHUNK)
-            .map(|nodes| {
-                let mut pushes = Vec::new();
-                let mut resolved = 0;
-                for &node in nodes {
-                    if scores[node as usize]
-                        .compare_exchange(UNKNOWN, ply, Ordering::AcqRel, Ordering::Acquire)
-                        .is_err()
-                    {
-                        continue;
+    loop {
+        let next = chunk_min.par_iter().map(|m| m.load(Ordering::Acquire)).min().unwrap_or(NOTHING);
+        if next == NOTHING {
+            break;
+        }
+        ply = ply.max(next);
+        let lost = ply % 2 == 0;
+        chunk_min.par_iter().enumerate().for_each_init(MoveList::new, |moves, (c, min)| {
+            if min.load(Ordering::Acquire) > ply || failed.is_set() {
+                return;
+            }
+            min.store(NOTHING, Ordering::Release);
+            let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+            let mut later = NOTHING;
+            let mut resolved = 0;
+            for node in start..end {
+                let value = state[node].load(Ordering::Acquire);
+                if value != ply {
+                    if value > ply && value < PENDING {
+                        later = later.min(value);
                     }
-                    resolved += 1;
-                    let lost = ply % 2 == 0;
-                    for parent in pair.parents(node) {
-                        let p = parent as usize;
-                        if lost {
-                            if scores[p].load(Ordering::Acquire) == UNKNOWN {
-                                pushes.push((ply + 1, parent));
-                            }
-                        } else if remaining[p].fetch_sub(1, Ordering::AcqRel) == 1
-                            && flags[p] & (DRAW_EXIT | WIN_EXIT) == 0
-                        {
-                            pushes.push(((ply + 1).max(longest_exit_loss[p]), parent));
-                        }
+                    continue;
+                }
+                resolved += 1;
+                for parent in pair.parents(node as u64) {
+                    if lost {
+                        lower(parent, ply + 1);
+                    } else if let Err(e) = count_won_child(finished, &pair, &state, parent, ply, moves, &lower) {
+                        failed.set(e);
+                        return;
                     }
                 }
-                progress(resolved);
-                pushes
-            })
-            .collect();
-        for p in pushes {
-            queue.extend(p);
+            }
+            min.fetch_min(later, Ordering::AcqRel);
+            progress(resolved);
+        });
+        if failed.is_set() {
+            break;
         }
         ply += 1;
     }
+    failed.into_result()?;
 
-    // 3. Split the scores back into tables; unresolved nodes are draws.
-    let mut all: Vec<Score> = scores.into_iter().map(|s| Score::from_raw(s.into_inner())).collect();
+    // 3. Split the values into tables; unresolved nodes are draws. In place: a node's
+    // state and its score are both two bytes.
+    let mut all: Vec<Score> = state
+        .into_iter()
+        .map(|s| match s.into_inner() {
+            v if v < PENDING => Score::from_raw(v),
+            _ => Score::DRAW,
+        })
+        .collect();
     let mut out = Vec::new();
     for index in pair.tables {
         let rest = all.split_off(index.len() as usize);
         out.push(SolvedTable { index, scores: all });
         all = rest;
     }
-    out
+    Ok(out)
 }
 
-fn initial(registry: &Registry, position: &Position, moves: &mut MoveList) -> Node {
-    let mut node = Node { internal_moves: 0, flags: 0, best_exit_win: u16::MAX, longest_exit_loss: 0 };
-    position.legal_moves_into(moves);
-    if moves.is_empty() {
-        // No move: lost now.
-        node.longest_exit_loss = 0;
-        return node;
-    }
-    for mv in moves.iter() {
-        if !mv.is_capture() && !mv.promotes() {
-            node.internal_moves += 1;
-            continue;
+/// One more of `parent`'s moves inside the pair is known to lose (its child won in
+/// `ply`); when none is left, the parent is lost.
+fn count_won_child<F: Finished>(
+    finished: &F,
+    pair: &Pair,
+    state: &[AtomicU16],
+    parent: u64,
+    ply: u16,
+    moves: &mut MoveList,
+    lower: &impl Fn(u64, u16),
+) -> Result<(), F::Error> {
+    let slot = &state[parent as usize];
+    let mut current = slot.load(Ordering::Acquire);
+    loop {
+        if current < PENDING || current == CANNOT_LOSE {
+            return Ok(()); // won (or winning), or never lost
         }
-        let child = position.play(mv);
-        let score = registry.score(&child).expect("tables this one leads to are solved first");
-        match score.wld() {
-            Wld::Loss => {
-                node.flags |= WIN_EXIT;
-                node.best_exit_win = node.best_exit_win.min(score.parent().raw());
-            }
-            Wld::Win => node.longest_exit_loss = node.longest_exit_loss.max(score.parent().raw()),
-            Wld::Draw => node.flags |= DRAW_EXIT,
+        match slot.compare_exchange_weak(current, current - 1, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => break,
+            Err(seen) => current = seen,
         }
     }
-    node
-}
-
-/// Nodes waiting for their ply.
-#[derive(Default)]
-struct BucketQueue {
-    buckets: Vec<Vec<u64>>,
-    pending: usize,
-}
-
-impl BucketQueue {
-    fn extend(&mut self, items: Vec<(u16, u64)>) {
-        for (ply, node) in items {
-            let ply = ply as usize;
-            if self.buckets.len() <= ply {
-                self.buckets.resize_with(ply + 1, Vec::new);
-            }
-            self.buckets[ply].push(node);
-            self.pending += 1;
-        }
+    if (current - 1) & 0xFF != 0 {
+        return Ok(());
     }
-
-    /// The nodes for `ply`, or `None` once nothing is pending at or after it.
-    fn take(&mut self, ply: u16) -> Option<Vec<u64>> {
-        if self.pending == 0 {
-            return None;
-        }
-        let bucket = self.buckets.get_mut(ply as usize).map(std::mem::take).unwrap_or_default();
-        self.pending -= bucket.len();
-        Some(bucket)
-    }
+    // Every move loses: this thread alone saw the count reach zero.
+    let exit_loss = match (current >> 8) & EXIT_UNKNOWN {
+        EXIT_UNKNOWN => exits(finished, &pair.position(parent), moves)?.longest_loss,
+        held => held,
+    };
+    lower(parent, (ply + 1).max(exit_loss));
+    Ok(())
 }

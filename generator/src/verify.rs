@@ -79,22 +79,54 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
     Ok(out)
 }
 
-/// Decoded DTW tables, read through the reader.
+/// DTW tables read block by block through the table reader, each worker with its own
+/// small cache of decoded blocks: written again on purpose (not the probe library's
+/// cache, not `Registry::score`), so that verification shares no code with the solver's
+/// lookups, and its memory stays bounded whatever the size of the set.
 struct Tables {
-    scores: BTreeMap<Signature, (MaterialIndex, Vec<Score>)>,
+    files: BTreeMap<Signature, (MaterialIndex, TableFile)>,
+}
+
+/// Blocks a worker keeps decoded: 1,024 blocks of 16,384 two-byte scores, 32 MiB.
+const CACHED_BLOCKS: usize = 1024;
+
+/// One worker's decoded blocks, direct-mapped by (signature, block).
+struct BlockCache {
+    slots: Vec<Option<(Signature, u32, Vec<Score>)>>,
+}
+
+impl BlockCache {
+    fn new() -> BlockCache {
+        BlockCache { slots: (0..CACHED_BLOCKS).map(|_| None).collect() }
+    }
 }
 
 impl Tables {
-    /// Like `Registry::score`, written again on purpose: verification shares no code
-    /// with the solver.
-    fn score(&self, position: &Position) -> Option<Score> {
+    /// The stored value of any position whose table is here (or where the side to move
+    /// has no piece: lost); `Ok(None)` when its table is missing.
+    fn score(&self, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
         let p = position.normalized();
         let sig = Signature::of(&p);
         if sig.white_men + sig.white_kings == 0 {
-            return Some(Score::loss(0));
+            return Ok(Some(Score::loss(0)));
         }
-        let (index, scores) = self.scores.get(&sig)?;
-        scores.get(index.index(&p) as usize).copied()
+        let Some((index, file)) = self.files.get(&sig) else { return Ok(None) };
+        let at = index.index(&p);
+        let per = file.header().block_positions as u64;
+        let block = (at / per) as u32;
+        let key = (sig.white_men as usize * 7
+            + sig.white_kings as usize * 13
+            + sig.black_men as usize * 29
+            + sig.black_kings as usize * 31)
+            .wrapping_mul(0x9E37_79B1)
+            .wrapping_add(block as usize)
+            % CACHED_BLOCKS;
+        let slot = &mut cache.slots[key];
+        if !matches!(slot, Some((s, b, _)) if *s == sig && *b == block) {
+            *slot = Some((sig, block, file.block_scores(block)?));
+        }
+        let (_, _, scores) = slot.as_ref().expect("filled above");
+        Ok(scores.get((at % per) as usize).copied())
     }
 }
 
@@ -107,7 +139,7 @@ pub fn verify(
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::io::Result<VerifyReport> {
     let mut report = VerifyReport::default();
-    let mut tables = Tables { scores: BTreeMap::new() };
+    let mut tables = Tables { files: BTreeMap::new() };
     let mut wld_files: BTreeMap<Signature, TableFile> = BTreeMap::new();
     for (sig, metrics) in tables_in(dir, &variant)? {
         if metrics.len() < 2 {
@@ -116,42 +148,42 @@ pub fn verify(
         for metric in metrics {
             let path: PathBuf = table_path(dir, &variant, sig, metric);
             report.files += 1;
-            let opened = TableFile::open(&path, &variant, sig, metric).and_then(|t| t.verify_checksum().map(|()| t));
-            let loaded: Result<(), TableError> = opened.and_then(|t| {
-                match metric {
-                    Metric::Dtw => {
-                        let index = MaterialIndex::new(variant, sig).expect("opened, so table-sized");
-                        tables.scores.insert(sig, (index, t.all_scores()?));
-                    }
-                    Metric::Wld => {
-                        wld_files.insert(sig, t);
-                    }
-                    Metric::Rules(_) => {} // not listed by tables_in; checked by `kabe check-rules`
+            match TableFile::open(&path, &variant, sig, metric).and_then(|t| t.verify_checksum().map(|()| t)) {
+                Ok(file) if metric == Metric::Dtw => {
+                    let index = MaterialIndex::new(variant, sig).expect("opened, so table-sized");
+                    tables.files.insert(sig, (index, file));
                 }
-                Ok(())
-            });
-            if let Err(e) = loaded {
-                report.bad_files.push(e.to_string());
+                Ok(file) => {
+                    wld_files.insert(sig, file);
+                }
+                Err(e) => report.bad_files.push(e.to_string()),
             }
         }
     }
     let found = Mutex::new(Vec::new());
+    let bad = Mutex::new(Vec::new());
     let count = AtomicU64::new(0);
-    for (sig, (index, scores)) in &tables.scores {
+    for (sig, (index, dtw)) in &tables.files {
         let Some(wld) = wld_files.get(sig) else { continue };
-        let wld = match wld.all_scores() {
-            Ok(w) => w,
-            Err(e) => {
-                report.bad_files.push(e.to_string());
-                continue;
-            }
-        };
-        scores.par_chunks(4096).enumerate().for_each(|(chunk, part)| {
-            for (i, &stored) in part.iter().enumerate() {
-                let at = (chunk * 4096 + i) as u64;
-                let position = index.position(at);
-                let derived = derive(&tables, &position);
-                let stored_wld = wld[at as usize].wld();
+        // One block of the table at a time, its positions checked in parallel.
+        (0..dtw.header().blocks).into_par_iter().for_each_init(BlockCache::new, |cache, b| {
+            let stored = match (dtw.block_scores(b), wld.block_scores(b)) {
+                (Ok(d), Ok(w)) if d.len() == w.len() => (d, w),
+                (Err(e), _) | (_, Err(e)) => return bad.lock().expect("no panics while held").push(e.to_string()),
+                _ => {
+                    return bad
+                        .lock()
+                        .expect("no panics while held")
+                        .push(format!("{sig}: WLD and DTW blocks differ in size"))
+                }
+            };
+            let first = b as u64 * dtw.header().block_positions as u64;
+            for (i, (&stored, stored_wld)) in stored.0.iter().zip(stored.1.iter().map(|w| w.wld())).enumerate() {
+                let position = index.position(first + i as u64);
+                let derived = match derive(&tables, &position, cache) {
+                    Ok(d) => d,
+                    Err(e) => return bad.lock().expect("no panics while held").push(e.to_string()),
+                };
                 if Some(stored) != derived || stored_wld != stored.wld() {
                     count.fetch_add(1, Ordering::Relaxed);
                     let mut f = found.lock().expect("no panics while held");
@@ -166,32 +198,35 @@ pub fn verify(
                     }
                 }
             }
-            progress(part.len() as u64);
+            progress(stored.0.len() as u64);
         });
-        report.positions += scores.len() as u64;
+        report.positions += index.len();
     }
+    let mut bad = bad.into_inner().expect("no panics while held");
+    bad.dedup();
+    report.bad_files.extend(bad);
     report.disagreements = found.into_inner().expect("no panics while held");
     report.disagreement_count = count.into_inner();
     Ok(report)
 }
 
 /// The value the successors give, or `None` when a successor's table is missing.
-fn derive(tables: &Tables, position: &Position) -> Option<Score> {
+fn derive(tables: &Tables, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
     let moves = position.legal_moves();
     let mut best_win: Option<u16> = None;
     let mut longest_loss = 0u16;
     let mut all_win = true;
     for mv in moves.iter() {
-        let child = tables.score(&position.play(mv))?;
+        let Some(child) = tables.score(&position.play(mv), cache)? else { return Ok(None) };
         match child.wld() {
             Wld::Loss => best_win = Some(best_win.map_or(child.raw() + 1, |b| b.min(child.raw() + 1))),
             Wld::Win => longest_loss = longest_loss.max(child.raw() + 1),
             Wld::Draw => all_win = false,
         }
     }
-    Some(match best_win {
+    Ok(Some(match best_win {
         Some(d) => Score::win(d),
         None if all_win => Score::loss(longest_loss),
         None => Score::DRAW,
-    })
+    }))
 }

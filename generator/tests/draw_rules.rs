@@ -13,7 +13,9 @@ fn rule_tables(theory: &Registry, rules: DrawRules, sigs: &[Signature]) -> RuleR
         if done.table(sig).is_some() {
             continue;
         }
-        for table in solve_rule_pair(theory, &done, sig, &|_| {}).unwrap_or_default() {
+        let finished = MemoryOracle::new(theory, &done);
+        let solved = solve_rule_pair(&finished, rules, theory.variant(), sig, &|_| {}).expect("tables solved before");
+        for table in solved.unwrap_or_default() {
             done.insert(table);
         }
     }

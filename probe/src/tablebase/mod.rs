@@ -367,6 +367,14 @@ impl Tablebase {
         self.dtw(tables, position)
     }
 
+    /// The raw rule-table value of a position within range: the distance within the count
+    /// its material keeps ([`RuleScore`]), as the rule set the tablebase was opened with
+    /// stores it. Most callers want [`Tablebase::probe`], which applies the counters.
+    pub fn probe_counted(&self, position: &Position) -> Result<RuleScore, ProbeError> {
+        let tables = self.tables(position.variant())?;
+        self.counted(tables, position)
+    }
+
     /// The exact verdict under the draw rules for `counters` (see [`Counters`]): the
     /// result, the theoretical value, the count that governs and its plies left.
     ///

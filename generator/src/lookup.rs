@@ -1,0 +1,52 @@
+//! Where a solver finds the values of finished tables: in memory ([`Registry`], for tests
+//! and the brute-force checks) or through the files ([`Tablebase`]: the probe library's
+//! reader, memory-mapped files and a bounded block cache). A build reads its inputs
+//! through the files, so its memory does not grow with the tables already built.
+
+use kabe_probe::rules::exact::Oracle;
+use kabe_probe::tablebase::{ProbeError, Tablebase};
+use kabe_probe::{Position, RuleScore, Score, Signature};
+
+use crate::registry::Registry;
+use crate::rule_solve::MissingTable;
+
+/// Theoretical values of finished tables.
+pub trait Finished: Sync {
+    /// Why a value cannot be read.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// The DTW value of `position` (either side to move); its table must be finished.
+    fn dtw(&self, position: &Position) -> Result<Score, Self::Error>;
+}
+
+impl Finished for Registry {
+    type Error = MissingTable;
+
+    fn dtw(&self, position: &Position) -> Result<Score, MissingTable> {
+        self.score(position).ok_or_else(|| MissingTable(Signature::of(&position.normalized())))
+    }
+}
+
+impl Finished for Tablebase {
+    type Error = ProbeError;
+
+    fn dtw(&self, position: &Position) -> Result<Score, ProbeError> {
+        self.probe_dtw(position)
+    }
+}
+
+/// A tablebase read as the exact-verdict code's oracle: theoretical values and the rule
+/// tables of the rule set it was opened with.
+pub struct FileOracle<'a>(pub &'a Tablebase);
+
+impl Oracle for FileOracle<'_> {
+    type Error = ProbeError;
+
+    fn theoretical(&self, position: &Position) -> Result<Score, ProbeError> {
+        self.0.probe_dtw(position)
+    }
+
+    fn counted(&self, position: &Position) -> Result<RuleScore, ProbeError> {
+        self.0.probe_counted(position)
+    }
+}
