@@ -159,7 +159,7 @@ pub struct CheckRulesArgs {
 }
 
 /// A signature written `wm wk bm bk`, e.g. `1211`.
-fn signature_arg(text: &str) -> anyhow::Result<Signature> {
+pub fn signature_arg(text: &str) -> anyhow::Result<Signature> {
     let digits: Vec<u8> = text.trim().bytes().map(|b| b.wrapping_sub(b'0')).collect();
     anyhow::ensure!(
         digits.len() == 4 && digits.iter().all(|d| *d <= 9),

@@ -66,6 +66,10 @@ pub struct GenerateArgs {
     /// Largest number of pieces.
     #[arg(long, short, default_value_t = 3)]
     pieces: u32,
+    /// Build one signature (`wm wk bm bk`, e.g. 0303 or 2211) with everything it
+    /// reaches instead: every material of fewer pieces and those its promotions lead to.
+    #[arg(long, conflicts_with = "pieces")]
+    closure: Option<String>,
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -104,12 +108,27 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     }
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     let memory = args.memory.unwrap_or_else(default_memory);
-    let built = build_with_progress(variant, Scope::Pieces(args.pieces), &dir, rules, memory)?;
+    let scope = match &args.closure {
+        Some(sig) => {
+            let sig = crate::cli_rules::signature_arg(sig)?;
+            anyhow::ensure!(
+                MaterialIndex::new(variant, sig).is_some_and(|i| !i.is_empty()) && sig.pieces() <= 8,
+                "signature {sig} has no positions in {} (or more than 8 pieces)",
+                variant.name
+            );
+            Scope::Closure(sig)
+        }
+        None => Scope::Pieces(args.pieces),
+    };
+    let built = build_with_progress(variant, scope, &dir, rules, memory)?;
     let bytes = disk_bytes(&dir, &variant, &built.signatures);
     println!(
-        "{} tables up to {} pieces in {}: {} signatures, {} positions, {:.1} MB on disk ({:.2} bits/position)",
+        "{} tables {} in {}: {} signatures, {} positions, {:.1} MB on disk ({:.2} bits/position)",
         variant.name,
-        args.pieces,
+        match scope {
+            Scope::Closure(sig) => format!("of the closure of {sig}"),
+            Scope::Pieces(n) => format!("up to {n} pieces"),
+        },
         dir.display(),
         built.signatures.len(),
         built.positions,

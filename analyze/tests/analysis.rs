@@ -23,6 +23,8 @@ fn shared_tables(name: &str, build_into: impl Fn(&Path)) -> PathBuf {
         }
     }
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    // Tables of another format version left by an older checkout are not reused.
+    let name = &format!("{name}-v{}", kabe_probe::table::FORMAT_VERSION);
     let dir = tmp.join(name);
     let lock = tmp.join(format!("{name}.lock"));
     loop {

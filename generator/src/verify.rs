@@ -25,7 +25,8 @@ pub struct Disagreement {
     pub fen: String,
     /// What the DTW table says.
     pub stored: Score,
-    /// What the WLD table says.
+    /// What the WLD table says (for a position it holds no value for, what its captures
+    /// give through the WLD tables).
     pub stored_wld: Wld,
     /// What its successors give.
     pub derived: Score,
@@ -79,59 +80,93 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
     Ok(out)
 }
 
-/// DTW tables read block by block through the table reader, each worker with its own
-/// small cache of decoded blocks: written again on purpose (not the probe library's
-/// cache, not `Registry::score`), so that verification shares no code with the solver's
-/// lookups, and its memory stays bounded whatever the size of the set.
+/// Tables read block by block through the table reader, each worker with its own small
+/// cache of decoded blocks: written again on purpose (not the probe library's cache, not
+/// `Registry::score`), so that verification shares no code with the solver's lookups,
+/// and its memory stays bounded whatever the size of the set.
 struct Tables {
-    files: BTreeMap<Signature, (MaterialIndex, TableFile)>,
+    dtw: BTreeMap<Signature, (MaterialIndex, TableFile)>,
+    wld: BTreeMap<Signature, TableFile>,
 }
 
-/// Blocks a worker keeps decoded: 1,024 blocks of 16,384 two-byte scores, 32 MiB.
+/// Blocks a worker keeps decoded: 1,024 blocks of at most 65,536 scores (two bytes
+/// each): at most 128 MiB a worker, far less for the usual 16,384-position DTW blocks.
 const CACHED_BLOCKS: usize = 1024;
 
-/// One worker's decoded blocks, direct-mapped by (signature, block).
+/// A decoded block and what it is.
+type CachedBlock = (Signature, Metric, u32, Vec<Score>);
+
+/// One worker's decoded blocks, direct-mapped by (signature, metric, block).
 struct BlockCache {
-    slots: Vec<Option<(Signature, u32, Vec<Score>)>>,
+    slots: Vec<Option<CachedBlock>>,
 }
 
 impl BlockCache {
     fn new() -> BlockCache {
         BlockCache { slots: (0..CACHED_BLOCKS).map(|_| None).collect() }
     }
+
+    fn value(&mut self, sig: Signature, file: &TableFile, at: u64) -> Result<Option<Score>, TableError> {
+        let metric = file.header().metric;
+        let per = file.header().block_positions as u64;
+        let block = (at / per) as u32;
+        let key = (sig.white_men as usize * 7
+            + sig.white_kings as usize * 13
+            + sig.black_men as usize * 29
+            + sig.black_kings as usize * 31
+            + (metric == Metric::Wld) as usize * 37)
+            .wrapping_mul(0x9E37_79B1)
+            .wrapping_add(block as usize)
+            % CACHED_BLOCKS;
+        let slot = &mut self.slots[key];
+        if !matches!(slot, Some((s, m, b, _)) if *s == sig && *m == metric && *b == block) {
+            *slot = Some((sig, metric, block, file.block_scores(block)?));
+        }
+        let (_, _, _, scores) = slot.as_ref().expect("filled above");
+        Ok(scores.get((at % per) as usize).copied())
+    }
 }
 
 impl Tables {
-    /// The stored value of any position whose table is here (or where the side to move
-    /// has no piece: lost); `Ok(None)` when its table is missing.
+    /// The stored DTW value of any position whose table is here (or where the side to
+    /// move has no piece: lost); `Ok(None)` when its table is missing.
     fn score(&self, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
         let p = position.normalized();
         let sig = Signature::of(&p);
         if sig.white_men + sig.white_kings == 0 {
             return Ok(Some(Score::loss(0)));
         }
-        let Some((index, file)) = self.files.get(&sig) else { return Ok(None) };
-        let at = index.index(&p);
-        let per = file.header().block_positions as u64;
-        let block = (at / per) as u32;
-        let key = (sig.white_men as usize * 7
-            + sig.white_kings as usize * 13
-            + sig.black_men as usize * 29
-            + sig.black_kings as usize * 31)
-            .wrapping_mul(0x9E37_79B1)
-            .wrapping_add(block as usize)
-            % CACHED_BLOCKS;
-        let slot = &mut cache.slots[key];
-        if !matches!(slot, Some((s, b, _)) if *s == sig && *b == block) {
-            *slot = Some((sig, block, file.block_scores(block)?));
+        let Some((index, file)) = self.dtw.get(&sig) else { return Ok(None) };
+        cache.value(sig, file, index.index(&p))
+    }
+
+    /// The WLD value the WLD tables give: stored, or for a position with a capture to
+    /// make (which holds no value of its own there) the best of its captures, resolved
+    /// the same way.
+    fn wld(&self, position: &Position, cache: &mut BlockCache) -> Result<Option<Wld>, TableError> {
+        let p = position.normalized();
+        let sig = Signature::of(&p);
+        if sig.white_men + sig.white_kings == 0 {
+            return Ok(Some(Wld::Loss));
         }
-        let (_, _, scores) = slot.as_ref().expect("filled above");
-        Ok(scores.get((at % per) as usize).copied())
+        if !p.has_capture() {
+            let (Some((index, _)), Some(file)) = (self.dtw.get(&sig), self.wld.get(&sig)) else { return Ok(None) };
+            return Ok(cache.value(sig, file, index.index(&p))?.map(Score::wld));
+        }
+        let mut best = Wld::Loss;
+        for mv in p.legal_moves().iter() {
+            let Some(child) = self.wld(&p.play(mv), cache)? else { return Ok(None) };
+            best = best.max(child.for_opponent());
+        }
+        Ok(Some(best))
     }
 }
 
 /// Verifies every table of `variant` under `dir`; reports at most `max_reported`
-/// disagreements in detail. `progress` receives positions checked.
+/// disagreements in detail. `progress` receives positions checked. Every DTW value is
+/// derived from its successors; every WLD value equals that derived value's, including
+/// those of positions with a capture to make, which the WLD file does not hold: they are
+/// resolved through their captures from the WLD values of the positions after them.
 pub fn verify(
     dir: &Path,
     variant: Variant,
@@ -139,8 +174,7 @@ pub fn verify(
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::io::Result<VerifyReport> {
     let mut report = VerifyReport::default();
-    let mut tables = Tables { files: BTreeMap::new() };
-    let mut wld_files: BTreeMap<Signature, TableFile> = BTreeMap::new();
+    let mut tables = Tables { dtw: BTreeMap::new(), wld: BTreeMap::new() };
     for (sig, metrics) in tables_in(dir, &variant)? {
         if metrics.len() < 2 {
             report.incomplete.push(sig);
@@ -151,10 +185,10 @@ pub fn verify(
             match TableFile::open(&path, &variant, sig, metric).and_then(|t| t.verify_checksum().map(|()| t)) {
                 Ok(file) if metric == Metric::Dtw => {
                     let index = MaterialIndex::new(variant, sig).expect("opened, so table-sized");
-                    tables.files.insert(sig, (index, file));
+                    tables.dtw.insert(sig, (index, file));
                 }
                 Ok(file) => {
-                    wld_files.insert(sig, file);
+                    tables.wld.insert(sig, file);
                 }
                 Err(e) => report.bad_files.push(e.to_string()),
             }
@@ -163,26 +197,25 @@ pub fn verify(
     let found = Mutex::new(Vec::new());
     let bad = Mutex::new(Vec::new());
     let count = AtomicU64::new(0);
-    for (sig, (index, dtw)) in &tables.files {
-        let Some(wld) = wld_files.get(sig) else { continue };
-        // One block of the table at a time, its positions checked in parallel.
+    let note_bad = |e: TableError| bad.lock().expect("no panics while held").push(e.to_string());
+    for (sig, (index, dtw)) in &tables.dtw {
+        if !tables.wld.contains_key(sig) {
+            continue;
+        }
+        // One block of the DTW table at a time, its positions checked in parallel.
         (0..dtw.header().blocks).into_par_iter().for_each_init(BlockCache::new, |cache, b| {
-            let stored = match (dtw.block_scores(b), wld.block_scores(b)) {
-                (Ok(d), Ok(w)) if d.len() == w.len() => (d, w),
-                (Err(e), _) | (_, Err(e)) => return bad.lock().expect("no panics while held").push(e.to_string()),
-                _ => {
-                    return bad
-                        .lock()
-                        .expect("no panics while held")
-                        .push(format!("{sig}: WLD and DTW blocks differ in size"))
-                }
+            let stored = match dtw.block_scores(b) {
+                Ok(d) => d,
+                Err(e) => return note_bad(e),
             };
             let first = b as u64 * dtw.header().block_positions as u64;
-            for (i, (&stored, stored_wld)) in stored.0.iter().zip(stored.1.iter().map(|w| w.wld())).enumerate() {
+            for (i, &stored) in stored.iter().enumerate() {
                 let position = index.position(first + i as u64);
-                let derived = match derive(&tables, &position, cache) {
-                    Ok(d) => d,
-                    Err(e) => return bad.lock().expect("no panics while held").push(e.to_string()),
+                let checked = derive(&tables, &position, cache).and_then(|d| Ok((d, tables.wld(&position, cache)?)));
+                let (derived, stored_wld) = match checked {
+                    Ok((d, Some(w))) => (d, w),
+                    Ok((_, None)) => (None, Wld::Draw),
+                    Err(e) => return note_bad(e),
                 };
                 if Some(stored) != derived || stored_wld != stored.wld() {
                     count.fetch_add(1, Ordering::Relaxed);
@@ -198,11 +231,12 @@ pub fn verify(
                     }
                 }
             }
-            progress(stored.0.len() as u64);
+            progress(stored.len() as u64);
         });
         report.positions += index.len();
     }
     let mut bad = bad.into_inner().expect("no panics while held");
+    bad.sort();
     bad.dedup();
     report.bad_files.extend(bad);
     report.disagreements = found.into_inner().expect("no panics while held");

@@ -5,7 +5,9 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use kabe_probe::table::{encode_block, encode_rule_block, file_name, Header, Metric, FORMAT_VERSION, HEADER_LEN};
+use kabe_probe::table::{
+    encode_block, encode_rule_block, encode_wld_block, file_name, Header, Metric, FORMAT_VERSION, HEADER_LEN,
+};
 use kabe_probe::{DrawRuleSet, MaterialIndex, Score};
 use rayon::prelude::*;
 
@@ -14,6 +16,10 @@ use crate::rule_solve::RuleTable;
 
 /// Positions per block: a DTW block is at most 32 KiB before compression.
 pub const BLOCK_POSITIONS: u32 = 1 << 14;
+/// Positions per WLD block: 16 KiB once expanded (README, "Compact WLD files").
+pub const WLD_BLOCK_POSITIONS: u32 = 1 << 16;
+/// zstd level of the WLD run code (small: the best level costs little).
+const WLD_ZSTD_LEVEL: i32 = 19;
 /// zstd level. On 16 KiB blocks level 12 already runs the optimal parser; level 6 cost
 /// 12% of generation time less for a few percent more bytes (README, "Speed").
 const ZSTD_LEVEL: i32 = 6;
@@ -26,8 +32,8 @@ pub fn write_table(dir: &Path, variant: &str, table: &SolvedTable, metric: Metri
 /// Writes the rule table of `set` under `dir`; returns its path.
 pub fn write_rule_table(dir: &Path, variant: &str, table: &RuleTable, set: DrawRuleSet) -> std::io::Result<PathBuf> {
     let metric = Metric::Rules(set);
-    let blocks = compress(&table.values, encode_rule_block)?;
-    let bytes = frame(variant, &table.index, metric, 8, table.values.len(), blocks);
+    let blocks = compress(&table.values, BLOCK_POSITIONS, ZSTD_LEVEL, |_, chunk| encode_rule_block(chunk))?;
+    let bytes = frame(variant, &table.index, metric, 8, table.values.len(), BLOCK_POSITIONS, blocks);
     write_file(dir.join(file_name(variant, table.index.signature(), metric)), &bytes)
 }
 
@@ -47,16 +53,25 @@ fn write_file(path: PathBuf, bytes: &[u8]) -> std::io::Result<PathBuf> {
 
 /// Each block a zstd frame with its content checksum, so that a damaged block is an
 /// error when it is read, never a wrong value.
-fn compress<T: Sync>(values: &[T], encode: impl Fn(&[T]) -> Vec<u8> + Sync) -> std::io::Result<Vec<Vec<u8>>> {
+/// `encode` receives each block's number and values.
+fn compress<T: Sync>(
+    values: &[T],
+    block_positions: u32,
+    level: i32,
+    encode: impl Fn(usize, &[T]) -> Vec<u8> + Sync,
+) -> std::io::Result<Vec<Vec<u8>>> {
     values
-        .par_chunks(BLOCK_POSITIONS as usize)
+        .par_chunks(block_positions as usize)
+        .enumerate()
         .map_init(
             || {
-                let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL)?;
+                let mut c = zstd::bulk::Compressor::new(level)?;
                 c.include_checksum(true)?;
                 Ok::<_, std::io::Error>(c)
             },
-            |c, chunk| c.as_mut().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?.compress(&encode(chunk)),
+            |c, (b, chunk)| {
+                c.as_mut().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?.compress(&encode(b, chunk))
+            },
         )
         .collect()
 }
@@ -69,8 +84,20 @@ pub fn table_bytes(variant: &str, table: &SolvedTable, metric: Metric) -> std::i
         Metric::Dtw => 16,
         Metric::Rules(_) => return Err(std::io::Error::other("a rule table is written by write_rule_table")),
     };
-    let blocks = compress(&table.scores, |chunk: &[Score]| encode_block(metric, entry_bits, chunk))?;
-    Ok(frame(variant, &table.index, metric, entry_bits, table.scores.len(), blocks))
+    if metric == Metric::Wld {
+        // Capture positions hold no value of their own: found again from the index.
+        let blocks = compress(&table.scores, WLD_BLOCK_POSITIONS, WLD_ZSTD_LEVEL, |b, chunk: &[Score]| {
+            let first = b as u64 * WLD_BLOCK_POSITIONS as u64;
+            let captures: Vec<bool> =
+                table.index.positions(first..first + chunk.len() as u64).map(|p| p.has_capture()).collect();
+            encode_wld_block(chunk, |i| captures[i])
+        })?;
+        return Ok(frame(variant, &table.index, metric, 2, table.scores.len(), WLD_BLOCK_POSITIONS, blocks));
+    }
+    let blocks = compress(&table.scores, BLOCK_POSITIONS, ZSTD_LEVEL, |_, chunk: &[Score]| {
+        encode_block(metric, entry_bits, chunk)
+    })?;
+    Ok(frame(variant, &table.index, metric, entry_bits, table.scores.len(), BLOCK_POSITIONS, blocks))
 }
 
 /// Header, block index and blocks.
@@ -80,6 +107,7 @@ fn frame(
     metric: Metric,
     entry_bits: u8,
     positions: usize,
+    block_positions: u32,
     blocks: Vec<Vec<u8>>,
 ) -> Vec<u8> {
     let mut header = Header {
@@ -89,7 +117,7 @@ fn frame(
         signature: index.signature(),
         variant: variant.to_string(),
         positions: positions as u64,
-        block_positions: BLOCK_POSITIONS,
+        block_positions,
         blocks: blocks.len() as u32,
         checksum: 0,
     };

@@ -85,6 +85,14 @@ fn bad_files_are_errors_naming_the_file() {
     newer[8] = 9;
     fs::write(&path, &newer).expect("write");
     assert!(matches!(open(), Err(TableError::Version { found: 9, .. })));
+    // A table of format 2 (WLD files holding capture positions, no run code) is refused
+    // with the way out, never misread.
+    let mut older = good.clone();
+    older[8..10].copy_from_slice(&2u16.to_le_bytes());
+    fs::write(&path, &older).expect("write");
+    let e = open().expect_err("format 2");
+    assert!(matches!(e, TableError::Version { found: 2, .. }), "{e}");
+    assert!(e.to_string().starts_with(&shown) && e.to_string().contains("rebuild the tables"), "{e}");
     // Missing.
     fs::remove_file(&path).expect("rm");
     assert!(matches!(open(), Err(TableError::Missing { .. })));

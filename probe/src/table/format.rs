@@ -10,7 +10,9 @@ use crate::score::{RuleScore, Score, Wld};
 pub const MAGIC: [u8; 8] = *b"KABETBL\x1a";
 /// The format version this code reads and writes.
 /// Version 2: every block frame carries its zstd content checksum.
-pub const FORMAT_VERSION: u16 = 2;
+/// Version 3: WLD blocks are run-length coded ([`super::runs`]) before zstd, and hold no
+/// value of their own for positions whose side to move must capture.
+pub const FORMAT_VERSION: u16 = 3;
 /// Bytes before the block index.
 pub const HEADER_LEN: usize = 64;
 const VARIANT_LEN: usize = 24;
@@ -84,7 +86,10 @@ pub enum TableError {
         path: PathBuf,
     },
     /// Written by another format version.
-    #[error("{path}: table format version {found}, this kabe reads version {FORMAT_VERSION}")]
+    #[error(
+        "{path}: table format version {found}, this kabe reads version {FORMAT_VERSION}: rebuild the tables \
+         (kabe generate; delete the old files first)"
+    )]
     Version {
         /// The file.
         path: PathBuf,
@@ -214,21 +219,37 @@ impl Header {
     }
 }
 
-/// The uncompressed bytes of one block of `scores`.
+/// The WLD code of a value: 0 loss, 1 draw, 2 win.
+pub fn wld_code(wld: Wld) -> u8 {
+    match wld {
+        Wld::Loss => 0,
+        Wld::Draw => 1,
+        Wld::Win => 2,
+    }
+}
+
+/// The bytes (before zstd) of one WLD block: `dont_care(i)` says that position `i` of
+/// the block holds no value of its own (its side to move must capture); it continues the
+/// run before it, which is what makes the file small.
+pub fn encode_wld_block(scores: &[Score], dont_care: impl Fn(usize) -> bool) -> Vec<u8> {
+    let mut last = 1u8;
+    let values: Vec<u8> = scores
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            if !dont_care(i) {
+                last = wld_code(s.wld());
+            }
+            last
+        })
+        .collect();
+    super::runs::encode(&values)
+}
+
+/// The uncompressed bytes of one DTW block of `scores` (WLD blocks: [`encode_wld_block`]).
 pub fn encode_block(metric: Metric, entry_bits: u8, scores: &[Score]) -> Vec<u8> {
     match (metric, entry_bits) {
-        (Metric::Wld, _) => {
-            let mut out = vec![0u8; scores.len().div_ceil(4)];
-            for (i, s) in scores.iter().enumerate() {
-                let code = match s.wld() {
-                    Wld::Loss => 0,
-                    Wld::Draw => 1,
-                    Wld::Win => 2,
-                };
-                out[i / 4] |= code << (2 * (i % 4));
-            }
-            out
-        }
+        (Metric::Wld, _) => panic!("WLD blocks are run-length coded: encode_wld_block"),
         (Metric::Dtw, 8) => scores.iter().map(|s| s.plies().map_or(u8::MAX, |p| p as u8)).collect(),
         (Metric::Dtw, _) => scores.iter().flat_map(|s| s.raw().to_le_bytes()).collect(),
         (Metric::Rules(_), _) => panic!("rule tables hold rule scores: encode_rule_block"),

@@ -4,7 +4,7 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "KABETBL\x1a"
-//!      8     2  format version (2)
+//!      8     2  format version (3)
 //!     10     1  metric (1 = WLD, 2 = DTW, 16 + n = rule set n's counted distances)
 //!     11     1  bits per entry (WLD 2; DTW 8 or 16; rules 8)
 //!     12     4  signature: white men, white kings, black men, black kings
@@ -17,8 +17,12 @@
 //!      …        zstd frames, one per block, each with its content checksum
 //! ```
 //!
-//! Entries, little-endian, before compression: WLD packs four 2-bit values a byte
-//! (0 loss, 1 draw, 2 win); DTW stores the plies to the end of the game, odd for a win
+//! Entries, little-endian, before compression: WLD is a run-length code of the values
+//! (0 loss, 1 draw, 2 win; [`runs`]), read back as four 2-bit values a byte. **A WLD file
+//! holds no value of its own for a position whose side to move must capture**: the writer
+//! lets it continue the run before it, and readers resolve it by playing the captures
+//! (as Kingsrow's and Scan's databases do); DTW and rule tables hold every position.
+//! DTW stores the plies to the end of the game, odd for a win
 //! and even for a loss, with all bits set for a draw. A rule table (file `<sig>.<rules>.kabe`)
 //! stores one byte per position: `2 * plies + 1` for a win and `2 * plies` for a loss
 //! decided within the count ([`crate::RuleScore`]), 255 when the count cannot decide it.
@@ -26,11 +30,12 @@
 mod dir;
 mod format;
 mod reader;
+pub mod runs;
 
 pub use dir::TableDir;
 pub(crate) use format::decode_entry;
 pub use format::{
-    encode_block, encode_rule_block, file_name, Header, Metric, TableError, FORMAT_VERSION, HEADER_LEN, MAGIC,
-    MAX_BLOCK_POSITIONS,
+    encode_block, encode_rule_block, encode_wld_block, file_name, wld_code, Header, Metric, TableError, FORMAT_VERSION,
+    HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
 };
 pub use reader::TableFile;

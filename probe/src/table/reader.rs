@@ -142,6 +142,12 @@ impl TableFile {
             return Err(corrupt(format!("block {b} has no checksum")));
         }
         let expected = self.header.block_bytes(b);
+        if self.header.metric == Metric::Wld {
+            // Runs: at most one byte per position before zstd.
+            let positions = self.header.positions_in_block(b);
+            let code = context.decompress(frame, positions.max(16)).map_err(|e| corrupt(format!("block {b}: {e}")))?;
+            return super::runs::decode_packed(&code, positions).map_err(|e| corrupt(format!("block {b}: {e}")));
+        }
         let data = context.decompress(frame, expected).map_err(|e| corrupt(format!("block {b}: {e}")))?;
         if data.len() != expected {
             return Err(corrupt(format!("block {b} holds {} bytes, expected {expected}", data.len())));

@@ -20,10 +20,11 @@
 //! a position needs them, and decompressed blocks live in one bounded cache shared by all
 //! threads ([`TablebaseBuilder::cache_bytes`], default [`DEFAULT_CACHE_BYTES`]).
 //!
-//! The tables hold every position of their material, capture positions included, so a
-//! position within range is one lookup. A position with more pieces than the tables in
-//! which the side to move must capture is resolved by playing the captures (recursively)
-//! into range.
+//! DTW and rule tables hold every position of their material, so a position within
+//! range is one lookup. WLD tables leave out the positions whose side to move must
+//! capture; those, and positions with more pieces than the tables where the side to move
+//! must capture, are resolved by playing the captures (recursively) to positions that
+//! hold a value.
 
 mod cache;
 mod catalog;
@@ -496,7 +497,8 @@ impl Tablebase {
         if signature.black_men + signature.black_kings == 0 {
             return Ok(Some(Wld::Win));
         }
-        if let Some(slot) = tables.catalog.slot(signature, WLD) {
+        // A WLD file holds no value of its own for a position with a capture to make.
+        if let Some(slot) = tables.catalog.slot(signature, WLD).filter(|_| !position.has_capture()) {
             let index = slot.index.index(&normalized);
             return self.entry(&tables.variant, slot, index, access, |_, block, i| {
                 match (block.get(i / 4)? >> (2 * (i % 4))) & 3 {
