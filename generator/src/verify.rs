@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use kabe_probe::table::{Metric, TableError, TableFile};
+use kabe_probe::table::{decode_entry, Metric, TableError, TableFile};
 use kabe_probe::{MaterialIndex, Position, Score, Signature, Variant, Wld};
 use rayon::prelude::*;
 
@@ -89,14 +89,14 @@ struct Tables {
     wld: BTreeMap<Signature, TableFile>,
 }
 
-/// Blocks a worker keeps decoded: 1,024 blocks of at most 65,536 scores (two bytes
-/// each): at most 128 MiB a worker, far less for the usual 16,384-position DTW blocks.
+/// Blocks a worker keeps decompressed: 1,024 blocks of at most 32 KiB (DTW) or 16 KiB
+/// (WLD), at most 32 MiB a worker.
 const CACHED_BLOCKS: usize = 1024;
 
-/// A decoded block and what it is.
-type CachedBlock = (Signature, Metric, u32, Vec<Score>);
+/// A decompressed block and what it is.
+type CachedBlock = (Signature, Metric, u32, Vec<u8>);
 
-/// One worker's decoded blocks, direct-mapped by (signature, metric, block).
+/// One worker's decompressed blocks, direct-mapped by (signature, metric, block).
 struct BlockCache {
     slots: Vec<Option<CachedBlock>>,
 }
@@ -107,8 +107,9 @@ impl BlockCache {
     }
 
     fn value(&mut self, sig: Signature, file: &TableFile, at: u64) -> Result<Option<Score>, TableError> {
-        let metric = file.header().metric;
-        let per = file.header().block_positions as u64;
+        let header = file.header();
+        let metric = header.metric;
+        let per = header.block_positions as u64;
         let block = (at / per) as u32;
         let key = (sig.white_men as usize * 7
             + sig.white_kings as usize * 13
@@ -120,10 +121,17 @@ impl BlockCache {
             % CACHED_BLOCKS;
         let slot = &mut self.slots[key];
         if !matches!(slot, Some((s, m, b, _)) if *s == sig && *m == metric && *b == block) {
-            *slot = Some((sig, metric, block, file.block_scores(block)?));
+            *slot = Some((sig, metric, block, file.block(block)?));
         }
-        let (_, _, _, scores) = slot.as_ref().expect("filled above");
-        Ok(scores.get((at % per) as usize).copied())
+        let (_, _, _, bytes) = slot.as_ref().expect("filled above");
+        let i = (at % per) as usize;
+        if i >= header.positions_in_block(block) {
+            return Ok(None);
+        }
+        decode_entry(header, bytes, i).map(Some).ok_or_else(|| TableError::Corrupt {
+            path: file.path().to_path_buf(),
+            detail: format!("undefined value at index {at}"),
+        })
     }
 }
 
@@ -173,6 +181,19 @@ pub fn verify(
     max_reported: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::io::Result<VerifyReport> {
+    verify_only(dir, variant, None, max_reported, progress)
+}
+
+/// As [`verify`], deriving the values of the signatures in `only` (every signature when
+/// `None`; every file's checksum is checked either way). A build that adds a few tables
+/// to a large set verifies the new ones without going over the old.
+pub fn verify_only(
+    dir: &Path,
+    variant: Variant,
+    only: Option<&[Signature]>,
+    max_reported: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> std::io::Result<VerifyReport> {
     let mut report = VerifyReport::default();
     let mut tables = Tables { dtw: BTreeMap::new(), wld: BTreeMap::new() };
     for (sig, metrics) in tables_in(dir, &variant)? {
@@ -199,7 +220,7 @@ pub fn verify(
     let count = AtomicU64::new(0);
     let note_bad = |e: TableError| bad.lock().expect("no panics while held").push(e.to_string());
     for (sig, (index, dtw)) in &tables.dtw {
-        if !tables.wld.contains_key(sig) {
+        if !tables.wld.contains_key(sig) || only.is_some_and(|o| !o.contains(sig)) {
             continue;
         }
         // One block of the DTW table at a time, its positions checked in parallel.

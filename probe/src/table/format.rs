@@ -256,8 +256,9 @@ pub fn encode_block(metric: Metric, entry_bits: u8, scores: &[Score]) -> Vec<u8>
     }
 }
 
-/// Entry `i` of a decompressed block; `None` for a value the format does not define.
-pub(crate) fn decode_entry(header: &Header, block: &[u8], i: usize) -> Option<Score> {
+/// Entry `i` of a decompressed WLD or DTW block (as [`super::TableFile::block`] returns
+/// it); `None` for a value the format does not define.
+pub fn decode_entry(header: &Header, block: &[u8], i: usize) -> Option<Score> {
     match (header.metric, header.entry_bits) {
         (Metric::Wld, _) => match (block[i / 4] >> (2 * (i % 4))) & 3 {
             // WLD tables carry no distance: a win is reported as 1 ply, a loss as 0.

@@ -33,9 +33,8 @@ mod reader;
 pub mod runs;
 
 pub use dir::TableDir;
-pub(crate) use format::decode_entry;
 pub use format::{
-    encode_block, encode_rule_block, encode_wld_block, file_name, wld_code, Header, Metric, TableError, FORMAT_VERSION,
-    HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
+    decode_entry, encode_block, encode_rule_block, encode_wld_block, file_name, wld_code, Header, Metric, TableError,
+    FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
 };
 pub use reader::TableFile;
