@@ -14,7 +14,7 @@ shift 3
 cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin kabe
 kabe="$root/target/release/kabe"
 sizes=$(mktemp)
-"$kabe" info --variant "$variant" --pieces 8 | awk 'NF==6 && $3 ~ /^[0-9]{4}$/ {print $3, $5}' >"$sizes"
+"$kabe" info --variant "$variant" --pieces 8 | awk 'NF==6 && length($3)==4 && $3 ~ /^[0-9]+$/ {print $3, $5}' >"$sizes"
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 for sig in "$@"; do
   marker=$(mktemp)

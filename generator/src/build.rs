@@ -354,8 +354,8 @@ pub fn build_rules_scope(
 }
 
 /// Working state of a rule pair: two bytes per position for the pair's values, and
-/// about 16 per position of its largest component (one placement of the men) while
-/// that is solved.
+/// [`crate::rule_solve::COMPONENT_BYTES_PER_POSITION`] per position of its largest
+/// component (one placement of the men) while that is solved.
 fn rule_pair_bytes(variant: Variant, pair: &[Signature]) -> u64 {
     let positions = positions_of(variant, pair);
     let component = MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64;

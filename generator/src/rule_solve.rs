@@ -133,8 +133,10 @@ struct PairValues {
 }
 
 /// Bytes of working state per position of the component being solved: its value, move
-/// count and exits (2 + 2 + 6), and room for its bucket entries.
-pub const COMPONENT_BYTES_PER_POSITION: u64 = 16;
+/// count and exits, and its bucket entries (16 bytes each, often several per position).
+/// Measured: the one component of kings-only 0501+0105 (190 M positions) peaked at
+/// about 48 bytes per position.
+pub const COMPONENT_BYTES_PER_POSITION: u64 = 56;
 
 /// One placement of the men, in one or both tables of the pair.
 struct Component {
