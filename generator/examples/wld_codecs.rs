@@ -4,7 +4,7 @@
 //! they take the value of the position before them (extending its run).
 use std::time::Instant;
 
-use kabe_probe::table::{Metric, TableFile};
+use kabe_probe::table::{runs, Metric, TableFile};
 use kabe_probe::{MaterialIndex, Variant, Wld};
 use rayon::prelude::*;
 
@@ -20,38 +20,6 @@ fn packed(values: &[u8]) -> Vec<u8> {
     let mut out = vec![0u8; values.len().div_ceil(4)];
     for (i, v) in values.iter().enumerate() {
         out[i / 4] |= v << (2 * (i % 4));
-    }
-    out
-}
-
-/// Runs as bytes: value in the low 2 bits, length - 1 in the rest (6 bits), longer runs
-/// continued by 0xFF-prefixed varints.
-fn runs(values: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < values.len() {
-        let v = values[i];
-        let mut n = 1;
-        while i + n < values.len() && values[i + n] == v {
-            n += 1;
-        }
-        let mut rest = n - 1;
-        if rest < 63 {
-            out.push(v | (rest as u8) << 2);
-        } else {
-            out.push(v | 63 << 2);
-            rest -= 63;
-            loop {
-                let b = (rest & 0x7F) as u8;
-                rest >>= 7;
-                if rest == 0 {
-                    out.push(b);
-                    break;
-                }
-                out.push(b | 0x80);
-            }
-        }
-        i += n;
     }
     out
 }
@@ -105,9 +73,27 @@ fn main() {
             encode: |v| v.to_vec(),
             level: 19,
         },
-        Codec { name: "don't care, runs, zstd 19, 16K", block: 1 << 14, dont_care: true, encode: runs, level: 19 },
-        Codec { name: "don't care, runs, zstd 19, 64K", block: 1 << 16, dont_care: true, encode: runs, level: 19 },
-        Codec { name: "don't care, runs, no zstd, 64K", block: 1 << 16, dont_care: true, encode: runs, level: 0 },
+        Codec {
+            name: "don't care, runs, zstd 19, 16K",
+            block: 1 << 14,
+            dont_care: true,
+            encode: runs::encode,
+            level: 19,
+        },
+        Codec {
+            name: "don't care, runs, zstd 19, 64K",
+            block: 1 << 16,
+            dont_care: true,
+            encode: runs::encode,
+            level: 19,
+        },
+        Codec {
+            name: "don't care, runs, no zstd, 64K",
+            block: 1 << 16,
+            dont_care: true,
+            encode: runs::encode,
+            level: 0,
+        },
     ];
     let mut totals = vec![0u64; codecs.len()];
     let mut decode_ns = vec![0f64; codecs.len()];
