@@ -54,7 +54,8 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn count(&mut self, outcome: &GameOutcome) {
+    /// Counts one game's outcome (the analyzer does this for every game of a file).
+    pub fn count(&mut self, outcome: &GameOutcome) {
         self.read += 1;
         match outcome {
             GameOutcome::Analysed { annotation, replay } => {

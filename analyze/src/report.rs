@@ -447,7 +447,9 @@ fn position_json(start: &Position, rules: &DrawRules, note: &PositionNote) -> Va
     })
 }
 
-fn game_json(file: &str, game: &PdnGame, outcome: &GameOutcome) -> Value {
+/// One game of the JSON report (`analyze/JSON.md`, GAME): also what the Python package's
+/// `kabe.analyze` yields.
+pub fn game_json(file: &str, game: &PdnGame, outcome: &GameOutcome) -> Value {
     let mut v = json!({
         "file": file,
         "game": game.number,
@@ -488,6 +490,20 @@ fn game_json(file: &str, game: &PdnGame, outcome: &GameOutcome) -> Value {
     v
 }
 
+/// The summary of the JSON report (`analyze/JSON.md`, SUMMARY).
+pub fn summary_json(s: &Summary) -> Value {
+    json!({
+        "read": s.read,
+        "analysed": s.analysed,
+        "failed": s.failed,
+        "positions": s.positions,
+        "errors": s.errors,
+        "ended_by_rule": s.ended_by_rule,
+        "missing_tables": s.missing.iter().map(|(v, sig)| format!("{v} {sig}")).collect::<Vec<_>>(),
+        "variants_without_tables": s.variants_without_tables,
+    })
+}
+
 impl Report for JsonReport<'_> {
     fn game(&mut self, file: &str, game: &PdnGame, outcome: &GameOutcome) -> io::Result<()> {
         // Written game by game, so memory stays flat for any number of games.
@@ -505,16 +521,6 @@ impl Report for JsonReport<'_> {
         if self.games == 0 {
             write!(self.out, "{{\"schema\":\"kabe-analysis/1\",\"games\":[")?;
         }
-        let summary = json!({
-            "read": s.read,
-            "analysed": s.analysed,
-            "failed": s.failed,
-            "positions": s.positions,
-            "errors": s.errors,
-            "ended_by_rule": s.ended_by_rule,
-            "missing_tables": s.missing.iter().map(|(v, sig)| format!("{v} {sig}")).collect::<Vec<_>>(),
-            "variants_without_tables": s.variants_without_tables,
-        });
-        writeln!(self.out, "\n],\"summary\":{summary}}}")
+        writeln!(self.out, "\n],\"summary\":{}}}", summary_json(s))
     }
 }

@@ -101,8 +101,13 @@ pub fn rank_moves<O: Oracle>(
             child,
         });
     }
-    out.sort_by_key(rank_key);
+    sort_ranked(&mut out);
     Ok(out)
+}
+
+/// Sorts moves best first for the mover.
+pub(crate) fn sort_ranked(moves: &mut [MoveVerdict]) {
+    moves.sort_by_key(rank_key);
 }
 
 /// Smaller is better for the mover.
@@ -138,7 +143,7 @@ pub fn best_moves<O: Oracle>(
 
 /// Ranks `moves` best first and keeps those with the best exact result.
 pub(crate) fn keep_best(mut moves: Vec<MoveVerdict>) -> Vec<MoveVerdict> {
-    moves.sort_by_key(rank_key);
+    sort_ranked(&mut moves);
     let best = moves.first().map(|m| m.exact);
     moves.into_iter().take_while(|m| Some(m.exact) == best).collect()
 }

@@ -416,6 +416,26 @@ impl Tablebase {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn best_moves(&self, position: &Position, counters: &Counters) -> Result<Vec<MoveVerdict>, ProbeError> {
+        Ok(exact::keep_best(self.ranked_moves(position, counters)?))
+    }
+
+    /// Every legal move with its exact result, best first (wins quickest first, then
+    /// draws, then losses longest first), each with the position and counters after it.
+    ///
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-ranked-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
+    /// use kabe_probe::{tablebase::Tablebase, Counters, Position, Variant, Wld};
+    /// let tb = Tablebase::open(&tables)?;
+    /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
+    /// let rules = tb.draw_rules(p.variant()).expect("open");
+    /// let moves = tb.ranked_moves(&p, &Counters::fresh(rules, &p))?;
+    /// assert_eq!(moves.len(), p.legal_moves().len());
+    /// assert_eq!(moves[0].exact, Wld::Win);
+    /// # std::fs::remove_dir_all(&tables).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn ranked_moves(&self, position: &Position, counters: &Counters) -> Result<Vec<MoveVerdict>, ProbeError> {
         let tables = self.tables(position.variant())?;
         let mut ranked = Vec::new();
         for mv in position.legal_moves().iter() {
@@ -430,7 +450,8 @@ impl Tablebase {
                 child: verdict,
             });
         }
-        Ok(exact::keep_best(ranked))
+        exact::sort_ranked(&mut ranked);
+        Ok(ranked)
     }
 
     fn tables(&self, variant: &Variant) -> Result<&VariantTables, ProbeError> {
