@@ -2,7 +2,8 @@
 # Every test of the project, as CI runs them: formatting, lints, the Rust test suites
 # (unit, property, integration, doc; the C interface's test compiles a C program), the
 # deep perft vectors, table checks, a short fuzz run of the table reader, and the
-# differential tests against independent implementations (which install their own venvs).
+# differential tests against independent implementations (which install their own venvs),
+# and the Python package (built and tested in fresh venvs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -93,3 +94,6 @@ done
 
 echo "== differential tests against independent implementations"
 scripts/difftest/run.sh "${KABE_DIFFTEST_POSITIONS:-10000}"
+
+echo "== the Python package: built from source and from the sdist, tested, against py-draughts"
+bash scripts/python-test.sh "$tables"

@@ -250,7 +250,7 @@ pub fn move_arg_in(
 ) -> PyResult<kabe_probe::Move> {
     if let Ok(m) = obj.cast::<Move>() {
         let m = m.get();
-        if position.legal_moves().iter().any(|l| *l == m.inner) {
+        if position.legal_moves().contains(&m.inner) {
             return Ok(m.inner);
         }
         return Err(MoveError::new_err(format!("{context}{} is not a legal move in {}", m.text, position.fen())));
@@ -276,14 +276,14 @@ impl Move {
     }
 
     /// The square moved from (its number).
-    #[getter]
-    fn from_square(&self) -> u32 {
+    #[getter(from_square)]
+    fn origin(&self) -> u32 {
         self.inner.from().number()
     }
 
     /// The square moved to (its number).
-    #[getter]
-    fn to_square(&self) -> u32 {
+    #[getter(to_square)]
+    fn destination(&self) -> u32 {
         self.inner.to().number()
     }
 
