@@ -9,7 +9,7 @@ use clap::Args;
 use kabe_generator::{brute_rules, check_signature, with_deep_stack, BruteForce};
 use kabe_probe::rules::exact::{best_line, best_moves, rank_moves, verdict, LineEnd, MoveVerdict, Verdict};
 use kabe_probe::table::TableDir;
-use kabe_probe::{Counters, Position, Signature, Wld};
+use kabe_probe::{Counters, DrawRules, Position, Signature, Variant, Wld};
 use serde_json::json;
 
 use crate::cli_tables::{rules_arg, TableSet};
@@ -17,8 +17,8 @@ use crate::cli_tables::{rules_arg, TableSet};
 /// Arguments of `kabe probe`.
 #[derive(Args)]
 pub struct ProbeArgs {
-    /// The position, as a PDN FEN (e.g. "W:WK46,K47,K48:BK5").
-    fen: String,
+    /// The position, as a PDN FEN (e.g. "W:WK46,K47,K48:BK5"); omit with --stdin.
+    fen: Option<String>,
     #[command(flatten)]
     tables: TableSet,
     /// Draw rules: fmjd, fmjd-2000, ussr1953, none (default: the variant's usual set).
@@ -31,6 +31,10 @@ pub struct ProbeArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    /// Read positions from standard input, one per line (FEN, optionally a tab and
+    /// counters such as 6.2=14), and print one JSON line each (the fields of --json).
+    #[arg(long, conflicts_with_all = ["fen", "counters"])]
+    stdin: bool,
 }
 
 fn wld_word(w: Wld) -> &'static str {
@@ -84,60 +88,125 @@ fn describe(v: &Verdict) -> String {
     out
 }
 
-pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
-    let (variant, dir) = args.tables.resolve()?;
-    let rules = rules_arg(args.rules.as_deref(), &variant)?;
-    let position = Position::from_fen(variant, &args.fen).with_context(|| format!("FEN '{}'", args.fen))?;
-    let counters = match &args.counters {
-        Some(text) => Counters::parse(&rules, &position, text)?,
-        None => Counters::fresh(&rules, &position),
+/// Everything `kabe probe` says about one position: verdict, moves, best line.
+struct Probed {
+    position: Position,
+    counters: Counters,
+    verdict: Verdict,
+    ranked: Vec<MoveVerdict>,
+    best: Vec<MoveVerdict>,
+    line: Vec<String>,
+    end: String,
+}
+
+fn probe_one(
+    rules: &DrawRules,
+    tables: &TableDir,
+    position: Position,
+    counters: Option<&str>,
+) -> anyhow::Result<Probed> {
+    let counters = match counters {
+        Some(text) => Counters::parse(rules, &position, text)?,
+        None => Counters::fresh(rules, &position),
     };
-    let tables = TableDir::new(&dir, variant, rules);
-    let v = verdict(&rules, &tables, &position, &counters)?;
-    let ranked = rank_moves(&rules, &tables, &position, &counters)?;
-    let best = best_moves(&rules, &tables, &position, &counters)?;
-    let (line, end) = best_line(&rules, &tables, &position, &counters, 120)?;
+    let v = verdict(rules, tables, &position, &counters)?;
+    let ranked = rank_moves(rules, tables, &position, &counters)?;
+    let best = best_moves(rules, tables, &position, &counters)?;
+    let (line, end) = best_line(rules, tables, &position, &counters, 120)?;
     let mut line_text = Vec::new();
     let mut at = position;
     for m in &line {
         line_text.push(at.move_text(&m.mv));
         at = m.position;
     }
-    let end_text = match end {
+    let end = match end {
         LineEnd::GameOver => "game over".to_string(),
         LineEnd::CountExpired(article) => format!("drawn by {article}"),
         LineEnd::Unbounded => "draw (line cut)".to_string(),
     };
+    Ok(Probed { position, counters, verdict: v, ranked, best, line: line_text, end })
+}
+
+fn probed_json(variant: &Variant, rules: &DrawRules, p: &Probed) -> serde_json::Value {
+    json!({
+        "fen": p.position.fen(),
+        "variant": variant.name,
+        "rules": rules.set.name(),
+        "counters": p.counters.describe(rules),
+        "verdict": verdict_json(&p.verdict),
+        "best_moves": p.best.iter().map(|m| p.position.move_text(&m.mv)).collect::<Vec<_>>(),
+        "moves": p.ranked.iter().map(|m| move_json(&p.position, m)).collect::<Vec<_>>(),
+        "line": p.line,
+        "line_end": p.end,
+    })
+}
+
+/// `kabe probe --stdin`: one position per line (FEN, optionally a tab and counters), one
+/// JSON line out per line in; a line that cannot be probed gives `{"line": N, "input":
+/// ..., "error": ...}` and the rest go on. Fails (exit 1) when any line did.
+fn probe_stdin(variant: Variant, rules: &DrawRules, tables: &TableDir) -> anyhow::Result<ExitCode> {
+    use std::io::{BufRead, Write};
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut failed = 0usize;
+    for (n, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.with_context(|| format!("reading standard input at line {}", n + 1))?;
+        let text = line.trim_end_matches('\r');
+        if text.trim().is_empty() {
+            continue;
+        }
+        let (fen, counters) = match text.split_once('\t') {
+            Some((fen, c)) => (fen.trim(), Some(c.trim()).filter(|c| !c.is_empty())),
+            None => (text.trim(), None),
+        };
+        let result = Position::from_fen(variant, fen)
+            .map_err(anyhow::Error::from)
+            .and_then(|position| probe_one(rules, tables, position, counters));
+        let value = match result {
+            Ok(p) => probed_json(&variant, rules, &p),
+            Err(e) => {
+                failed += 1;
+                json!({"line": n + 1, "input": text, "error": format!("{e:#}")})
+            }
+        };
+        serde_json::to_writer(&mut out, &value)?;
+        writeln!(out)?;
+        // One answer per question as it comes, for a caller that talks to us line by line.
+        out.flush()?;
+    }
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
+    let (variant, dir) = args.tables.resolve()?;
+    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let tables = TableDir::new(&dir, variant, rules);
+    if args.stdin {
+        return probe_stdin(variant, &rules, &tables);
+    }
+    let fen = args.fen.as_deref().ok_or_else(|| anyhow::anyhow!("give a FEN (or --stdin)"))?;
+    let position = Position::from_fen(variant, fen).with_context(|| format!("FEN '{fen}'"))?;
+    let p = probe_one(&rules, &tables, position, args.counters.as_deref())?;
     if args.json {
-        let out = json!({
-            "fen": position.fen(),
-            "variant": variant.name,
-            "rules": rules.set.name(),
-            "counters": counters.describe(&rules),
-            "verdict": verdict_json(&v),
-            "best_moves": best.iter().map(|m| position.move_text(&m.mv)).collect::<Vec<_>>(),
-            "moves": ranked.iter().map(|m| move_json(&position, m)).collect::<Vec<_>>(),
-            "line": line_text,
-            "line_end": end_text,
-        });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        println!("{}", serde_json::to_string_pretty(&probed_json(&variant, &rules, &p))?);
         return Ok(ExitCode::SUCCESS);
     }
     println!(
         "{}  ({}, {} rules, counts {})",
-        position.fen(),
+        p.position.fen(),
         variant.name,
         rules.set.name(),
-        counters.describe(&rules)
+        p.counters.describe(&rules)
     );
-    println!("{}", describe(&v));
+    println!("{}", describe(&p.verdict));
     println!("moves, best first:");
-    for m in &ranked {
+    for m in &p.ranked {
         let within = m.child.within.decided().map_or(String::new(), |(_, p)| format!(", {p} within the count after"));
         let theory = m.child.theoretical.plies().map_or("draw".to_string(), |p| format!("{p} plies after"));
-        println!("  {:<12} {:<5} (theory: {theory}{within})", position.move_text(&m.mv), wld_word(m.exact));
+        println!("  {:<12} {:<5} (theory: {theory}{within})", p.position.move_text(&m.mv), wld_word(m.exact));
     }
-    println!("best line: {} ({end_text})", if line_text.is_empty() { "-".to_string() } else { line_text.join(" ") });
+    let line = if p.line.is_empty() { "-".to_string() } else { p.line.join(" ") };
+    println!("best line: {line} ({})", p.end);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -119,3 +119,50 @@ fn probe_gives_the_exact_verdict_and_names_the_count() {
         stats["tables"].as_array().expect("rows").iter().find(|r| r["signature"] == "0301").expect("0301");
     assert_eq!(three_kings["rules"]["wins_kept"], three_kings["wins"]);
 }
+
+#[test]
+fn probe_stdin_answers_line_by_line_and_missing_tables_name_the_command() {
+    use std::io::Write;
+    let dir = temp_dir("probe-stdin");
+    assert!(generate(&dir).status().expect("run").success());
+    let dir = dir.to_str().expect("utf-8 path");
+    let one = |counters: &str| {
+        let out =
+            kabe(&["probe", "W:WKh8,Ke7,Kf6:BKa3", "-v", "russian", "--dir", dir, "--counters", counters, "--json"]);
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kabe"))
+        .args(["probe", "--stdin", "-v", "russian", "--dir", dir])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run kabe");
+    let input = "W:WKh8,Ke7,Kf6:BKa3\t16c=20\nW:Wz9:Ba1\n\nW:WKh8,Ke7,Kf6:BKa3\nW:WKh8,Ke7,Kf6:BKa3\t16c=99\n";
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(1), "a bad line makes the exit code 1");
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(lines.len(), 4, "blank lines are skipped, bad ones answered");
+    assert_eq!(lines[0], one("16c=20"), "the fields of --json");
+    assert_eq!(lines[1]["line"], 2);
+    assert!(lines[1]["error"].as_str().expect("error").contains("z9"), "{}", lines[1]);
+    assert_eq!(lines[2], one(""));
+    assert_eq!(lines[3]["line"], 5);
+    assert!(lines[3]["error"].as_str().expect("error").contains("past its limit"), "{}", lines[3]);
+
+    // Beyond the tables: the error names the file and the command that builds it.
+    let out = kabe(&["probe", "W:Wc3,e3,g3:Bf6,h6", "-v", "russian", "--dir", dir]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let expected = format!(
+        "3020.dtw.kabe: table file missing; build it with `kabe generate --variant russian --closure 3020 --rules ussr1953 --dir {dir}`"
+    );
+    assert!(err.contains(&expected), "{err}");
+    // A rule table of another rule set on the 100-square board says --rules.
+    let out = kabe(&["probe", "W:WK46,K47,K48,K49:BK5", "--rules", "ussr1953", "--dir", dir]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("kabe generate --variant international --closure 0401 --rules ussr1953 --dir"), "{err}");
+}

@@ -9,7 +9,7 @@ use super::reader::TableFile;
 use crate::index::{MaterialIndex, Signature};
 use crate::position::Position;
 use crate::rules::exact::Oracle;
-use crate::rules::DrawRules;
+use crate::rules::{DrawRuleSet, DrawRules};
 use crate::score::{RuleScore, Score};
 use crate::variant::Variant;
 
@@ -54,8 +54,14 @@ impl TableDir {
             return Ok(Arc::clone(t));
         }
         let path = self.path(signature, metric);
-        let index = MaterialIndex::new(self.variant, signature).ok_or(TableError::Missing { path: path.clone() })?;
-        let file = TableFile::open(&path, &self.variant, signature, metric)?;
+        // A missing file's error says how to build it, with this rule set's tables.
+        let rules = Some(self.rules.set).filter(|s| *s != DrawRuleSet::None);
+        let index =
+            MaterialIndex::new(self.variant, signature).ok_or(TableError::Missing { path: path.clone(), rules })?;
+        let file = TableFile::open(&path, &self.variant, signature, metric).map_err(|e| match e {
+            TableError::Missing { path, .. } => TableError::Missing { path, rules },
+            other => other,
+        })?;
         file.verify_checksum()?;
         let values = match metric {
             Metric::Rules(_) => file.all_rule_scores()?.into_iter().map(RuleScore::raw).collect(),

@@ -1,6 +1,6 @@
 //! The byte layout of table files, shared by the writer (generator) and the reader.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::index::Signature;
 use crate::rules::DrawRuleSet;
@@ -62,14 +62,56 @@ pub fn file_name(variant: &str, signature: Signature, metric: Metric) -> PathBuf
     PathBuf::from(variant).join(format!("{signature}.{}.kabe", metric.name()))
 }
 
+/// The command that builds the table file at `path` (`<dir>/<variant>/<sig>.<metric>.kabe`)
+/// and everything it needs: `kabe generate --variant V --closure SIG --dir D`, with
+/// `--rules R` for a rule table. `None` for a path not of that shape.
+///
+/// ```
+/// use kabe_probe::table::build_command;
+/// assert_eq!(
+///     build_command("tables/international/0401.ussr1953.kabe".as_ref()).as_deref(),
+///     Some("kabe generate --variant international --closure 0401 --rules ussr1953 --dir tables")
+/// );
+/// ```
+pub fn build_command(path: &Path) -> Option<String> {
+    build_command_with(path, None)
+}
+
+/// As [`build_command`], the rule tables of `rules` built too (for a WLD or DTW file
+/// missing where a rule set other than the variant's usual one is probed).
+pub fn build_command_with(path: &Path, rules: Option<DrawRuleSet>) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let (signature, metric) = name.strip_suffix(".kabe")?.split_once('.')?;
+    if signature.len() != 4 || !signature.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let variant_dir = path.parent()?;
+    let variant = variant_dir.file_name()?.to_str()?;
+    let dir =
+        variant_dir.parent().map(|d| d.display().to_string()).filter(|d| !d.is_empty()).unwrap_or_else(|| ".".into());
+    let rules = match (metric, rules) {
+        ("wld" | "dtw", None) => String::new(),
+        ("wld" | "dtw", Some(set)) => format!(" --rules {set}"),
+        (set, _) => format!(" --rules {set}"),
+    };
+    Some(format!("kabe generate --variant {variant} --closure {signature}{rules} --dir {dir}"))
+}
+
+/// "; build it with `...`" for an error message, or nothing.
+pub(crate) fn build_hint(path: &Path, rules: Option<DrawRuleSet>) -> String {
+    build_command_with(path, rules).map_or_else(String::new, |c| format!("; build it with `{c}`"))
+}
+
 /// A table file that cannot be used. Every error names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
     /// The file is not there.
-    #[error("{path}: table file missing")]
+    #[error("{path}: table file missing{}", build_hint(path, *rules))]
     Missing {
         /// The file.
         path: PathBuf,
+        /// The rule set being probed, when its rule tables are wanted beside this file.
+        rules: Option<DrawRuleSet>,
     },
     /// Reading failed.
     #[error("{path}: {source}")]

@@ -29,12 +29,13 @@
 
 mod dir;
 mod format;
+pub(crate) use format::build_hint as format_build_hint;
 mod reader;
 pub mod runs;
 
 pub use dir::TableDir;
 pub use format::{
-    decode_entry, encode_block, encode_rule_block, encode_wld_block, file_name, wld_code, Header, Metric, TableError,
-    FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
+    build_command, build_command_with, decode_entry, encode_block, encode_rule_block, encode_wld_block, file_name,
+    wld_code, Header, Metric, TableError, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
 };
 pub use reader::TableFile;

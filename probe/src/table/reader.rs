@@ -40,7 +40,7 @@ impl TableFile {
     /// Opens `path`, which must hold the `metric` table of `signature` in `variant`.
     pub fn open(path: &Path, variant: &Variant, signature: Signature, metric: Metric) -> Result<TableFile, TableError> {
         let file = File::open(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => TableError::Missing { path: path.to_path_buf() },
+            std::io::ErrorKind::NotFound => TableError::Missing { path: path.to_path_buf(), rules: None },
             _ => TableError::Io { path: path.to_path_buf(), source: e },
         })?;
         // SAFETY: table files are build outputs that are only ever replaced by rename,

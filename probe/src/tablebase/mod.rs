@@ -63,7 +63,10 @@ pub enum ProbeError {
         source: std::io::Error,
     },
     /// No table holds this material, and the side to move has no capture to leave it.
-    #[error("no {variant} table for {signature} ({path} is not in the table directory)")]
+    #[error(
+        "no {variant} table for {signature} ({path} is not in the table directory{})",
+        crate::table::format_build_hint(path, None)
+    )]
     NoTable {
         /// Variant name.
         variant: &'static str,
