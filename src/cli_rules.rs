@@ -132,7 +132,7 @@ fn probed_json(variant: &Variant, rules: &DrawRules, p: &Probed) -> serde_json::
         "fen": p.position.fen(),
         "variant": variant.name,
         "rules": rules.set.name(),
-        "counters": p.counters.describe(rules),
+        "counters": p.counters.describe_at(rules, &p.position),
         "verdict": verdict_json(&p.verdict),
         "best_moves": p.best.iter().map(|m| p.position.move_text(&m.mv)).collect::<Vec<_>>(),
         "moves": p.ranked.iter().map(|m| move_json(&p.position, m)).collect::<Vec<_>>(),
@@ -196,7 +196,7 @@ pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
         p.position.fen(),
         variant.name,
         rules.set.name(),
-        p.counters.describe(&rules)
+        p.counters.describe_at(&rules, &p.position)
     );
     println!("{}", describe(&p.verdict));
     println!("moves, best first:");

@@ -149,6 +149,21 @@
 #define KABE_BLACK 1
 
 /*
+ `kabe_counters.material_strong`: the side is read from the material.
+ */
+#define KABE_STRONG_FROM_MATERIAL 0
+
+/*
+ `kabe_counters.material_strong`: White had the kings.
+ */
+#define KABE_STRONG_WHITE 1
+
+/*
+ `kabe_counters.material_strong`: Black had the kings.
+ */
+#define KABE_STRONG_BLACK 2
+
+/*
  An open table directory. Opaque; free it with `kabe_close`.
  */
 typedef struct kabe_tablebase kabe_tablebase;
@@ -211,6 +226,13 @@ typedef struct {
    (one is started if the position's material has one).
    */
   const char *material_article;
+  /*
+   For the 1953 deadline (16c, 31), the side that had the kings when it began:
+   `KABE_STRONG_WHITE` or `KABE_STRONG_BLACK`; `KABE_STRONG_FROM_MATERIAL` (0, what a
+   zeroed struct holds) reads it from the position, which a king against a king cannot
+   tell (`KABE_ERR_COUNTERS`).
+   */
+  int material_strong;
 } kabe_counters;
 
 /*

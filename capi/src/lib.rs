@@ -79,6 +79,13 @@ pub const KABE_WHITE: c_int = 0;
 /// Black to move.
 pub const KABE_BLACK: c_int = 1;
 
+/// `kabe_counters.material_strong`: the side is read from the material.
+pub const KABE_STRONG_FROM_MATERIAL: c_int = 0;
+/// `kabe_counters.material_strong`: White had the kings.
+pub const KABE_STRONG_WHITE: c_int = 1;
+/// `kabe_counters.material_strong`: Black had the kings.
+pub const KABE_STRONG_BLACK: c_int = 2;
+
 /// An open table directory. Opaque; free it with `kabe_close`.
 pub struct KabeTablebase {
     tb: Tablebase,
@@ -119,6 +126,11 @@ pub struct KabeCounters {
     /// The material count's article ("6.3", "6.4", "16c", "31"), or NULL when none runs
     /// (one is started if the position's material has one).
     pub material_article: *const c_char,
+    /// For the 1953 deadline (16c, 31), the side that had the kings when it began:
+    /// `KABE_STRONG_WHITE` or `KABE_STRONG_BLACK`; `KABE_STRONG_FROM_MATERIAL` (0, what a
+    /// zeroed struct holds) reads it from the position, which a king against a king cannot
+    /// tell (`KABE_ERR_COUNTERS`).
+    pub material_strong: c_int,
 }
 
 /// The exact verdict of a position.
@@ -253,7 +265,13 @@ unsafe fn counters_of(tb: &Tablebase, position: &Position, counters: *const Kabe
         None => None,
         Some(name) => {
             let rule = rules.material.iter().position(|r| r.article == name).ok_or(KABE_ERR_COUNTERS)?;
-            Some(MaterialCount { rule, plies: c.material_plies })
+            let strong = match c.material_strong {
+                KABE_STRONG_FROM_MATERIAL => None,
+                KABE_STRONG_WHITE => Some(Color::White),
+                KABE_STRONG_BLACK => Some(Color::Black),
+                _ => return Err(KABE_ERR_COUNTERS),
+            };
+            Some(MaterialCount { rule, plies: c.material_plies, strong })
         }
     };
     Counters::new(rules, position, c.reset_plies, material).map_err(|_| KABE_ERR_COUNTERS)

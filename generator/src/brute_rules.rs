@@ -22,12 +22,18 @@ pub enum BruteRules {
     Fmjd {
         /// The newer text.
         newer: bool,
+        /// The `fmjd-6.4-stands` reading: the 6.4 count also survives the lone king
+        /// taking the king of king and man against king.
+        art64_stands: bool,
     },
     /// USSR 1953: 30 moves without material change, `kings` kings against a lone king
     /// drawn after the strong side's 18th move.
     Ussr {
         /// 3 on the 8x8 board, 4 on the 10x10 board.
         kings: u8,
+        /// The text's reading: the deadline stands until the lone king is taken, whatever
+        /// the lone king takes first (`false`: `ussr1953-count-ends`).
+        deadline_stands: bool,
     },
 }
 
@@ -42,8 +48,10 @@ pub enum Clock {
     Art64(u8),
     /// USSR: plies without a change of material.
     Quiet(u8),
-    /// USSR: moves the strong side has made since kings against the lone king arose.
-    StrongMoves(u8),
+    /// USSR: moves the strong side has made since kings against the lone king arose, and
+    /// whether the strong side is to move (with a king against a king nothing else says
+    /// whose deadline it is).
+    StrongMoves(u8, bool),
 }
 
 /// (men, kings) of each side, side to move first.
@@ -90,17 +98,31 @@ impl BruteRules {
                 Some(_) => Clock::Art64(0),
                 None => Clock::KingsOnly(0),
             },
-            BruteRules::Ussr { kings } => match BruteRules::ussr_strong(kings, m) {
-                Some(_) => Clock::StrongMoves(0),
+            BruteRules::Ussr { kings, .. } => match BruteRules::ussr_strong(kings, m) {
+                Some(strong) => Clock::StrongMoves(0, strong == 0),
                 None => Clock::Quiet(0),
             },
         }
     }
 
+    /// USSR, deadline standing: which sides can be the strong one of a deadline carried
+    /// into material `m` (after the lone king took kings): kings only, fewer than `kings`,
+    /// against a lone king. `[side to move can be strong, the other can]`.
+    fn ussr_carried(kings: u8, m: Material) -> [bool; 2] {
+        let lone = (0, 1);
+        let fewer = |s: (u8, u8)| s.0 == 0 && s.1 >= 1 && s.1 < kings;
+        [m[1] == lone && fewer(m[0]), m[0] == lone && fewer(m[1])]
+    }
+
+    /// FMJD 6.4 standing: man against king carries a running 6.4 count.
+    fn art64_carried(m: Material) -> bool {
+        (m[0] == (0, 1) && m[1] == (1, 0)) || (m[1] == (0, 1) && m[0] == (1, 0))
+    }
+
     /// Every counter state a position of this material can have.
     fn states(self, m: Material) -> Vec<Clock> {
         match self {
-            BruteRules::Fmjd { newer } => {
+            BruteRules::Fmjd { newer, art64_stands } => {
                 let mut out: Vec<Clock> = match BruteRules::fmjd_article(m) {
                     Some(63) => (0..=32).map(Clock::Art63).collect(),
                     Some(_) => (0..=10).map(Clock::Art64).collect(),
@@ -113,11 +135,25 @@ impl BruteRules {
                 if newer && lone_king && small && BruteRules::fmjd_article(m) != Some(63) {
                     out.extend((0..=32).map(Clock::Art63));
                 }
+                if art64_stands && BruteRules::art64_carried(m) {
+                    out.extend((0..=10).map(Clock::Art64));
+                }
                 out
             }
-            BruteRules::Ussr { kings } => match BruteRules::ussr_strong(kings, m) {
-                Some(_) => (0..=18).map(Clock::StrongMoves).collect(),
-                None => (0..=60).map(Clock::Quiet).collect(),
+            BruteRules::Ussr { kings, deadline_stands } => match BruteRules::ussr_strong(kings, m) {
+                Some(strong) => (0..=18).map(|n| Clock::StrongMoves(n, strong == 0)).collect(),
+                None => {
+                    let mut out: Vec<Clock> = (0..=60).map(Clock::Quiet).collect();
+                    if deadline_stands {
+                        let carried = BruteRules::ussr_carried(kings, m);
+                        for (side, can) in carried.into_iter().enumerate() {
+                            if can {
+                                out.extend((0..=18).map(|n| Clock::StrongMoves(n, side == 0)));
+                            }
+                        }
+                    }
+                    out
+                }
             },
         }
     }
@@ -126,24 +162,16 @@ impl BruteRules {
     fn expired(self, clock: Clock) -> bool {
         matches!(
             clock,
-            Clock::KingsOnly(50) | Clock::Art63(32) | Clock::Art64(10) | Clock::Quiet(60) | Clock::StrongMoves(18)
+            Clock::KingsOnly(50) | Clock::Art63(32) | Clock::Art64(10) | Clock::Quiet(60) | Clock::StrongMoves(18, _)
         )
     }
 
-    /// The counts after a move from a position of material `before` to one of `after`
-    /// (both side to move first, so `after` is seen from the other side).
-    fn next(
-        self,
-        clock: Clock,
-        capture: bool,
-        man_moved: bool,
-        promotion: bool,
-        before: Material,
-        after: Material,
-    ) -> Clock {
+    /// The counts after a move to a position of material `after` (side to move first: seen
+    /// from the other side).
+    fn next(self, clock: Clock, capture: bool, man_moved: bool, promotion: bool, after: Material) -> Clock {
         let material_changed = capture || promotion;
         match self {
-            BruteRules::Fmjd { newer } => {
+            BruteRules::Fmjd { newer, art64_stands } => {
                 let started = || match BruteRules::fmjd_article(after) {
                     Some(63) => Clock::Art63(0),
                     Some(_) => Clock::Art64(0),
@@ -160,21 +188,29 @@ impl BruteRules {
                     Clock::Art63(n) if !material_changed || BruteRules::fmjd_article(after) == Some(63) => {
                         Clock::Art63(n + 1)
                     }
-                    Clock::Art64(n) if !material_changed || BruteRules::fmjd_article(after) == Some(64) => {
+                    Clock::Art64(n)
+                        if !material_changed
+                            || BruteRules::fmjd_article(after) == Some(64)
+                            || (art64_stands && BruteRules::art64_carried(after)) =>
+                    {
                         Clock::Art64(n + 1)
                     }
                     _ => started(),
                 }
             }
-            BruteRules::Ussr { kings } => match clock {
+            BruteRules::Ussr { kings, deadline_stands } => match clock {
                 Clock::Quiet(n) if !material_changed => Clock::Quiet(n + 1),
-                Clock::StrongMoves(m) if !material_changed => {
-                    // The mover is the strong side when the kings are on its side.
-                    let strong = BruteRules::ussr_strong(kings, before).expect("the count runs in its material");
-                    Clock::StrongMoves(if strong == 0 { m + 1 } else { m })
+                // The strong side's moves count; after the move the other side is to move.
+                Clock::StrongMoves(m, strong_moves) if !material_changed => {
+                    Clock::StrongMoves(if strong_moves { m + 1 } else { m }, !strong_moves)
+                }
+                // The lone king took a king: the deadline stands (the strong side, which
+                // did not move, is to move next).
+                Clock::StrongMoves(m, false) if deadline_stands && BruteRules::ussr_carried(kings, after)[0] => {
+                    Clock::StrongMoves(m, true)
                 }
                 _ => match BruteRules::ussr_strong(kings, after) {
-                    Some(_) => Clock::StrongMoves(0),
+                    Some(strong) => Clock::StrongMoves(0, strong == 0),
                     None => Clock::Quiet(0),
                 },
             },
@@ -198,7 +234,8 @@ fn clock_key(clock: Clock) -> usize {
         Clock::Art63(n) => (1, n),
         Clock::Art64(n) => (2, n),
         Clock::Quiet(n) => (3, n),
-        Clock::StrongMoves(n) => (4, n),
+        Clock::StrongMoves(n, false) => (4, n),
+        Clock::StrongMoves(n, true) => (5, n),
     };
     kind * 64 + n as usize
 }
@@ -354,7 +391,7 @@ impl BruteForce {
         let key = material_key(m);
         if self.materials[key].is_none() {
             let states = self.rules.states(m);
-            let mut slot = vec![NO_SLOT; 5 * 64];
+            let mut slot = vec![NO_SLOT; 6 * 64];
             for (i, c) in states.iter().enumerate() {
                 slot[clock_key(*c)] = i as u16;
             }
@@ -376,7 +413,7 @@ impl BruteForce {
         } else {
             let mut best = Wld::Loss;
             for e in edges.iter() {
-                let next = self.rules.next(clock, e.capture, e.man_moved, e.promotion, m, e.after);
+                let next = self.rules.next(clock, e.capture, e.man_moved, e.promotion, e.after);
                 let theirs = self.value_at(&e.child, e.after, e.address as usize, next);
                 let mine = match theirs {
                     Wld::Win => Wld::Loss,

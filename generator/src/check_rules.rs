@@ -24,9 +24,13 @@ pub struct RuleCheck {
 /// The brute-force reading of a rule set, where it has one.
 pub fn brute_rules(set: DrawRuleSet, variant: &Variant) -> Option<BruteRules> {
     match set {
-        DrawRuleSet::Fmjd => Some(BruteRules::Fmjd { newer: true }),
-        DrawRuleSet::Fmjd2000 => Some(BruteRules::Fmjd { newer: false }),
-        DrawRuleSet::Ussr1953 => Some(BruteRules::Ussr { kings: if variant.squares() == 50 { 4 } else { 3 } }),
+        DrawRuleSet::Fmjd => Some(BruteRules::Fmjd { newer: true, art64_stands: false }),
+        DrawRuleSet::Fmjd64Stands => Some(BruteRules::Fmjd { newer: true, art64_stands: true }),
+        DrawRuleSet::Fmjd2000 => Some(BruteRules::Fmjd { newer: false, art64_stands: false }),
+        DrawRuleSet::Ussr1953 | DrawRuleSet::Ussr1953CountEnds => Some(BruteRules::Ussr {
+            kings: if variant.squares() == 50 { 4 } else { 3 },
+            deadline_stands: set == DrawRuleSet::Ussr1953,
+        }),
         DrawRuleSet::None => None,
     }
 }
@@ -35,17 +39,20 @@ pub fn brute_rules(set: DrawRuleSet, variant: &Variant) -> Option<BruteRules> {
 fn counters_of(rules: &DrawRules, position: &Position, clock: Clock) -> Counters {
     let material = |article: &str, plies: u8| {
         let rule = rules.material.iter().position(|r| r.article == article).expect("the set has the article");
-        Some(MaterialCount { rule, plies: plies as u16 })
+        Some(MaterialCount { rule, plies: plies as u16, strong: None })
     };
     let counters = match clock {
         Clock::KingsOnly(n) | Clock::Quiet(n) => Counters { reset_plies: n as u16, material: None },
         Clock::Art63(n) => Counters { reset_plies: 0, material: material("6.3", n) },
         Clock::Art64(n) => Counters { reset_plies: 0, material: material("6.4", n) },
         // m moves of the strong side and as many of the other: the side to move now moved
-        // first, which is what an even ply count means.
-        Clock::StrongMoves(m) => {
-            let rule = rules.rule_of(Signature::of(position)).expect("kings against a lone king");
-            Counters { reset_plies: 0, material: Some(MaterialCount { rule, plies: 2 * m as u16 }) }
+        // first, which is what an even ply count means (the other order gives the same
+        // plies left).
+        Clock::StrongMoves(m, strong_to_move) => {
+            let rule = rules.material.iter().position(|r| r.counts_strong_moves()).expect("the 1953 deadline");
+            let strong = if strong_to_move { position.turn() } else { position.turn().opposite() };
+            let count = MaterialCount { rule, plies: 2 * m as u16, strong: Some(strong) };
+            Counters { reset_plies: 0, material: Some(count) }
         }
     };
     debug_assert!(Counters::new(rules, position, counters.reset_plies, counters.material).is_ok());

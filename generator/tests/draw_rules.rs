@@ -5,7 +5,8 @@ use kabe_generator::{
     brute_rules, check_signature, solve_all, solve_rule_pair, with_deep_stack, BruteForce, MemoryOracle, Registry,
     RuleRegistry,
 };
-use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
+use kabe_probe::rules::exact::verdict;
+use kabe_probe::{Counters, DrawRuleSet, DrawRules, Position, Signature, Variant, Wld};
 
 fn rule_tables(theory: &Registry, rules: DrawRules, sigs: &[Signature]) -> RuleRegistry {
     let mut done = RuleRegistry::new(rules);
@@ -43,20 +44,52 @@ fn signatures(max_pieces: u32) -> Vec<Signature> {
     (2..=max_pieces).flat_map(Signature::all_with).collect()
 }
 
+/// The exact verdict of `fen` with `counters` under `set`, from tables built for `sigs`.
+fn exact(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Registry, fen: &str, counters: &str) -> Wld {
+    let rules = DrawRules::new(set, &variant);
+    let done = rule_tables(theory, rules, sigs);
+    let oracle = MemoryOracle::new(theory, &done);
+    let position = Position::from_fen(variant, fen).expect("fen");
+    let counters = Counters::parse(&rules, &position, counters).expect("counters");
+    verdict(&rules, &oracle, &position, &counters).expect("tables present").exact
+}
+
 #[test]
-fn international_fmjd_up_to_three_pieces() {
+fn international_fmjd_and_its_readings_up_to_three_pieces() {
     let theory = solve_all(Variant::INTERNATIONAL, 3, |_| {});
     let sigs = signatures(3);
     let states = check(Variant::INTERNATIONAL, DrawRuleSet::Fmjd, &sigs, &theory);
     assert!(states > 1_000_000, "{states} states compared");
     check(Variant::INTERNATIONAL, DrawRuleSet::Fmjd2000, &sigs, &theory);
+    check(Variant::INTERNATIONAL, DrawRuleSet::Fmjd64Stands, &sigs, &theory);
+    // King and man against king, 8 plies of 6.4 gone: Black's king takes the king (1x12)
+    // and wins the man in 3 plies. The default reading starts afresh after the capture
+    // (man against king is no 6.4 ending); fmjd-6.4-stands keeps the 2 plies left.
+    let (fen, counts) = ("B:WK7,11:BK1", "6.4=8");
+    assert_eq!(exact(Variant::INTERNATIONAL, DrawRuleSet::Fmjd, &sigs, &theory, fen, counts), Wld::Win);
+    assert_eq!(exact(Variant::INTERNATIONAL, DrawRuleSet::Fmjd64Stands, &sigs, &theory, fen, counts), Wld::Draw);
 }
 
 #[test]
-fn russian_ussr1953_up_to_three_pieces_and_three_kings_against_one() {
+fn russian_ussr1953_and_its_old_reading_up_to_three_pieces_and_three_kings_against_one() {
     let theory = solve_all(Variant::RUSSIAN, 4, |_| {});
     let mut sigs = signatures(3);
     sigs.extend([Signature::new(0, 3, 0, 1), Signature::new(0, 1, 0, 3)]);
     let states = check(Variant::RUSSIAN, DrawRuleSet::Ussr1953, &sigs, &theory);
     assert!(states > 1_000_000, "{states} states compared");
+    check(Variant::RUSSIAN, DrawRuleSet::Ussr1953CountEnds, &sigs, &theory);
+    // The arbiter case: 16 plies of §16c gone, 19 left. Giving up a king and taking
+    // the lone king after it wins only if the capture ended the deadline (the old reading);
+    // as written, the deadline stands and the 21-ply win does not fit.
+    let (fen, counts) = ("W:WKa1,Kd2,Kf6:BKc5", "16c=16");
+    assert_eq!(exact(Variant::RUSSIAN, DrawRuleSet::Ussr1953, &sigs, &theory, fen, counts), Wld::Draw);
+    assert_eq!(exact(Variant::RUSSIAN, DrawRuleSet::Ussr1953CountEnds, &sigs, &theory, fen, counts), Wld::Win);
+    // After the lone king took two of the kings, king against king: the deadline is
+    // still White's (`:white`), and 30 plies of it leave 5.
+    let rules = DrawRules::new(DrawRuleSet::Ussr1953, &Variant::RUSSIAN);
+    let kk = Position::from_fen(Variant::RUSSIAN, "W:WKc1:BKh8").expect("fen");
+    assert!(Counters::parse(&rules, &kk, "16c=30").is_err(), "whose deadline: the material cannot tell");
+    let c = Counters::parse(&rules, &kk, "16c=30:white").expect("named");
+    assert_eq!(c.governing(&rules, &kk), Some(("16c", 5)));
+    assert_eq!(c.describe_at(&rules, &kk), "16b=0,16c=30:white");
 }

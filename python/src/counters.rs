@@ -167,7 +167,7 @@ impl Counters {
     }
 
     fn __str__(&self) -> String {
-        self.inner.describe(&self.draw_rules())
+        self.inner.describe_at(&self.draw_rules(), &self.position)
     }
 
     fn __repr__(&self) -> String {

@@ -4,6 +4,7 @@ use super::{DrawRules, Persistence, RuleRef};
 use crate::index::Signature;
 use crate::movegen::Move;
 use crate::position::Position;
+use crate::variant::Color;
 
 /// The running count of a material rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -12,6 +13,17 @@ pub struct MaterialCount {
     pub rule: usize,
     /// Plies played since the material arose.
     pub plies: u16,
+    /// For a rule that counts the strong side's moves (1953 §16c, §31): the side that had
+    /// the kings when the count began. `None` elsewhere, or to let [`Counters::new`] read
+    /// it from the material.
+    pub strong: Option<Color>,
+}
+
+impl MaterialCount {
+    /// The count of `rule` starting in `position`.
+    pub fn start(rules: &DrawRules, rule: usize, position: &Position) -> MaterialCount {
+        MaterialCount { rule, plies: 0, strong: rules.material[rule].start_strong(position) }
+    }
 }
 
 /// Every running count of a game at one position. Threefold repetition is not here: it
@@ -70,13 +82,30 @@ pub enum CounterError {
     /// Text that is not `ARTICLE=PLIES,...`.
     #[error("bad counters '{0}': expected ARTICLE=PLIES[,ARTICLE=PLIES], e.g. 6.2=14 or 16c=3")]
     Syntax(String),
+    /// A count by the strong side's moves running where both sides are lone kings: the
+    /// material cannot tell whose moves it counts.
+    #[error("count {article} with a king against a king: say which side had the kings, e.g. {article}={plies}:white")]
+    StrongSideUnknown {
+        /// The rule.
+        article: &'static str,
+        /// The count given.
+        plies: u16,
+    },
+    /// The strong side given is the lone king.
+    #[error("count {article}: {side} has the lone king here, not the kings")]
+    WrongStrongSide {
+        /// The rule.
+        article: &'static str,
+        /// The side given.
+        side: &'static str,
+    },
 }
 
 impl Counters {
     /// The counts of a position where play starts: zero, with the material rule's count
     /// started when the material is one.
     pub fn fresh(rules: &DrawRules, position: &Position) -> Counters {
-        let material = rules.rule_of(Signature::of(position)).map(|rule| MaterialCount { rule, plies: 0 });
+        let material = rules.rule_of(Signature::of(position)).map(|rule| MaterialCount::start(rules, rule, position));
         Counters { reset_plies: 0, material }
     }
 
@@ -100,23 +129,37 @@ impl Counters {
                 });
             }
         }
-        if let Some(count) = material {
+        let mut material = material;
+        if let Some(count) = &mut material {
             let rule = rules.material.get(count.rule).ok_or_else(|| CounterError::UnknownArticle {
                 set: rules.set.name(),
                 article: format!("#{}", count.rule),
                 known: rules.articles().join(", "),
             })?;
-            let inherited = rule.persistence == Persistence::UntilGameEnds;
-            if !rule.covers(signature) && !inherited {
-                return Err(CounterError::WrongMaterial { article: rule.article, signature });
+            // A count runs in its own material, or in what its material can become while
+            // it stays in force; and no other rule's material starts its own count then.
+            let own = rules.rule_of(signature);
+            let stands = rule.persistence == Persistence::UntilGameEnds;
+            if !rule.can_follow(signature) || (own.is_some_and(|o| o != count.rule) && !stands) {
+                let article = own.map_or(rule.article, |o| rules.material[o].article);
+                return Err(CounterError::WrongMaterial { article, signature });
             }
-            if let Some(own) = rules.rule_of(signature) {
-                let own_rule = &rules.material[own];
-                if own != count.rule && !inherited {
-                    return Err(CounterError::WrongMaterial { article: own_rule.article, signature });
+            if rule.counts_strong_moves() {
+                let by_material = rule.strong_side_by_material(position);
+                match (count.strong, by_material) {
+                    (None, None) => {
+                        return Err(CounterError::StrongSideUnknown { article: rule.article, plies: count.plies })
+                    }
+                    (Some(given), Some(known)) if given != known => {
+                        return Err(CounterError::WrongStrongSide { article: rule.article, side: color_word(given) })
+                    }
+                    (None, Some(known)) => count.strong = Some(known),
+                    _ => {}
                 }
+            } else {
+                count.strong = None;
             }
-            if rule.plies_left(count.plies, position).is_none() {
+            if rule.plies_left(count.plies, position, count.strong).is_none() {
                 return Err(CounterError::PastLimit {
                     article: rule.article,
                     plies: count.plies,
@@ -137,16 +180,27 @@ impl Counters {
         Ok(Counters { reset_plies, material })
     }
 
-    /// Counters from text such as `6.2=14` or `6.3=9,6.2=4` (plies per article).
+    /// Counters from text such as `6.2=14` or `6.3=9,6.2=4` (plies per article). A count
+    /// by the strong side's moves may name that side (`16c=20:white`), which it must where
+    /// both sides are lone kings.
     pub fn parse(rules: &DrawRules, position: &Position, text: &str) -> Result<Counters, CounterError> {
         let mut reset_plies = 0;
         let mut material = None;
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (article, plies) = part.split_once('=').ok_or_else(|| CounterError::Syntax(text.to_string()))?;
+            let (article, value) = part.split_once('=').ok_or_else(|| CounterError::Syntax(text.to_string()))?;
+            let (plies, strong) = match value.split_once(':') {
+                Some((p, side)) => match side.trim().to_ascii_lowercase().as_str() {
+                    "white" | "w" => (p, Some(Color::White)),
+                    "black" | "b" => (p, Some(Color::Black)),
+                    _ => return Err(CounterError::Syntax(text.to_string())),
+                },
+                None => (value, None),
+            };
             let plies: u16 = plies.trim().parse().map_err(|_| CounterError::Syntax(text.to_string()))?;
             match rules.article(article.trim()) {
-                Some(RuleRef::Reset) => reset_plies = plies,
-                Some(RuleRef::Material(rule)) => material = Some(MaterialCount { rule, plies }),
+                Some(RuleRef::Reset) if strong.is_none() => reset_plies = plies,
+                Some(RuleRef::Reset) => return Err(CounterError::Syntax(text.to_string())),
+                Some(RuleRef::Material(rule)) => material = Some(MaterialCount { rule, plies, strong }),
                 None => {
                     return Err(CounterError::UnknownArticle {
                         set: rules.set.name(),
@@ -169,16 +223,17 @@ impl Counters {
         };
         let material_changed = mv.is_capture() || mv.promotes();
         let now = Signature::of(after);
+        let started = || rules.rule_of(now).map(|rule| MaterialCount::start(rules, rule, after));
         let material = match self.material {
             Some(c) => {
                 let rule = &rules.material[c.rule];
-                if !material_changed || rule.covers(now) || rule.persistence == Persistence::UntilGameEnds {
-                    Some(MaterialCount { rule: c.rule, plies: c.plies.saturating_add(1) })
+                if !material_changed || rule.covers(now) || rule.can_follow(now) {
+                    Some(MaterialCount { plies: c.plies.saturating_add(1), ..c })
                 } else {
-                    rules.rule_of(now).map(|rule| MaterialCount { rule, plies: 0 })
+                    started()
                 }
             }
-            None if material_changed => rules.rule_of(now).map(|rule| MaterialCount { rule, plies: 0 }),
+            None if material_changed => started(),
             None => None,
         };
         Counters { reset_plies, material }
@@ -203,10 +258,24 @@ impl Counters {
         match self.material {
             Some(c) => {
                 let rule = &rules.material[c.rule];
-                Some((rule.article, rule.plies_left(c.plies, position).unwrap_or(0)))
+                Some((rule.article, rule.plies_left(c.plies, position, c.strong).unwrap_or(0)))
             }
             None => rules.reset.map(|r| (r.article, r.limit_plies.saturating_sub(self.reset_plies))),
         }
+    }
+
+    /// As [`Counters::describe`], with the strong side named where the material of
+    /// `position` cannot tell it (`16c=30:white` with a king against a king), so that
+    /// [`Counters::parse`] reads back the same counters.
+    pub fn describe_at(&self, rules: &DrawRules, position: &Position) -> String {
+        let mut text = self.describe(rules);
+        if let Some(MaterialCount { rule, strong: Some(side), .. }) = self.material {
+            if rules.material[rule].strong_side_by_material(position).is_none() {
+                text.push(':');
+                text.push_str(color_word(side));
+            }
+        }
+        text
     }
 
     /// The counters written as `ARTICLE=PLIES`, the form [`Counters::parse`] reads.
@@ -219,6 +288,13 @@ impl Counters {
             parts.push(format!("{}={}", rules.material[c.rule].article, c.plies));
         }
         parts.join(",")
+    }
+}
+
+fn color_word(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
     }
 }
 
@@ -237,7 +313,7 @@ mod tests {
         // Two kings and a man against a king: 6.3 runs from the start.
         let p = intl("W:WK1,K2,30:BK50");
         let c = Counters::fresh(&rules, &p);
-        assert_eq!(c.material, Some(MaterialCount { rule: 0, plies: 0 }));
+        assert_eq!(c.material, Some(MaterialCount { rule: 0, plies: 0, strong: None }));
         let king_move = p.parse_move("1-7").expect("legal");
         let q = p.play(&king_move);
         let c1 = c.after(&rules, &king_move, &q);
@@ -257,11 +333,12 @@ mod tests {
         let q = p.play(&take);
         let counting = |set| {
             let rules = DrawRules::new(set, &Variant::INTERNATIONAL);
-            let c = Counters::new(&rules, &p, 7, Some(MaterialCount { rule: 0, plies: 7 })).expect("valid");
+            let c =
+                Counters::new(&rules, &p, 7, Some(MaterialCount { rule: 0, plies: 7, strong: None })).expect("valid");
             c.after(&rules, &take, &q)
         };
-        assert_eq!(counting(DrawRuleSet::Fmjd).material, Some(MaterialCount { rule: 0, plies: 8 }));
-        assert_eq!(counting(DrawRuleSet::Fmjd2000).material, Some(MaterialCount { rule: 1, plies: 0 }));
+        assert_eq!(counting(DrawRuleSet::Fmjd).material, Some(MaterialCount { rule: 0, plies: 8, strong: None }));
+        assert_eq!(counting(DrawRuleSet::Fmjd2000).material, Some(MaterialCount { rule: 1, plies: 0, strong: None }));
         assert_eq!(counting(DrawRuleSet::Fmjd).reset_plies, 0);
     }
 

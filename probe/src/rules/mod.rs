@@ -103,7 +103,8 @@ pub enum Persistence {
     /// new material's own rule, if any, starts afresh.
     WhileInRule,
     /// Once started the count stays in force, whatever is captured, until the game ends
-    /// (FMJD 6.3, newer text).
+    /// (FMJD 6.3, newer text; USSR 1953 §16c and §31, whose deadline is for capturing or
+    /// blocking the lone king).
     UntilGameEnds,
 }
 
@@ -138,14 +139,60 @@ impl MaterialRule {
         }
     }
 
+    /// Whether the limit counts the strong side's moves (so a running count must know
+    /// which side that is).
+    pub fn counts_strong_moves(&self) -> bool {
+        matches!(self.limit, CountLimit::StrongSideMoves(_))
+    }
+
+    /// The side a count of this rule started in `position` belongs to, when it counts
+    /// the strong side's moves.
+    pub fn start_strong(&self, position: &Position) -> Option<Color> {
+        self.counts_strong_moves().then(|| self.strong_side(position)).flatten()
+    }
+
+    /// Whether a count of this rule can still run in a position of `signature`: its own
+    /// materials, and for a count that stays in force, every material the captures of
+    /// the lone king (and the strong side's promotions) can leave: a lone king against at
+    /// most as many pieces, and no more men, than the rule's materials have.
+    pub fn can_follow(&self, signature: Signature) -> bool {
+        if self.covers(signature) {
+            return true;
+        }
+        if self.persistence != Persistence::UntilGameEnds {
+            return false;
+        }
+        let max_pieces = self.strong.iter().map(|m| m.men + m.kings).max().unwrap_or(0);
+        let max_men = self.strong.iter().map(|m| m.men).max().unwrap_or(0);
+        let fits = |men: u8, kings: u8| men + kings >= 1 && men + kings <= max_pieces && men <= max_men;
+        let lone = |men: u8, kings: u8| men == 0 && kings == 1;
+        (lone(signature.black_men, signature.black_kings) && fits(signature.white_men, signature.white_kings))
+            || (lone(signature.white_men, signature.white_kings) && fits(signature.black_men, signature.black_kings))
+    }
+
+    /// The strong side of a count running in `position`, as far as the material tells:
+    /// the rule's own material, or the one side that is not a lone king. `None` when both
+    /// sides are lone kings (the count must then say which side had the kings).
+    pub fn strong_side_by_material(&self, position: &Position) -> Option<Color> {
+        if let Some(c) = self.strong_side(position) {
+            return Some(c);
+        }
+        let lone = |c: Color| position.count(c, PieceKind::Man) == 0 && position.count(c, PieceKind::King) == 1;
+        match (lone(Color::White), lone(Color::Black)) {
+            (false, true) => Some(Color::White),
+            (true, false) => Some(Color::Black),
+            _ => None,
+        }
+    }
+
     /// Plies left before the draw in `position` after `plies` plies of the count, or
-    /// `None` when the count is already past its limit. A count by the strong side's moves
-    /// needs the material to be the rule's (to know the strong side).
-    pub fn plies_left(&self, plies: u16, position: &Position) -> Option<u16> {
+    /// `None` when the count is already past its limit (or, for a count by the strong
+    /// side's moves, when neither `strong` nor the material says which side that is).
+    pub fn plies_left(&self, plies: u16, position: &Position, strong: Option<Color>) -> Option<u16> {
         let limit = match self.limit {
             CountLimit::Plies(p) => p,
             CountLimit::StrongSideMoves(n) => {
-                let strong = self.strong_side(position)?;
+                let strong = strong.or_else(|| self.strong_side_by_material(position))?;
                 // Who moved first when the count began: the side to move now after an even
                 // number of plies. The strong side's n-th move is ply 2n - 1 when it moved
                 // first, ply 2n otherwise.
@@ -219,17 +266,29 @@ const USSR_16B: ResetRule = ResetRule { article: "16b", limit_plies: 60, reset_b
 /// käiguga (arvates selle jõudude vahekorra kindlakstegemise momendist) ei löö vastase
 /// kabet" (a player with three kings against a lone king who does not capture it by their
 /// 18th move, counted from when this balance of forces arose). Blocking the lone king
-/// wins as well: the game is lost at once by §15a, before the draw.
+/// wins as well: the game is lost at once by §15a, before the draw. The deadline is for
+/// capturing the lone king; the text gives it no other end, so it stands when the lone
+/// king takes a king (two kings or one against it then play on to the same deadline).
 const USSR_16C: MaterialRule = MaterialRule {
     article: "16c",
     strong: &[m(0, 3)],
     limit: CountLimit::StrongSideMoves(18),
-    persistence: Persistence::WhileInRule,
+    persistence: Persistence::UntilGameEnds,
 };
+
+/// §16c as kabe read it before (`ussr1953-count-ends`): the count ends with its material.
+const USSR_16C_COUNT_ENDS: MaterialRule = MaterialRule { persistence: Persistence::WhileInRule, ..USSR_16C };
 
 /// USSR 1953 §31 (100-square game): "neli kabet vastase üksiku kabe vastu ja oma 18
 /// käiguga ... ei löö vastase kabet" (four kings against a lone king, 18 moves).
 const USSR_31: MaterialRule = MaterialRule { article: "31", strong: &[m(0, 4)], ..USSR_16C };
+
+/// §31 as kabe read it before (`ussr1953-count-ends`).
+const USSR_31_COUNT_ENDS: MaterialRule = MaterialRule { persistence: Persistence::WhileInRule, ..USSR_31 };
+
+/// FMJD 6.4 kept running when the lone king takes the king of king and man against king
+/// (`fmjd-6.4-stands`), as the newer 6.3 keeps its count.
+const FMJD_6_4_STANDS: MaterialRule = MaterialRule { persistence: Persistence::UntilGameEnds, ..FMJD_6_4 };
 
 impl DrawRules {
     /// No counted rule.
@@ -240,9 +299,16 @@ impl DrawRules {
         match set {
             DrawRuleSet::Fmjd => DrawRules { set, reset: Some(FMJD_6_2), material: &[FMJD_6_3, FMJD_6_4] },
             DrawRuleSet::Fmjd2000 => DrawRules { set, reset: Some(FMJD_6_2), material: &[FMJD_2000_6_3, FMJD_6_4] },
+            DrawRuleSet::Fmjd64Stands => {
+                DrawRules { set, reset: Some(FMJD_6_2), material: &[FMJD_6_3, FMJD_6_4_STANDS] }
+            }
             DrawRuleSet::Ussr1953 => match variant.board {
                 crate::BoardSize::Ten => DrawRules { set, reset: Some(USSR_16B), material: &[USSR_31] },
                 crate::BoardSize::Eight => DrawRules { set, reset: Some(USSR_16B), material: &[USSR_16C] },
+            },
+            DrawRuleSet::Ussr1953CountEnds => match variant.board {
+                crate::BoardSize::Ten => DrawRules { set, reset: Some(USSR_16B), material: &[USSR_31_COUNT_ENDS] },
+                crate::BoardSize::Eight => DrawRules { set, reset: Some(USSR_16B), material: &[USSR_16C_COUNT_ENDS] },
             },
             DrawRuleSet::None => DrawRules::NONE,
         }
@@ -369,13 +435,13 @@ mod tests {
         let white_to_move: Position = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1,Ke1:BKh8").expect("fen");
         let black_to_move = white_to_move.with_turn(Color::Black);
         // Count just started with the strong side to move: its 18th move is ply 35.
-        assert_eq!(rule.plies_left(0, &white_to_move), Some(35));
+        assert_eq!(rule.plies_left(0, &white_to_move, None), Some(35));
         // Started with the lone king to move: ply 36.
-        assert_eq!(rule.plies_left(0, &black_to_move), Some(36));
+        assert_eq!(rule.plies_left(0, &black_to_move, None), Some(36));
         // One ply later the other side moves; the limit stays.
-        assert_eq!(rule.plies_left(1, &black_to_move), Some(34));
-        assert_eq!(rule.plies_left(1, &white_to_move), Some(35));
-        assert_eq!(rule.plies_left(36, &black_to_move), Some(0));
-        assert_eq!(rule.plies_left(36, &white_to_move), None);
+        assert_eq!(rule.plies_left(1, &black_to_move, None), Some(34));
+        assert_eq!(rule.plies_left(1, &white_to_move, None), Some(35));
+        assert_eq!(rule.plies_left(36, &black_to_move, None), Some(0));
+        assert_eq!(rule.plies_left(36, &white_to_move, None), None);
     }
 }

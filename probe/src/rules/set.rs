@@ -21,12 +21,28 @@ pub enum DrawRuleSet {
     Ussr1953,
     /// No counted-move rule: only repetition draws (the family game of seeds/004).
     None,
+    /// USSR 1953 read as kabe read it before 0.2: the §16c/§31 count ends when the
+    /// material changes (the lone king taking a king ends the deadline, and §16b alone
+    /// counts on). Not the text's reading (see [`DrawRuleSet::Ussr1953`]); kept by name to
+    /// compare with analyses made under it.
+    Ussr1953CountEnds,
+    /// FMJD article 6 (newer text) with 6.4's count kept running when the lone king takes
+    /// the king of king and man against king (man against king is then still counted, as
+    /// 6.3's newer text does for its materials). The default [`DrawRuleSet::Fmjd`] ends
+    /// the count there: 6.4 names its endgames, and man against king is not one of them.
+    Fmjd64Stands,
 }
 
 impl DrawRuleSet {
-    /// Every rule set.
-    pub const ALL: [DrawRuleSet; 4] =
-        [DrawRuleSet::Fmjd, DrawRuleSet::Fmjd2000, DrawRuleSet::Ussr1953, DrawRuleSet::None];
+    /// Every rule set and named reading.
+    pub const ALL: [DrawRuleSet; 6] = [
+        DrawRuleSet::Fmjd,
+        DrawRuleSet::Fmjd2000,
+        DrawRuleSet::Ussr1953,
+        DrawRuleSet::None,
+        DrawRuleSet::Ussr1953CountEnds,
+        DrawRuleSet::Fmjd64Stands,
+    ];
 
     /// Command-line name.
     pub const fn name(self) -> &'static str {
@@ -35,14 +51,31 @@ impl DrawRuleSet {
             DrawRuleSet::Fmjd2000 => "fmjd-2000",
             DrawRuleSet::Ussr1953 => "ussr1953",
             DrawRuleSet::None => "none",
+            DrawRuleSet::Ussr1953CountEnds => "ussr1953-count-ends",
+            DrawRuleSet::Fmjd64Stands => "fmjd-6.4-stands",
+        }
+    }
+
+    /// The code of this set's rule tables in a file header. `ussr1953` tables built
+    /// before the §16c deadline was read as standing carry 18, now the code of
+    /// `ussr1953-count-ends` (whose values they hold); the standing reading has its own
+    /// code, so an old file is refused by name, never misread.
+    pub const fn table_code(self) -> u8 {
+        match self {
+            DrawRuleSet::Fmjd => 16,
+            DrawRuleSet::Fmjd2000 => 17,
+            DrawRuleSet::Ussr1953CountEnds => 18,
+            DrawRuleSet::None => 19,
+            DrawRuleSet::Ussr1953 => 20,
+            DrawRuleSet::Fmjd64Stands => 21,
         }
     }
 
     /// Whether the set is written for the board of `variant`.
     pub fn applies_to(self, variant: &Variant) -> bool {
         match self {
-            DrawRuleSet::Fmjd | DrawRuleSet::Fmjd2000 => variant.board == BoardSize::Ten,
-            DrawRuleSet::Ussr1953 | DrawRuleSet::None => true,
+            DrawRuleSet::Fmjd | DrawRuleSet::Fmjd2000 | DrawRuleSet::Fmjd64Stands => variant.board == BoardSize::Ten,
+            DrawRuleSet::Ussr1953 | DrawRuleSet::Ussr1953CountEnds | DrawRuleSet::None => true,
         }
     }
 }
@@ -66,7 +99,7 @@ impl fmt::Display for DrawRuleSet {
 
 /// The name given is not a draw rule set.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown draw rules '{0}' (known: fmjd, fmjd-2000, ussr1953, none)")]
+#[error("unknown draw rules '{0}' (known: fmjd, fmjd-2000, fmjd-6.4-stands, ussr1953, ussr1953-count-ends, none)")]
 pub struct UnknownDrawRules(pub String);
 
 impl FromStr for DrawRuleSet {

@@ -44,7 +44,7 @@ impl Metric {
         match self {
             Metric::Wld => 1,
             Metric::Dtw => 2,
-            Metric::Rules(set) => 16 + set as u8,
+            Metric::Rules(set) => set.table_code(),
         }
     }
 
@@ -52,7 +52,7 @@ impl Metric {
         match code {
             1 => Some(Metric::Wld),
             2 => Some(Metric::Dtw),
-            c => DrawRuleSet::ALL.into_iter().find(|s| 16 + *s as u8 == c).map(Metric::Rules),
+            c => DrawRuleSet::ALL.into_iter().find(|s| s.table_code() == c).map(Metric::Rules),
         }
     }
 }
