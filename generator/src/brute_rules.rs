@@ -55,9 +55,9 @@ pub enum Clock {
 }
 
 /// (men, kings) of each side, side to move first.
-type Material = [(u8, u8); 2];
+pub(crate) type Material = [(u8, u8); 2];
 
-fn material(position: &Position) -> Material {
+pub(crate) fn material(position: &Position) -> Material {
     let me = position.turn();
     let count = |c: Color| (position.count(c, PieceKind::Man) as u8, position.count(c, PieceKind::King) as u8);
     [count(me), count(me.opposite())]
@@ -120,7 +120,7 @@ impl BruteRules {
     }
 
     /// Every counter state a position of this material can have.
-    fn states(self, m: Material) -> Vec<Clock> {
+    pub(crate) fn states(self, m: Material) -> Vec<Clock> {
         match self {
             BruteRules::Fmjd { newer, art64_stands } => {
                 let mut out: Vec<Clock> = match BruteRules::fmjd_article(m) {
@@ -159,7 +159,7 @@ impl BruteRules {
     }
 
     /// Whether the counts have drawn the game (when the side to move can still move).
-    fn expired(self, clock: Clock) -> bool {
+    pub(crate) fn expired(self, clock: Clock) -> bool {
         matches!(
             clock,
             Clock::KingsOnly(50) | Clock::Art63(32) | Clock::Art64(10) | Clock::Quiet(60) | Clock::StrongMoves(18, _)
@@ -168,7 +168,7 @@ impl BruteRules {
 
     /// The counts after a move to a position of material `after` (side to move first: seen
     /// from the other side).
-    fn next(self, clock: Clock, capture: bool, man_moved: bool, promotion: bool, after: Material) -> Clock {
+    pub(crate) fn next(self, clock: Clock, capture: bool, man_moved: bool, promotion: bool, after: Material) -> Clock {
         let material_changed = capture || promotion;
         match self {
             BruteRules::Fmjd { newer, art64_stands } => {
@@ -228,7 +228,7 @@ struct MaterialValues {
 
 const NO_SLOT: u16 = u16::MAX;
 
-fn clock_key(clock: Clock) -> usize {
+pub(crate) fn clock_key(clock: Clock) -> usize {
     let (kind, n) = match clock {
         Clock::KingsOnly(n) => (0, n),
         Clock::Art63(n) => (1, n),
@@ -256,16 +256,16 @@ type MoveCache = Vec<Option<Vec<Option<Rc<[Edge]>>>>>;
 
 /// Materials are small (at most 7 of each kind per side): a dense key instead of a hash,
 /// which the profile showed taking a third of the time.
-fn material_key(m: Material) -> usize {
+pub(crate) fn material_key(m: Material) -> usize {
     assert!(m.iter().all(|&(men, kings)| men < 8 && kings < 8), "material {m:?} is beyond the brute force");
     (((m[0].0 as usize * 8) + m[0].1 as usize) * 8 + m[1].0 as usize) * 8 + m[1].1 as usize
 }
 
-const MATERIAL_KEYS: usize = 8 * 8 * 8 * 8;
+pub(crate) const MATERIAL_KEYS: usize = 8 * 8 * 8 * 8;
 
-const UNKNOWN: u8 = 0;
+pub(crate) const UNKNOWN: u8 = 0;
 
-fn encode(w: Wld) -> u8 {
+pub(crate) fn encode(w: Wld) -> u8 {
     match w {
         Wld::Loss => 1,
         Wld::Draw => 2,
@@ -273,12 +273,39 @@ fn encode(w: Wld) -> u8 {
     }
 }
 
-fn decode(v: u8) -> Wld {
+pub(crate) fn decode(v: u8) -> Wld {
     match v {
         1 => Wld::Loss,
         2 => Wld::Draw,
         _ => Wld::Win,
     }
+}
+
+/// Address of a position (side to move as White) within its material: each piece group's
+/// squares ranked over the whole board, as the side to move sees it.
+pub(crate) fn address(variant: &Variant, position: &Position) -> usize {
+    let n = variant.squares() as u64;
+    let me = position.turn();
+    let mut address = 0u64;
+    for (color, kind) in
+        [(me, PieceKind::Man), (me, PieceKind::King), (me.opposite(), PieceKind::Man), (me.opposite(), PieceKind::King)]
+    {
+        // Squares as the side to move sees them: the other side's view turned round.
+        let mut squares: Vec<u64> = position
+            .squares_of(color, kind)
+            .map(|s| if me == Color::White { s.index() as u64 } else { n - 1 - s.index() as u64 })
+            .collect();
+        squares.sort_unstable();
+        let rank: u64 = squares.iter().enumerate().map(|(i, &s)| binomial(s, i as u64 + 1)).sum();
+        address = address * binomial(n, squares.len() as u64) + rank;
+    }
+    address as usize
+}
+
+/// Addresses of material `m` (with holes: overlapping squares, men on their last row).
+pub(crate) fn size(variant: &Variant, m: Material) -> usize {
+    let n = variant.squares() as u64;
+    [m[0].0, m[0].1, m[1].0, m[1].1].iter().map(|&k| binomial(n, k as u64)).product::<u64>() as usize
 }
 
 /// The brute-force solver: values are computed on demand and remembered.
@@ -289,7 +316,7 @@ pub struct BruteForce {
     moves: MoveCache,
 }
 
-fn binomial(n: u64, k: u64) -> u64 {
+pub(crate) fn binomial(n: u64, k: u64) -> u64 {
     (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
 }
 
@@ -317,30 +344,11 @@ impl BruteForce {
 
     /// Address of a position (side to move as White) within its material.
     fn address(&self, position: &Position) -> usize {
-        let n = self.variant.squares() as u64;
-        let me = position.turn();
-        let mut address = 0u64;
-        for (color, kind) in [
-            (me, PieceKind::Man),
-            (me, PieceKind::King),
-            (me.opposite(), PieceKind::Man),
-            (me.opposite(), PieceKind::King),
-        ] {
-            // Squares as the side to move sees them: the other side's view turned round.
-            let mut squares: Vec<u64> = position
-                .squares_of(color, kind)
-                .map(|s| if me == Color::White { s.index() as u64 } else { n - 1 - s.index() as u64 })
-                .collect();
-            squares.sort_unstable();
-            let rank: u64 = squares.iter().enumerate().map(|(i, &s)| binomial(s, i as u64 + 1)).sum();
-            address = address * binomial(n, squares.len() as u64) + rank;
-        }
-        address as usize
+        address(&self.variant, position)
     }
 
     fn size(&self, m: Material) -> usize {
-        let n = self.variant.squares() as u64;
-        [m[0].0, m[0].1, m[1].0, m[1].1].iter().map(|&k| binomial(n, k as u64)).product::<u64>() as usize
+        size(&self.variant, m)
     }
 
     /// The legal moves of `position` (material `m`, at `address`), generated once.

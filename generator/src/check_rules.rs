@@ -4,6 +4,11 @@ use kabe_probe::rules::exact::{verdict, Oracle};
 use kabe_probe::rules::MaterialCount;
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant};
 
+use std::cell::RefCell;
+
+use kabe_probe::{RuleScore, Score, Wld};
+
+use crate::brute_layers::{LayerError, LayeredBrute};
 use crate::brute_rules::{BruteForce, BruteRules, Clock};
 
 /// What one signature's comparison found.
@@ -91,6 +96,100 @@ pub fn check_signature<O: Oracle>(
     }
     brute.forget_moves();
     Ok(report)
+}
+
+/// An oracle that remembers the last position's values: the layered check asks for every
+/// counter state of one position in a row.
+struct LastPosition<'a, O> {
+    inner: &'a O,
+    theoretical: RefCell<Option<(Position, Score)>>,
+    counted: RefCell<Option<(Position, RuleScore)>>,
+}
+
+impl<O: Oracle> Oracle for LastPosition<'_, O> {
+    type Error = O::Error;
+    fn theoretical(&self, position: &Position) -> Result<Score, O::Error> {
+        if let Some((p, s)) = *self.theoretical.borrow() {
+            if p == *position {
+                return Ok(s);
+            }
+        }
+        let s = self.inner.theoretical(position)?;
+        *self.theoretical.borrow_mut() = Some((*position, s));
+        Ok(s)
+    }
+    fn counted(&self, position: &Position) -> Result<RuleScore, O::Error> {
+        if let Some((p, s)) = *self.counted.borrow() {
+            if p == *position {
+                return Ok(s);
+            }
+        }
+        let s = self.inner.counted(position)?;
+        *self.counted.borrow_mut() = Some((*position, s));
+        Ok(s)
+    }
+}
+
+/// Why a layered comparison stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum LayeredCheckError<E> {
+    /// The tables could not answer.
+    #[error("{0}")]
+    Tables(E),
+    /// The layered solver cannot take the material.
+    #[error(transparent)]
+    Layers(#[from] LayerError),
+}
+
+/// Compares every position and counter state of `signature` and of its colour flip (one
+/// pair of the layered brute force, which keeps what later pairs need).
+pub fn check_pair_layered<O: Oracle>(
+    brute: &mut LayeredBrute,
+    rules: &DrawRules,
+    oracle: &O,
+    signature: Signature,
+) -> Result<Vec<RuleCheck>, LayeredCheckError<O::Error>> {
+    let m = [(signature.white_men, signature.white_kings), (signature.black_men, signature.black_kings)];
+    let pair = brute.solve(m)?;
+    let memo = LastPosition { inner: oracle, theoretical: RefCell::new(None), counted: RefCell::new(None) };
+    let mut reports = Vec::new();
+    for (which, &mat) in pair.materials().iter().enumerate() {
+        let sig = Signature::new(mat[0].0, mat[0].1, mat[1].0, mat[1].1);
+        let mut report = RuleCheck { signature: Some(sig), ..RuleCheck::default() };
+        let mut failure = None;
+        pair.for_each(which, &mut |position, row| {
+            if failure.is_some() {
+                return;
+            }
+            report.positions += 1;
+            for &(clock, truth) in row {
+                report.states += 1;
+                let counters = counters_of(rules, position, clock);
+                let table: Wld = match verdict(rules, &memo, position, &counters) {
+                    Ok(v) => v.exact,
+                    Err(e) => {
+                        failure = Some(e);
+                        return;
+                    }
+                };
+                if table != truth {
+                    report.disagreements += 1;
+                    if report.examples.len() < 5 {
+                        report.examples.push(format!(
+                            "{} counters {} ({clock:?}): tables {table:?}, brute force {truth:?}",
+                            position.fen(),
+                            counters.describe_at(rules, position)
+                        ));
+                    }
+                }
+            }
+        });
+        if let Some(e) = failure {
+            return Err(LayeredCheckError::Tables(e));
+        }
+        reports.push(report);
+    }
+    Ok(reports)
 }
 
 /// Runs `f` on a thread with a stack deep enough for the brute force's recursion (one

@@ -5,6 +5,7 @@
 //! promotions lead to, which are read back through their files ([`lookup`]) so that a
 //! build's memory is a budget ([`MemoryBudget`]), whatever the number of pieces.
 
+mod brute_layers;
 mod brute_rules;
 mod budget;
 mod build;
@@ -16,12 +17,15 @@ mod solve;
 mod verify;
 mod write;
 
+pub use brute_layers::{LayerError, LayeredBrute};
 pub use brute_rules::{BruteForce, BruteRules, Clock};
 pub use budget::MemoryBudget;
 pub use build::{
     build, build_rules, build_rules_scope, build_scope, table_path, BuildError, BuildEvent, BuildSummary, Scope,
 };
-pub use check_rules::{brute_rules, check_signature, with_deep_stack, RuleCheck};
+pub use check_rules::{
+    brute_rules, check_pair_layered, check_signature, with_deep_stack, LayeredCheckError, RuleCheck,
+};
 pub use lookup::{FileOracle, Finished};
 pub use registry::{Registry, SolvedTable};
 pub use rule_solve::{solve_rule_pair, MemoryOracle, MissingTable, RuleRegistry, RuleTable};

@@ -2,8 +2,8 @@
 //! counter state, on the small material (`kabe check-rules` covers up to 4 pieces).
 
 use kabe_generator::{
-    brute_rules, check_signature, solve_all, solve_rule_pair, with_deep_stack, BruteForce, MemoryOracle, Registry,
-    RuleRegistry,
+    brute_rules, check_pair_layered, check_signature, solve_all, solve_rule_pair, with_deep_stack, BruteForce,
+    LayeredBrute, MemoryOracle, Registry, RuleRegistry,
 };
 use kabe_probe::rules::exact::verdict;
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, Position, Signature, Variant, Wld};
@@ -38,6 +38,22 @@ fn check(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Regist
         }
         states
     })
+}
+
+/// The same with the layered brute force; returns the states compared.
+fn check_layered(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Registry) -> u64 {
+    let rules = DrawRules::new(set, &variant);
+    let done = rule_tables(theory, rules, sigs);
+    let oracle = MemoryOracle::new(theory, &done);
+    let mut brute = LayeredBrute::new(variant, brute_rules(set, &variant).expect("a counted rule set"));
+    let mut states = 0;
+    for &sig in sigs {
+        for report in check_pair_layered(&mut brute, &rules, &oracle, sig).expect("layered") {
+            assert_eq!(report.disagreements, 0, "{variant:?} {set} {:?}: {:#?}", report.signature, report.examples);
+            states += report.states;
+        }
+    }
+    states
 }
 
 fn signatures(max_pieces: u32) -> Vec<Signature> {
@@ -92,4 +108,36 @@ fn russian_ussr1953_and_its_old_reading_up_to_three_pieces_and_three_kings_again
     let c = Counters::parse(&rules, &kk, "16c=30:white").expect("named");
     assert_eq!(c.governing(&rules, &kk), Some(("16c", 5)));
     assert_eq!(c.describe_at(&rules, &kk), "16b=0,16c=30:white");
+}
+
+#[test]
+fn the_layered_brute_force_agrees_with_the_tables_in_bounded_memory() {
+    let theory = solve_all(Variant::RUSSIAN, 4, |_| {});
+    let mut sigs = signatures(3);
+    sigs.extend([Signature::new(0, 3, 0, 1), Signature::new(0, 2, 1, 0)]);
+    // Every pair once (the solver answers for a signature and its colour flip).
+    let mut pairs: Vec<Signature> = Vec::new();
+    for s in &sigs {
+        if !pairs.contains(s) && !pairs.contains(&s.flipped()) {
+            pairs.push(*s);
+        }
+    }
+    let states = check_layered(Variant::RUSSIAN, DrawRuleSet::Ussr1953, &pairs, &theory);
+    assert!(states > 1_000_000, "{states} states compared");
+    check_layered(Variant::RUSSIAN, DrawRuleSet::Ussr1953CountEnds, &pairs, &theory);
+    // FMJD, kings only: the materials it takes.
+    let theory = solve_all(Variant::INTERNATIONAL, 3, |_| {});
+    let kings = [Signature::new(0, 1, 0, 1), Signature::new(0, 2, 0, 1)];
+    let states = check_layered(Variant::INTERNATIONAL, DrawRuleSet::Fmjd, &kings, &theory);
+    assert!(states > 100_000, "{states} states compared");
+    check_layered(Variant::INTERNATIONAL, DrawRuleSet::Fmjd64Stands, &kings, &theory);
+    // A man under FMJD resets 6.2 inside its material: refused, never solved wrongly.
+    let rules = DrawRules::new(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL);
+    let done = rule_tables(&theory, rules, &signatures(3));
+    let oracle = MemoryOracle::new(&theory, &done);
+    let mut brute = LayeredBrute::new(
+        Variant::INTERNATIONAL,
+        brute_rules(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL).expect("fmjd"),
+    );
+    assert!(check_pair_layered(&mut brute, &rules, &oracle, Signature::new(1, 0, 0, 1)).is_err());
 }
