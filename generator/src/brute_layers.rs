@@ -171,6 +171,9 @@ pub struct LayeredBrute {
     pub peak_bytes: usize,
 }
 
+/// What [`PairValues::for_each`] calls: a position and the value of each counter state.
+pub type PositionVisit<'a> = dyn FnMut(&Position, &[(Clock, Wld)]) + 'a;
+
 /// Every state of one pair, handed to the caller position by position.
 pub struct PairValues<'a> {
     variant: Variant,
@@ -187,7 +190,7 @@ impl PairValues<'_> {
     }
 
     /// Calls `each(position, states and values)` for every position of material `which`.
-    pub fn for_each(&self, which: usize, each: &mut dyn FnMut(&Position, &[(Clock, Wld)])) {
+    pub fn for_each(&self, which: usize, each: &mut PositionVisit<'_>) {
         let m = self.mats[which];
         let mut row = Vec::with_capacity(self.states[which].len());
         for a in 0..size(&self.variant, m) {
