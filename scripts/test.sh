@@ -33,7 +33,7 @@ head -n 6 target/stats-russian.txt
 
 echo "== draw rules: rule tables against the brute force (every counter state), a probe"
 cargo run --release --quiet --bin kabe -- check-rules --variant international --pieces 3 --dir "$tables" | tail -n 1
-cargo run --release --quiet --bin kabe -- check-rules --variant russian --pieces 4 --dir "$tables" | tail -n 1
+cargo run --release --quiet --bin kabe -- check-rules --layered --variant russian --pieces 4 --dir "$tables" | tail -n 1
 cargo run --release --quiet --bin kabe -- stats --variant russian --rules ussr1953 --dir "$tables" | tail -n 3
 cargo run --release --quiet --bin kabe -- probe "W:WK46,K47,K48:BK5" --counters 6.3=30 --dir "$tables" >target/probe-6.3.txt
 head -n 2 target/probe-6.3.txt
