@@ -17,6 +17,8 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use kabe_probe::{Color, PieceKind, Position, Setup, SetupPiece, Variant, Wld};
 
 use crate::brute_rules::{
@@ -39,6 +41,9 @@ pub enum LayerError {
         clock: Clock,
     },
 }
+
+/// Addresses per parallel work item (a multiple of 4: whole bytes of [`Packed`]).
+const CHUNK: usize = 1 << 14;
 
 /// Two bits per value (0 unknown, then loss, draw, win).
 #[derive(Clone)]
@@ -98,6 +103,11 @@ struct Moves {
 }
 
 impl Moves {
+    /// Whether address `a` has no move (lost for the side to move).
+    fn is_lost(&self, a: usize) -> bool {
+        self.quiet_start[a] == self.quiet_start[a + 1] && self.exit_start[a] == self.exit_start[a + 1]
+    }
+
     fn bytes(&self) -> usize {
         self.valid.len() * 8
             + (self.quiet_start.len() + self.exit_start.len() + self.quiet.len()) * 4
@@ -183,23 +193,35 @@ pub struct PairValues<'a> {
     _solver: std::marker::PhantomData<&'a ()>,
 }
 
+// The values are read by several threads at once.
+const _: fn() = || {
+    fn sync<T: Sync>() {}
+    sync::<PairValues<'static>>();
+};
+
 impl PairValues<'_> {
     /// The materials of the pair (side to move first).
     pub fn materials(&self) -> &[Material] {
         &self.mats
     }
 
-    /// Calls `each(position, states and values)` for every position of material `which`.
-    pub fn for_each(&self, which: usize, each: &mut PositionVisit<'_>) {
+    /// Parts [`PairValues::for_each_in`] splits material `which` into (for threads).
+    pub fn chunks(&self, which: usize) -> usize {
+        size(&self.variant, self.mats[which]).div_ceil(CHUNK)
+    }
+
+    /// Calls `each(position, states and values)` for every position of chunk `chunk` of
+    /// material `which`.
+    pub fn for_each_in(&self, which: usize, chunk: usize, each: &mut PositionVisit<'_>) {
         let m = self.mats[which];
+        let n = size(&self.variant, m);
         let mut row = Vec::with_capacity(self.states[which].len());
-        for a in 0..size(&self.variant, m) {
+        let columns: Vec<(Clock, &Packed)> =
+            self.states[which].iter().map(|&c| (c, &self.values[which][&clock_key(c)])).collect();
+        for a in chunk * CHUNK..(chunk * CHUNK + CHUNK).min(n) {
             let Some(position) = position_at(&self.variant, m, a) else { continue };
             row.clear();
-            for &c in &self.states[which] {
-                let v = self.values[which][&clock_key(c)].get(a);
-                row.push((c, decode(v)));
-            }
+            row.extend(columns.iter().map(|(c, values)| (*c, decode(values.get(a)))));
             each(&position, &row);
         }
     }
@@ -288,18 +310,45 @@ impl LayeredBrute {
     /// The moves of every position of `x`; quiet children are addresses in `flip`.
     fn moves(&self, x: Material, flip: Material) -> Result<Moves, LayerError> {
         let n = size(&self.variant, x);
+        // Chunks in parallel, then joined (a chunk is a multiple of 64 addresses).
+        let parts: Vec<Moves> = (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|chunk| self.moves_of(x, flip, chunk * CHUNK, (chunk * CHUNK + CHUNK).min(n)))
+            .collect::<Result<_, _>>()?;
         let mut out = Moves {
-            valid: vec![0; n.div_ceil(64)],
+            valid: Vec::with_capacity(n.div_ceil(64)),
             quiet_start: Vec::with_capacity(n + 1),
             exit_start: Vec::with_capacity(n + 1),
             quiet: Vec::new(),
             exits: Vec::new(),
         };
-        for a in 0..n {
+        for part in parts {
+            let (q, e) = (out.quiet.len() as u32, out.exits.len() as u32);
+            out.valid.extend(part.valid);
+            out.quiet_start.extend(part.quiet_start[..part.quiet_start.len() - 1].iter().map(|s| s + q));
+            out.exit_start.extend(part.exit_start[..part.exit_start.len() - 1].iter().map(|s| s + e));
+            out.quiet.extend(part.quiet);
+            out.exits.extend(part.exits);
+        }
+        out.quiet_start.push(out.quiet.len() as u32);
+        out.exit_start.push(out.exits.len() as u32);
+        Ok(out)
+    }
+
+    /// The moves of addresses `lo..hi` of `x`, with starts relative to the chunk.
+    fn moves_of(&self, x: Material, flip: Material, lo: usize, hi: usize) -> Result<Moves, LayerError> {
+        let mut out = Moves {
+            valid: vec![0; (hi - lo).div_ceil(64)],
+            quiet_start: Vec::with_capacity(hi - lo + 1),
+            exit_start: Vec::with_capacity(hi - lo + 1),
+            quiet: Vec::new(),
+            exits: Vec::new(),
+        };
+        for a in lo..hi {
             out.quiet_start.push(out.quiet.len() as u32);
             out.exit_start.push(out.exits.len() as u32);
             let Some(position) = position_at(&self.variant, x, a) else { continue };
-            out.valid[a / 64] |= 1 << (a % 64);
+            out.valid[(a - lo) / 64] |= 1 << ((a - lo) % 64);
             for mv in position.legal_moves().iter() {
                 let child = position.play(mv);
                 let after = material(&child);
@@ -334,57 +383,75 @@ impl LayeredBrute {
         above: &HashMap<usize, Packed>,
     ) -> Result<Packed, LayerError> {
         let n = size(&self.variant, x);
-        let mut out = Packed::new(n);
         let quiet_next = self.rules.next(c, false, false, false, flip);
         let quiet_values = above.get(&clock_key(quiet_next));
         let expired = self.rules.expired(c);
-        for a in 0..n {
-            if moves.valid[a / 64] >> (a % 64) & 1 == 0 {
-                continue;
+        // Chunks of addresses (a multiple of 4: whole bytes) in parallel.
+        let parts: Vec<Vec<u8>> = (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|chunk| -> Result<Vec<u8>, LayerError> {
+                let (lo, hi) = (chunk * CHUNK, (chunk * CHUNK + CHUNK).min(n));
+                let mut part = Packed::new(hi - lo);
+                for a in lo..hi {
+                    if moves.valid[a / 64] >> (a % 64) & 1 == 0 {
+                        continue;
+                    }
+                    let value = if expired && !moves.is_lost(a) {
+                        Wld::Draw
+                    } else {
+                        self.value_at(a, c, flip, quiet_next, quiet_values, moves)?
+                    };
+                    part.set(a - lo, encode(value));
+                }
+                Ok(part.0)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Packed(parts.concat()))
+    }
+
+    /// The value of address `a` in state `c` (not expired, or lost on the spot).
+    fn value_at(
+        &self,
+        a: usize,
+        c: Clock,
+        flip: Material,
+        quiet_next: Clock,
+        quiet_values: Option<&Packed>,
+        moves: &Moves,
+    ) -> Result<Wld, LayerError> {
+        let quiet = &moves.quiet[moves.quiet_start[a] as usize..moves.quiet_start[a + 1] as usize];
+        let exits = &moves.exits[moves.exit_start[a] as usize..moves.exit_start[a + 1] as usize];
+        let mut best = Wld::Loss;
+        if !quiet.is_empty() {
+            let values = quiet_values.ok_or(LayerError::NotKept { material: flip, clock: quiet_next })?;
+            for &child in quiet {
+                let v = values.get(child as usize);
+                if v == UNKNOWN {
+                    return Err(LayerError::NotKept { material: flip, clock: quiet_next });
+                }
+                best = best.max(theirs(decode(v)));
             }
-            let quiet = &moves.quiet[moves.quiet_start[a] as usize..moves.quiet_start[a + 1] as usize];
-            let exits = &moves.exits[moves.exit_start[a] as usize..moves.exit_start[a + 1] as usize];
-            let value = if quiet.is_empty() && exits.is_empty() {
-                Wld::Loss
-            } else if expired {
-                Wld::Draw
-            } else {
-                let mut best = Wld::Loss;
-                if !quiet.is_empty() {
-                    let values = quiet_values.ok_or(LayerError::NotKept { material: flip, clock: quiet_next })?;
-                    for &child in quiet {
-                        let v = values.get(child as usize);
-                        if v == UNKNOWN {
-                            return Err(LayerError::NotKept { material: flip, clock: quiet_next });
-                        }
-                        best = best.max(theirs(decode(v)));
-                    }
-                }
-                for e in exits {
-                    if best == Wld::Win {
-                        break;
-                    }
-                    if e.after[0] == (0, 0) {
-                        best = Wld::Win;
-                        break;
-                    }
-                    let next = self.rules.next(c, e.capture, e.man_moved, e.promotion, e.after);
-                    let kept = self
-                        .kept
-                        .get(&material_key(e.after))
-                        .and_then(|k| k.get(&clock_key(next)))
-                        .ok_or(LayerError::NotKept { material: e.after, clock: next })?;
-                    let v = kept.get(e.address as usize);
-                    if v == UNKNOWN {
-                        return Err(LayerError::NotKept { material: e.after, clock: next });
-                    }
-                    best = best.max(theirs(decode(v)));
-                }
-                best
-            };
-            out.set(a, encode(value));
         }
-        Ok(out)
+        for e in exits {
+            if best == Wld::Win {
+                break;
+            }
+            if e.after[0] == (0, 0) {
+                return Ok(Wld::Win);
+            }
+            let next = self.rules.next(c, e.capture, e.man_moved, e.promotion, e.after);
+            let kept = self
+                .kept
+                .get(&material_key(e.after))
+                .and_then(|k| k.get(&clock_key(next)))
+                .ok_or(LayerError::NotKept { material: e.after, clock: next })?;
+            let v = kept.get(e.address as usize);
+            if v == UNKNOWN {
+                return Err(LayerError::NotKept { material: e.after, clock: next });
+            }
+            best = best.max(theirs(decode(v)));
+        }
+        Ok(best)
     }
 }
 

@@ -143,49 +143,66 @@ pub enum LayeredCheckError<E> {
 
 /// Compares every position and counter state of `signature` and of its colour flip (one
 /// pair of the layered brute force, which keeps what later pairs need).
-pub fn check_pair_layered<O: Oracle>(
+pub fn check_pair_layered<O>(
     brute: &mut LayeredBrute,
     rules: &DrawRules,
     oracle: &O,
     signature: Signature,
-) -> Result<Vec<RuleCheck>, LayeredCheckError<O::Error>> {
+) -> Result<Vec<RuleCheck>, LayeredCheckError<O::Error>>
+where
+    O: Oracle + Sync,
+    O::Error: Send,
+{
+    use rayon::prelude::*;
     let m = [(signature.white_men, signature.white_kings), (signature.black_men, signature.black_kings)];
     let pair = brute.solve(m)?;
-    let memo = LastPosition { inner: oracle, theoretical: RefCell::new(None), counted: RefCell::new(None) };
     let mut reports = Vec::new();
     for (which, &mat) in pair.materials().iter().enumerate() {
         let sig = Signature::new(mat[0].0, mat[0].1, mat[1].0, mat[1].1);
-        let mut report = RuleCheck { signature: Some(sig), ..RuleCheck::default() };
-        let mut failure = None;
-        pair.for_each(which, &mut |position, row| {
-            if failure.is_some() {
-                return;
-            }
-            report.positions += 1;
-            for &(clock, truth) in row {
-                report.states += 1;
-                let counters = counters_of(rules, position, clock);
-                let table: Wld = match verdict(rules, &memo, position, &counters) {
-                    Ok(v) => v.exact,
-                    Err(e) => {
-                        failure = Some(e);
+        let parts: Vec<RuleCheck> = (0..pair.chunks(which))
+            .into_par_iter()
+            .map(|chunk| -> Result<RuleCheck, O::Error> {
+                // Every counter state of one position in a row: one probe of each kind.
+                let memo = LastPosition { inner: oracle, theoretical: RefCell::new(None), counted: RefCell::new(None) };
+                let mut report = RuleCheck::default();
+                let mut failure = None;
+                pair.for_each_in(which, chunk, &mut |position, row| {
+                    if failure.is_some() {
                         return;
                     }
-                };
-                if table != truth {
-                    report.disagreements += 1;
-                    if report.examples.len() < 5 {
-                        report.examples.push(format!(
-                            "{} counters {} ({clock:?}): tables {table:?}, brute force {truth:?}",
-                            position.fen(),
-                            counters.describe_at(rules, position)
-                        ));
+                    report.positions += 1;
+                    for &(clock, truth) in row {
+                        report.states += 1;
+                        let counters = counters_of(rules, position, clock);
+                        let table: Wld = match verdict(rules, &memo, position, &counters) {
+                            Ok(v) => v.exact,
+                            Err(e) => {
+                                failure = Some(e);
+                                return;
+                            }
+                        };
+                        if table != truth {
+                            report.disagreements += 1;
+                            if report.examples.len() < 5 {
+                                report.examples.push(format!(
+                                    "{} counters {} ({clock:?}): tables {table:?}, brute force {truth:?}",
+                                    position.fen(),
+                                    counters.describe_at(rules, position)
+                                ));
+                            }
+                        }
                     }
-                }
-            }
-        });
-        if let Some(e) = failure {
-            return Err(LayeredCheckError::Tables(e));
+                });
+                failure.map_or(Ok(report), Err)
+            })
+            .collect::<Result<_, _>>()
+            .map_err(LayeredCheckError::Tables)?;
+        let mut report = RuleCheck { signature: Some(sig), ..RuleCheck::default() };
+        for part in parts {
+            report.positions += part.positions;
+            report.states += part.states;
+            report.disagreements += part.disagreements;
+            report.examples.extend(part.examples.into_iter().take(5usize.saturating_sub(report.examples.len())));
         }
         reports.push(report);
     }
