@@ -25,7 +25,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tablebase::MoveVerdict>()?;
     m.add_class::<analysis::Analysis>()?;
     m.add("VARIANTS", kabe_probe::Variant::ALL.iter().map(|v| v.name).collect::<Vec<_>>())?;
-    m.add("RULE_SETS", ["fmjd", "fmjd-2000", "ussr1953", "none"])?;
+    m.add("RULE_SETS", kabe_probe::DrawRuleSet::ALL.iter().map(|s| s.name()).collect::<Vec<_>>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -98,6 +98,17 @@ def test_counters_follow_the_game():
     assert str(kabe.Counters.from_moves("W:WK46,K47,K48:BK5", after_capture, rules="fmjd-2000")) == "6.2=0,6.4=0"
 
 
+def test_the_1953_deadline_names_its_side_where_a_king_faces_a_king():
+    # After the lone king took two of three kings the deadline stands; with a king
+    # against a king only the counters can say whose it is.
+    with pytest.raises(kabe.CounterError, match="say which side had the kings"):
+        kabe.Counters("W:WKc1:BKh8", "16c=30")
+    c = kabe.Counters("W:WKc1:BKh8", "16c=30:white")
+    assert str(c) == "16b=0,16c=30:white"
+    assert c.governing() == ("16c", 5)
+    assert "ussr1953-count-ends" in kabe.RULE_SETS and "fmjd-6.4-stands" in kabe.RULE_SETS
+
+
 def test_tablebase_counters_under_its_rules(tables):
     with kabe.open_tablebase(tables, rules="ussr1953") as tb:
         c = tb.counters("W:WK46,K47,K48,K49:BK5")
