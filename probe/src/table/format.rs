@@ -139,7 +139,10 @@ pub enum TableError {
         found: u16,
     },
     /// A valid table, but of other rules, material or metric than asked for.
-    #[error("{path}: table is for {found}, expected {expected} (a file of an older reading or another build: delete it{})", build_hint(path, None))]
+    #[error(
+        "{path}: table is for {found}, expected {expected} (a file of an older reading or another build: delete it{})",
+        build_hint(path, None)
+    )]
     Foreign {
         /// The file.
         path: PathBuf,
