@@ -230,6 +230,10 @@ pub struct CheckRulesArgs {
     /// takes Russian and 100-square 1953 rules, and FMJD materials of kings only.
     #[arg(long)]
     layered: bool,
+    /// With --layered: the bytes a pair's moves may take (e.g. 4G); a larger pair makes
+    /// them again for every rank of counter states (default: always kept).
+    #[arg(long, value_parser = kabe_generator::MemoryBudget::parse, requires = "layered")]
+    move_budget: Option<kabe_generator::MemoryBudget>,
 }
 
 fn check_rules_layered(
@@ -240,6 +244,9 @@ fn check_rules_layered(
     tables: &TableDir,
 ) -> anyhow::Result<ExitCode> {
     let mut solver = kabe_generator::LayeredBrute::new(variant, brute);
+    if let Some(budget) = args.move_budget {
+        solver = solver.with_move_budget(budget.bytes as usize);
+    }
     let chosen: Vec<Signature> = if args.signature.is_empty() {
         (2..=args.pieces).flat_map(Signature::all_with).collect()
     } else {

@@ -177,6 +177,8 @@ pub struct LayeredBrute {
     rules: BruteRules,
     kept: HashMap<usize, HashMap<usize, Packed>>,
     kept_bytes: usize,
+    /// Bytes a pair's moves may take; beyond, they are made again for every rank.
+    move_budget: usize,
     /// The most bytes held at once by the solver's own structures.
     pub peak_bytes: usize,
 }
@@ -230,7 +232,16 @@ impl PairValues<'_> {
 impl LayeredBrute {
     /// A solver for `variant` under `rules`.
     pub fn new(variant: Variant, rules: BruteRules) -> LayeredBrute {
-        LayeredBrute { variant, rules, kept: HashMap::new(), kept_bytes: 0, peak_bytes: 0 }
+        LayeredBrute { variant, rules, kept: HashMap::new(), kept_bytes: 0, move_budget: usize::MAX, peak_bytes: 0 }
+    }
+
+    /// Keeps a pair's moves only when they take at most `bytes` (default: always); a
+    /// larger pair makes them again for every rank of counter states, trading time for
+    /// memory (10x10 kings have about 30 moves each).
+    #[must_use]
+    pub fn with_move_budget(mut self, bytes: usize) -> LayeredBrute {
+        self.move_budget = bytes;
+        self
     }
 
     /// Solves the pair of `m` (and every material below it first) and returns every
@@ -263,8 +274,22 @@ impl LayeredBrute {
             }
         }
         let other = |i: usize| if mats.len() == 1 { 0 } else { 1 - i };
-        let moves: Vec<Moves> =
-            mats.iter().enumerate().map(|(i, &x)| self.moves(x, mats[other(i)])).collect::<Result<_, _>>()?;
+        // The pair's moves are kept when they fit the budget, else made again each rank.
+        let mut moves: Vec<Moves> = Vec::new();
+        for (i, &x) in mats.iter().enumerate() {
+            match self.moves(
+                x,
+                mats[other(i)],
+                self.move_budget.saturating_sub(moves.iter().map(Moves::bytes).sum()),
+            )? {
+                Some(m) => moves.push(m),
+                None => {
+                    moves.clear();
+                    break;
+                }
+            }
+        }
+        let kept_moves = moves.len() == mats.len();
         let states: Vec<Vec<Clock>> = mats.iter().map(|&x| self.rules.states(x)).collect();
         let top = states.iter().flatten().map(|&c| rank(c)).max().unwrap_or(0);
         let mut all: Vec<HashMap<usize, Packed>> = vec![HashMap::new(); mats.len()];
@@ -274,7 +299,7 @@ impl LayeredBrute {
             let mut here: Vec<HashMap<usize, Packed>> = vec![HashMap::new(); mats.len()];
             for (i, &x) in mats.iter().enumerate() {
                 for &c in states[i].iter().filter(|&&c| rank(c) == r) {
-                    let values = self.layer(x, mats[other(i)], c, &moves[i], &above[other(i)])?;
+                    let values = self.layer(x, mats[other(i)], c, kept_moves.then(|| &moves[i]), &above[other(i)])?;
                     here[i].insert(clock_key(c), values);
                 }
             }
@@ -307,14 +332,26 @@ impl LayeredBrute {
         Ok((mats, states, all))
     }
 
-    /// The moves of every position of `x`; quiet children are addresses in `flip`.
-    fn moves(&self, x: Material, flip: Material) -> Result<Moves, LayerError> {
+    /// The moves of every position of `x` (quiet children are addresses in `flip`), or
+    /// `None` when they take more than `budget` bytes.
+    fn moves(&self, x: Material, flip: Material, budget: usize) -> Result<Option<Moves>, LayerError> {
         let n = size(&self.variant, x);
-        // Chunks in parallel, then joined (a chunk is a multiple of 64 addresses).
-        let parts: Vec<Moves> = (0..n.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|chunk| self.moves_of(x, flip, chunk * CHUNK, (chunk * CHUNK + CHUNK).min(n)))
-            .collect::<Result<_, _>>()?;
+        // Chunks in parallel, then joined (a chunk is a multiple of 64 addresses); a
+        // batch of chunks at a time, so that an over-budget pair stops early.
+        let chunks = n.div_ceil(CHUNK);
+        let mut parts: Vec<Moves> = Vec::with_capacity(chunks);
+        let mut bytes = 0usize;
+        for batch in (0..chunks).collect::<Vec<_>>().chunks(64) {
+            let made: Vec<Moves> = batch
+                .par_iter()
+                .map(|&chunk| self.moves_of(x, flip, chunk * CHUNK, (chunk * CHUNK + CHUNK).min(n)))
+                .collect::<Result<_, _>>()?;
+            bytes += made.iter().map(Moves::bytes).sum::<usize>();
+            if bytes > budget {
+                return Ok(None);
+            }
+            parts.extend(made);
+        }
         let mut out = Moves {
             valid: Vec::with_capacity(n.div_ceil(64)),
             quiet_start: Vec::with_capacity(n + 1),
@@ -332,7 +369,7 @@ impl LayeredBrute {
         }
         out.quiet_start.push(out.quiet.len() as u32);
         out.exit_start.push(out.exits.len() as u32);
-        Ok(out)
+        Ok(Some(out))
     }
 
     /// The moves of addresses `lo..hi` of `x`, with starts relative to the chunk.
@@ -379,7 +416,7 @@ impl LayeredBrute {
         x: Material,
         flip: Material,
         c: Clock,
-        moves: &Moves,
+        moves: Option<&Moves>,
         above: &HashMap<usize, Packed>,
     ) -> Result<Packed, LayerError> {
         let n = size(&self.variant, x);
@@ -391,15 +428,26 @@ impl LayeredBrute {
             .into_par_iter()
             .map(|chunk| -> Result<Vec<u8>, LayerError> {
                 let (lo, hi) = (chunk * CHUNK, (chunk * CHUNK + CHUNK).min(n));
+                // Kept moves are indexed by address; moves made again for this rank by
+                // the address within the chunk.
+                let made;
+                let (moves, base) = match moves {
+                    Some(m) => (m, 0),
+                    None => {
+                        made = self.moves_of(x, flip, lo, hi)?;
+                        (&made, lo)
+                    }
+                };
                 let mut part = Packed::new(hi - lo);
                 for a in lo..hi {
-                    if moves.valid[a / 64] >> (a % 64) & 1 == 0 {
+                    let i = a - base;
+                    if moves.valid[i / 64] >> (i % 64) & 1 == 0 {
                         continue;
                     }
-                    let value = if expired && !moves.is_lost(a) {
+                    let value = if expired && !moves.is_lost(i) {
                         Wld::Draw
                     } else {
-                        self.value_at(a, c, flip, quiet_next, quiet_values, moves)?
+                        self.value_at(i, c, flip, quiet_next, quiet_values, moves)?
                     };
                     part.set(a - lo, encode(value));
                 }
@@ -409,7 +457,8 @@ impl LayeredBrute {
         Ok(Packed(parts.concat()))
     }
 
-    /// The value of address `a` in state `c` (not expired, or lost on the spot).
+    /// The value of the position whose moves are entry `a` of `moves` in state `c` (not
+    /// expired, or lost on the spot).
     fn value_at(
         &self,
         a: usize,
