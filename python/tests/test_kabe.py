@@ -128,8 +128,14 @@ def test_missing_tables_are_key_errors_or_none(tb):
     assert tb.get(five) is None
     assert tb.get_best_moves(five) is None
     assert tb.get_wld("W:W32:B27") == 1
-    with pytest.raises(kabe.MissingTableError, match="the tablebase has no kabe tables"):
-        tb.probe_wld("W:W32:B27", variant="kabe")
+
+
+def test_a_variant_not_opened_is_a_missing_table(tables):
+    with kabe.open_tablebase(tables, variants=["international"]) as tb:
+        assert tb.variants == ["international"]
+        with pytest.raises(kabe.MissingTableError, match="the tablebase has no russian tables"):
+            tb.probe_wld("W:WKa1,Kc1:BKh8")
+        assert tb.get_wld("W:WKa1,Kc1:BKh8") is None
 
 
 def test_bad_input_names_what_is_wrong(tb):
