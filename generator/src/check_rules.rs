@@ -106,27 +106,29 @@ struct LastPosition<'a, O> {
     counted: RefCell<Option<(Position, RuleScore)>>,
 }
 
+/// The value remembered in `slot` for `position`, or `probe`'s, then remembered.
+fn remembered<T: Copy, E>(
+    slot: &RefCell<Option<(Position, T)>>,
+    position: &Position,
+    probe: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    if let Some((p, v)) = *slot.borrow() {
+        if p == *position {
+            return Ok(v);
+        }
+    }
+    let v = probe()?;
+    *slot.borrow_mut() = Some((*position, v));
+    Ok(v)
+}
+
 impl<O: Oracle> Oracle for LastPosition<'_, O> {
     type Error = O::Error;
     fn theoretical(&self, position: &Position) -> Result<Score, O::Error> {
-        if let Some((p, s)) = *self.theoretical.borrow() {
-            if p == *position {
-                return Ok(s);
-            }
-        }
-        let s = self.inner.theoretical(position)?;
-        *self.theoretical.borrow_mut() = Some((*position, s));
-        Ok(s)
+        remembered(&self.theoretical, position, || self.inner.theoretical(position))
     }
     fn counted(&self, position: &Position) -> Result<RuleScore, O::Error> {
-        if let Some((p, s)) = *self.counted.borrow() {
-            if p == *position {
-                return Ok(s);
-            }
-        }
-        let s = self.inner.counted(position)?;
-        *self.counted.borrow_mut() = Some((*position, s));
-        Ok(s)
+        remembered(&self.counted, position, || self.inner.counted(position))
     }
 }
 

@@ -86,6 +86,26 @@ impl Tablebase {
     }
 }
 
+/// A move list of the probe library (`best_moves`, `ranked_moves`).
+type MoveLister =
+    fn(&Inner, &kabe_probe::Position, &kabe_probe::Counters) -> Result<Vec<exact::MoveVerdict>, ProbeError>;
+
+impl Tablebase {
+    /// The moves `list` gives for `obj` with its counters, probed with the GIL released.
+    fn moves_by(
+        &self,
+        py: Python<'_>,
+        obj: &Bound<'_, PyAny>,
+        counters: Option<&Bound<'_, PyAny>>,
+        variant: Option<&str>,
+        list: MoveLister,
+    ) -> PyResult<Vec<MoveVerdict>> {
+        let (tables, p, set, c) = self.with_counters(obj, counters, variant)?;
+        let moves = py.detach(|| list(&tables, &p, &c)).map_err(probe_error)?;
+        Ok(moves.into_iter().map(|m| MoveVerdict::new(&p, set, m)).collect())
+    }
+}
+
 fn open_variants(tables: &Inner) -> String {
     Variant::ALL.iter().filter(|v| tables.draw_rules(v).is_some()).map(|v| v.name).collect::<Vec<_>>().join(", ")
 }
@@ -230,9 +250,7 @@ impl Tablebase {
         counters: Option<&Bound<'_, PyAny>>,
         variant: Option<&str>,
     ) -> PyResult<Vec<MoveVerdict>> {
-        let (tables, p, set, c) = self.with_counters(position, counters, variant)?;
-        let moves = py.detach(|| tables.best_moves(&p, &c)).map_err(probe_error)?;
-        Ok(moves.into_iter().map(|m| MoveVerdict::new(&p, set, m)).collect())
+        self.moves_by(py, position, counters, variant, Inner::best_moves)
     }
 
     /// As best_moves, but None where a table is missing.
@@ -256,9 +274,7 @@ impl Tablebase {
         counters: Option<&Bound<'_, PyAny>>,
         variant: Option<&str>,
     ) -> PyResult<Vec<MoveVerdict>> {
-        let (tables, p, set, c) = self.with_counters(position, counters, variant)?;
-        let moves = py.detach(|| tables.ranked_moves(&p, &c)).map_err(probe_error)?;
-        Ok(moves.into_iter().map(|m| MoveVerdict::new(&p, set, m)).collect())
+        self.moves_by(py, position, counters, variant, Inner::ranked_moves)
     }
 
     /// Fresh counters for `position` under the rules this tablebase applies to it.
