@@ -70,6 +70,11 @@ pub struct GenerateArgs {
     /// reaches instead: every material of fewer pieces and those its promotions lead to.
     #[arg(long, conflicts_with = "pieces")]
     closure: Option<String>,
+    /// Build one pair only: SIG and its colour flip, WLD, DTW and rule tables, reading
+    /// the tables it needs from --dir (one job of `kabe plan`). Missing inputs are an
+    /// error naming them; a pair already complete exits at once.
+    #[arg(long, value_name = "SIG", conflicts_with_all = ["pieces", "closure"])]
+    pair: Option<String>,
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -92,6 +97,32 @@ pub fn default_memory() -> MemoryBudget {
     total_kib.map_or_else(MemoryBudget::default, |kib| MemoryBudget::new(kib * 1024 / 4 * 3))
 }
 
+/// The scope of `--pieces N` or `--closure SIG`.
+pub fn scope_arg(variant: &Variant, pieces: u32, closure: Option<&str>) -> anyhow::Result<Scope> {
+    anyhow::ensure!((2..=8).contains(&pieces), "--pieces must be 2 to 8");
+    Ok(match closure {
+        Some(sig) => {
+            let sig = crate::cli_rules::signature_arg(sig)?;
+            check_signature(variant, sig)?;
+            Scope::Closure(sig)
+        }
+        None => Scope::Pieces(pieces),
+    })
+}
+
+/// A signature with positions on the board, of at most 8 pieces.
+pub fn check_signature(variant: &Variant, sig: Signature) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        MaterialIndex::new(*variant, sig).is_some_and(|i| !i.is_empty())
+            && sig.pieces() <= 8
+            && sig.white_men + sig.white_kings > 0
+            && sig.black_men + sig.black_kings > 0,
+        "signature {sig} has no table in {} (no positions, a side without pieces, or more than 8 pieces)",
+        variant.name
+    );
+    Ok(())
+}
+
 fn bar_style(template: &str) -> ProgressStyle {
     ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> ")
 }
@@ -102,24 +133,15 @@ fn pair_name(sigs: &[Signature]) -> String {
 
 pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
-    anyhow::ensure!((2..=8).contains(&args.pieces), "--pieces must be 2 to 8");
     if let Some(threads) = args.threads {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().context("setting --threads")?;
     }
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    if let Some(pair) = &args.pair {
+        return crate::cli_plan::generate_pair(variant, &dir, rules, args.memory, pair);
+    }
     let memory = args.memory.unwrap_or_else(default_memory);
-    let scope = match &args.closure {
-        Some(sig) => {
-            let sig = crate::cli_rules::signature_arg(sig)?;
-            anyhow::ensure!(
-                MaterialIndex::new(variant, sig).is_some_and(|i| !i.is_empty()) && sig.pieces() <= 8,
-                "signature {sig} has no positions in {} (or more than 8 pieces)",
-                variant.name
-            );
-            Scope::Closure(sig)
-        }
-        None => Scope::Pieces(args.pieces),
-    };
+    let scope = scope_arg(&variant, args.pieces, args.closure.as_deref())?;
     let built = build_with_progress(variant, scope, &dir, rules, memory)?;
     let bytes = disk_bytes(&dir, &variant, &built.signatures);
     println!(

@@ -5,6 +5,7 @@ mod cli_analyze;
 mod cli_info;
 mod cli_moves;
 mod cli_perft;
+mod cli_plan;
 mod cli_rules;
 mod cli_tables;
 
@@ -32,6 +33,8 @@ enum Command {
     Generate(cli_tables::GenerateArgs),
     /// Check every table: checksums, and every value derived again from its successors.
     Verify(cli_tables::VerifyArgs),
+    /// The build as a job graph (one job per table pair), its estimates and critical path; --slurm writes a submission.
+    Plan(cli_plan::PlanArgs),
     /// Wins, draws, losses and the longest win of every table (with --rules: under the draw rules).
     Stats(cli_tables::StatsArgs),
     /// The exact verdict of a position under the draw rules, its best moves and a best line.
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Info(args) => cli_info::run(&args),
         Command::Generate(args) => cli_tables::generate(&args),
         Command::Verify(args) => cli_tables::verify(&args),
+        Command::Plan(args) => cli_plan::plan(&args),
         Command::Stats(args) => cli_tables::stats(&args),
         Command::Probe(args) => cli_rules::probe(&args),
         Command::CheckRules(args) => cli_rules::check_rules(&args),

@@ -49,6 +49,20 @@ impl MemoryBudget {
         (self.bytes / 8).clamp(32 << 20, 1 << 30) as usize
     }
 
+    /// The smallest budget (in whole MiB, at least 256 MiB) whose [`pair_bytes`]
+    /// hold `working_bytes`: what one job of a cluster build asks for.
+    ///
+    /// [`pair_bytes`]: MemoryBudget::pair_bytes
+    pub fn covering(working_bytes: u64) -> MemoryBudget {
+        const MIB: u64 = 1 << 20;
+        // The cache takes at least 32 MiB; at most a thousand steps of a MiB from there.
+        let mut bytes = (256 * MIB).max((working_bytes + RESERVE + 32 * MIB).div_ceil(MIB) * MIB);
+        while MemoryBudget::new(bytes).pair_bytes() < working_bytes {
+            bytes += MIB;
+        }
+        MemoryBudget::new(bytes)
+    }
+
     /// What is left for the working state of the pairs solved at once.
     pub fn pair_bytes(self) -> u64 {
         self.bytes.saturating_sub(self.cache_bytes() as u64 + RESERVE)
@@ -84,5 +98,17 @@ mod tests {
         assert_eq!(b.cache_bytes(), 512 << 20);
         assert_eq!(b.pair_bytes(), (4 << 30) - (512 << 20) - RESERVE);
         assert_eq!(MemoryBudget::new(64 << 30).cache_bytes(), 1 << 30);
+    }
+
+    #[test]
+    fn a_covering_budget_holds_the_state_and_is_not_much_larger() {
+        for working in [0, 1 << 20, 300 << 20, 5 << 30, 40 << 30] {
+            let b = MemoryBudget::covering(working);
+            assert!(b.pair_bytes() >= working && b.bytes % (1 << 20) == 0 && b.bytes >= 256 << 20);
+            assert!(MemoryBudget::parse(&format!("{}M", b.bytes >> 20)) == Ok(b));
+            if working > 1 << 30 {
+                assert!(MemoryBudget::new(b.bytes - (1 << 20)).pair_bytes() < working, "{working}: {b:?}");
+            }
+        }
     }
 }

@@ -31,6 +31,15 @@ pub enum BuildError {
     /// A finished table the pair needs could not be read.
     #[error("reading a finished table: {0}")]
     Lookup(#[from] ProbeError),
+    /// A job of one pair was started before the tables it reads were built.
+    #[error("{pair} needs tables that are not built yet (build them first, or submit the plan's jobs in order): {}",
+        .files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "))]
+    MissingInputs {
+        /// The pair, as `1201+0112`.
+        pair: String,
+        /// The files missing.
+        files: Vec<PathBuf>,
+    },
     /// One pair needs more working memory than the budget leaves.
     #[error(
         "{pair} needs {:.2} GiB of working state, more than the {:.2} GiB the memory budget of {:.2} GiB leaves \
@@ -187,7 +196,7 @@ fn summary(variant: Variant, steps: &[Vec<Vec<Signature>>]) -> BuildSummary {
     BuildSummary { signatures, positions }
 }
 
-fn positions_of(variant: Variant, pair: &[Signature]) -> u64 {
+pub(crate) fn positions_of(variant: Variant, pair: &[Signature]) -> u64 {
     pair.iter().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum()
 }
 
@@ -238,7 +247,7 @@ fn pair_name(pair: &[Signature]) -> String {
 }
 
 /// The steps of `scope`: pairs with a signature outside it are left out.
-fn scoped_steps(scope: Scope) -> Vec<Vec<Vec<Signature>>> {
+pub(crate) fn scoped_steps(scope: Scope) -> Vec<Vec<Vec<Signature>>> {
     build_steps(scope.max_pieces())
         .into_iter()
         .map(|step| step.into_iter().filter(|pair| pair.iter().any(|s| scope.contains(*s))).collect::<Vec<_>>())
@@ -310,6 +319,68 @@ fn pair_complete(dir: &Path, variant: &Variant, pair: &[Signature], metrics: &[M
     Ok(true)
 }
 
+/// What [`build_pair_job`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairJob {
+    /// Every output was on disk, whole: nothing to do.
+    AlreadyComplete,
+    /// The pair was solved (what was missing of it) and written.
+    Built,
+}
+
+/// One job of a cluster build ([`crate::Plan`]): the pair of `signature` (with its
+/// colour flip), its WLD and DTW tables and the rule tables of `rules`, reading the
+/// tables it needs from `dir`. Refuses, naming the files, when an input is missing;
+/// checks every input's checksum before any work, so that a damaged input is an error
+/// naming it, not a wrong table.
+pub fn build_pair_job(
+    variant: Variant,
+    signature: Signature,
+    rules: DrawRules,
+    dir: &Path,
+    budget: MemoryBudget,
+    on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
+) -> Result<PairJob, BuildError> {
+    let first = signature.min(signature.flipped());
+    let pair: Vec<Signature> = if first == first.flipped() { vec![first] } else { vec![first, first.flipped()] };
+    let ruled = pair.iter().any(|s| rules.context(*s).is_some());
+    let mut metrics = vec![Metric::Wld, Metric::Dtw];
+    if ruled {
+        metrics.push(Metric::Rules(rules.set));
+    }
+    if pair_complete(dir, &variant, &pair, &metrics)? {
+        return Ok(PairJob::AlreadyComplete);
+    }
+    let inputs = crate::plan::pair_inputs(variant, &rules, &pair);
+    let missing: Vec<PathBuf> = inputs
+        .iter()
+        .map(|(sig, metric)| table_path(dir, &variant, *sig, *metric))
+        .filter(|path| !path.exists())
+        .collect();
+    if !missing.is_empty() {
+        return Err(BuildError::MissingInputs { pair: pair_name(&pair), files: missing });
+    }
+    for (sig, metric) in &inputs {
+        TableFile::open(&table_path(dir, &variant, *sig, *metric), &variant, *sig, *metric)?.verify_checksum()?;
+    }
+    let theory = positions_of(variant, &pair) * crate::solve::STATE_BYTES_PER_POSITION;
+    let needed = if ruled { theory.max(rule_pair_bytes(variant, &pair)) } else { theory };
+    if needed > budget.pair_bytes() {
+        return Err(BuildError::Memory {
+            pair: pair_name(&pair),
+            needed,
+            available: budget.pair_bytes(),
+            budget: budget.bytes,
+        });
+    }
+    build_pair(&open_finished(dir, variant, None, budget)?, variant, dir, &pair, on_event)?;
+    if ruled {
+        let finished = open_finished(dir, variant, Some(&rules), budget)?;
+        build_rule_pair(&finished, variant, rules, dir, &pair, on_event)?;
+    }
+    Ok(PairJob::Built)
+}
+
 /// Builds (or completes) the rule tables of `rules` for every signature of 2 to
 /// `max_pieces` pieces that keeps one ([`DrawRules::context`]), after the theoretical
 /// tables (already under `dir`). Complete files on disk are kept, not rebuilt.
@@ -356,7 +427,7 @@ pub fn build_rules_scope(
 /// Working state of a rule pair: two bytes per position for the pair's values, and
 /// [`crate::rule_solve::COMPONENT_BYTES_PER_POSITION`] per position of its largest
 /// component (one placement of the men) while that is solved.
-fn rule_pair_bytes(variant: Variant, pair: &[Signature]) -> u64 {
+pub(crate) fn rule_pair_bytes(variant: Variant, pair: &[Signature]) -> u64 {
     let positions = positions_of(variant, pair);
     let component = MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64;
     2 * positions + crate::rule_solve::COMPONENT_BYTES_PER_POSITION * component

@@ -11,6 +11,7 @@ mod budget;
 mod build;
 mod check_rules;
 pub mod lookup;
+mod plan;
 mod registry;
 mod rule_solve;
 mod solve;
@@ -21,12 +22,14 @@ pub use brute_layers::{LayerError, LayeredBrute};
 pub use brute_rules::{BruteForce, BruteRules, Clock};
 pub use budget::MemoryBudget;
 pub use build::{
-    build, build_rules, build_rules_scope, build_scope, table_path, BuildError, BuildEvent, BuildSummary, Scope,
+    build, build_pair_job, build_rules, build_rules_scope, build_scope, table_path, BuildError, BuildEvent,
+    BuildSummary, PairJob, Scope,
 };
 pub use check_rules::{
     brute_rules, check_pair_layered, check_signature, with_deep_stack, LayeredCheckError, RuleCheck,
 };
 pub use lookup::{FileOracle, Finished};
+pub use plan::{pair_inputs, Job, Plan, Rates, TableId};
 pub use registry::{Registry, SolvedTable};
 pub use rule_solve::{solve_rule_pair, MemoryOracle, MissingTable, RuleRegistry, RuleTable};
 pub use solve::{solve_pair, STATE_BYTES_PER_POSITION};

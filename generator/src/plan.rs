@@ -1,0 +1,293 @@
+//! The build as a graph of jobs, one per table pair, for a cluster scheduler: what each
+//! job reads and writes, how large it is, what it is estimated to cost, and the
+//! critical path through the graph. [`crate::build_pair_job`] runs one job.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+use kabe_probe::table::Metric;
+use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
+
+use crate::budget::MemoryBudget;
+use crate::build::{positions_of, rule_pair_bytes, scoped_steps, table_path, Scope};
+
+/// One table: a signature and a metric.
+pub type TableId = (Signature, Metric);
+
+/// One job of the graph: a signature and its colour flip, solved together.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The pair, the signature that names it first (`0301` for `0301+0103`).
+    pub pair: Vec<Signature>,
+    /// The tables the job writes: WLD, DTW and, where the rules keep one, the rule table
+    /// of each signature of the pair.
+    pub outputs: Vec<TableId>,
+    /// The finished tables it reads: the DTW table (and rule table) of every material a
+    /// capture or promotion of the pair leads to.
+    pub inputs: Vec<TableId>,
+    /// The jobs (indices into [`Plan::jobs`]) that write its inputs.
+    pub depends_on: Vec<usize>,
+    /// Positions of the pair.
+    pub positions: u64,
+    /// Positions of its rule tables (0 when the rules keep none for it).
+    pub rule_positions: u64,
+    /// The memory budget to give the job (`kabe generate --memory`): its working state,
+    /// block cache and reserve ([`MemoryBudget::covering`]).
+    pub memory: MemoryBudget,
+    /// Estimated wall time on [`Plan::threads`] threads, from [`Rates`].
+    pub seconds: f64,
+}
+
+impl Job {
+    /// `0301+0103`.
+    pub fn name(&self) -> String {
+        self.pair.iter().map(Signature::to_string).collect::<Vec<_>>().join("+")
+    }
+}
+
+/// Positions solved per second, measured on this project's 2-core AMD EPYC VM
+/// (README, "Table generation"): international 2-5 under `--memory 4G` (1.76 M theory
+/// and rule positions a second on 2 threads), the kings-only pair 0501+0105 (0.58 M
+/// theory positions a second on 2 threads; its rule tables 190.7 M positions in 12
+/// minutes on one thread, the whole pair being one component).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rates {
+    /// Theory positions a second per thread, a pair with men.
+    pub theory_per_thread: f64,
+    /// Theory positions a second per thread, kings only (the most moves per position).
+    pub kings_theory_per_thread: f64,
+    /// Rule positions a second per thread, a pair with men (one component per men
+    /// placement, solved in parallel).
+    pub rules_per_thread: f64,
+    /// Rule positions a second, kings only: one component, one thread.
+    pub kings_rules: f64,
+    /// Seconds every job spends starting, checking its inputs and writing.
+    pub overhead: f64,
+}
+
+impl Default for Rates {
+    fn default() -> Rates {
+        Rates {
+            theory_per_thread: 1.0e6,
+            kings_theory_per_thread: 0.29e6,
+            rules_per_thread: 0.8e6,
+            kings_rules: 0.26e6,
+            overhead: 0.5,
+        }
+    }
+}
+
+/// The job graph of a build.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The variant.
+    pub variant: Variant,
+    /// The draw rules whose tables the jobs build.
+    pub rules: DrawRules,
+    /// Threads each job runs on (the estimates assume them).
+    pub threads: usize,
+    /// The jobs in an order where every job comes after those it depends on.
+    pub jobs: Vec<Job>,
+}
+
+impl Plan {
+    /// The jobs that build `scope` of `variant` with the rule tables of `rules`, each on
+    /// `threads` threads.
+    pub fn new(variant: Variant, scope: Scope, rules: DrawRules, threads: usize, rates: Rates) -> Plan {
+        let threads = threads.max(1);
+        let mut jobs: Vec<Job> = Vec::new();
+        let mut job_of: HashMap<Signature, usize> = HashMap::new();
+        for pair in scoped_steps(scope).into_iter().flatten() {
+            let inputs = pair_inputs(variant, &rules, &pair);
+            let mut depends_on: Vec<usize> = inputs.iter().filter_map(|(sig, _)| job_of.get(sig).copied()).collect();
+            depends_on.sort_unstable();
+            depends_on.dedup();
+            let index = jobs.len();
+            for sig in &pair {
+                job_of.insert(*sig, index);
+            }
+            jobs.push(job(variant, &rules, pair, inputs, depends_on, threads, rates));
+        }
+        Plan { variant, rules, threads, jobs }
+    }
+
+    /// Whether every output of job `i` is on disk under `dir` (tables are written under a
+    /// temporary name and renamed, so a file there was written whole).
+    pub fn is_done(&self, dir: &Path, i: usize) -> bool {
+        self.jobs[i].outputs.iter().all(|(sig, metric)| table_path(dir, &self.variant, *sig, *metric).exists())
+    }
+
+    /// The longest chain of dependent jobs by estimated time: the jobs, first to last,
+    /// and their seconds together. No number of nodes builds the set faster.
+    pub fn critical_path(&self) -> (Vec<usize>, f64) {
+        let mut finish = vec![0.0f64; self.jobs.len()];
+        let mut before: Vec<Option<usize>> = vec![None; self.jobs.len()];
+        for (i, job) in self.jobs.iter().enumerate() {
+            let prior = job.depends_on.iter().copied().max_by(|a, b| finish[*a].total_cmp(&finish[*b]));
+            before[i] = prior;
+            finish[i] = prior.map_or(0.0, |p| finish[p]) + job.seconds;
+        }
+        let Some(last) = (0..self.jobs.len()).max_by(|a, b| finish[*a].total_cmp(&finish[*b])) else {
+            return (Vec::new(), 0.0);
+        };
+        let mut path = vec![last];
+        while let Some(p) = before[*path.last().expect("not empty")] {
+            path.push(p);
+        }
+        path.reverse();
+        (path, finish[last])
+    }
+
+    /// Estimated seconds of all jobs together, each on [`Plan::threads`] threads.
+    pub fn total_seconds(&self) -> f64 {
+        self.jobs.iter().map(|j| j.seconds).sum()
+    }
+}
+
+fn job(
+    variant: Variant,
+    rules: &DrawRules,
+    pair: Vec<Signature>,
+    inputs: Vec<TableId>,
+    depends_on: Vec<usize>,
+    threads: usize,
+    rates: Rates,
+) -> Job {
+    let positions = positions_of(variant, &pair);
+    let ruled: Vec<Signature> = pair.iter().copied().filter(|s| rules.context(*s).is_some()).collect();
+    let rule_positions = positions_of(variant, &ruled);
+    let mut outputs = Vec::new();
+    for sig in &pair {
+        outputs.push((*sig, Metric::Wld));
+        outputs.push((*sig, Metric::Dtw));
+        if rules.context(*sig).is_some() {
+            outputs.push((*sig, Metric::Rules(rules.set)));
+        }
+    }
+    let theory_bytes = positions * crate::solve::STATE_BYTES_PER_POSITION;
+    let rule_bytes = if ruled.is_empty() { 0 } else { rule_pair_bytes(variant, &pair) };
+    let kings_only = pair[0].white_men == 0 && pair[0].black_men == 0;
+    let t = threads as f64;
+    let (theory_rate, rule_rate) = if kings_only {
+        (rates.kings_theory_per_thread * t, rates.kings_rules)
+    } else {
+        (rates.theory_per_thread * t, rates.rules_per_thread * t)
+    };
+    let seconds = rates.overhead + positions as f64 / theory_rate + rule_positions as f64 / rule_rate;
+    Job {
+        pair,
+        outputs,
+        inputs,
+        depends_on,
+        positions,
+        rule_positions,
+        memory: MemoryBudget::covering(theory_bytes.max(rule_bytes)),
+        seconds,
+    }
+}
+
+/// The tables a job for `pair` reads: for every material one move of the pair can lead
+/// to outside it (captures, promotions), its DTW table and, where the rules keep one,
+/// its rule table.
+pub fn pair_inputs(variant: Variant, rules: &DrawRules, pair: &[Signature]) -> Vec<TableId> {
+    let mut reached: BTreeSet<Signature> = BTreeSet::new();
+    for sig in pair {
+        reached.extend(successors(*sig));
+    }
+    reached.retain(|s| !pair.contains(s) && MaterialIndex::new(variant, *s).is_some_and(|i| !i.is_empty()));
+    let mut inputs = Vec::new();
+    for sig in reached {
+        inputs.push((sig, Metric::Dtw));
+        if rules.context(sig).is_some() {
+            inputs.push((sig, Metric::Rules(rules.set)));
+        }
+    }
+    inputs
+}
+
+/// The signatures (side to move first) a move of the side to move in `sig` can lead
+/// to, the game not over: any number of the opponent's men and kings captured, and at
+/// most one of the mover's men crowned. Some may be out of reach on the board; they
+/// are built before the pair all the same, so depending on them costs nothing.
+fn successors(sig: Signature) -> Vec<Signature> {
+    let movers = [(sig.white_men, sig.white_kings)]
+        .into_iter()
+        .chain((sig.white_men > 0).then(|| (sig.white_men - 1, sig.white_kings + 1)));
+    let mut out = Vec::new();
+    for (wm, wk) in movers {
+        for bm in 0..=sig.black_men {
+            for bk in 0..=sig.black_kings {
+                if bm + bk > 0 {
+                    out.push(Signature::new(bm, bk, wm, wk));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kabe_probe::DrawRuleSet;
+
+    fn plan(pieces: u32) -> Plan {
+        let variant = Variant::INTERNATIONAL;
+        Plan::new(variant, Scope::Pieces(pieces), DrawRules::new(DrawRuleSet::Fmjd, &variant), 2, Rates::default())
+    }
+
+    fn sig(text: &str) -> Signature {
+        let d: Vec<u8> = text.bytes().map(|b| b - b'0').collect();
+        Signature::new(d[0], d[1], d[2], d[3])
+    }
+
+    #[test]
+    fn a_capture_or_a_promotion_leads_to_the_tables_a_job_reads() {
+        let p = plan(4);
+        let job = p.jobs.iter().find(|j| j.pair.contains(&sig("1201"))).expect("1201 in the plan");
+        assert_eq!(job.pair, vec![sig("0112"), sig("1201")]);
+        let read: BTreeSet<Signature> = job.inputs.iter().map(|(s, _)| *s).collect();
+        // White 1201 crowns its man: black to move in 0103. White 0112 (one king) takes
+        // a king, the man, or both: 0101, 1101, 0201, 1001.
+        let expected: BTreeSet<Signature> = ["0103", "0101", "1101", "0201", "1001"].map(sig).into();
+        assert_eq!(read, expected);
+        assert!(!read.contains(&sig("1201")) && !read.contains(&sig("0112")), "a pair never reads itself");
+        assert!(job.inputs.iter().all(|(_, m)| *m != Metric::Wld), "solvers read DTW, never WLD");
+    }
+
+    #[test]
+    fn every_job_comes_after_the_jobs_it_reads_and_reads_only_tables_of_the_plan() {
+        let p = plan(5);
+        let written: HashMap<TableId, usize> =
+            p.jobs.iter().enumerate().flat_map(|(i, j)| j.outputs.iter().map(move |t| (*t, i))).collect();
+        for (i, job) in p.jobs.iter().enumerate() {
+            for input in &job.inputs {
+                let by =
+                    written.get(input).unwrap_or_else(|| panic!("{} reads {input:?}, which no job writes", job.name()));
+                assert!(*by < i && job.depends_on.contains(by), "{} reads {input:?} of a later job", job.name());
+            }
+        }
+    }
+
+    #[test]
+    fn the_critical_path_is_a_chain_of_dependencies_and_no_shorter_than_any_job() {
+        let p = plan(4);
+        let (path, seconds) = p.critical_path();
+        assert_eq!(path.first().map(|i| p.jobs[*i].name()), Some("0101".to_string()));
+        for w in path.windows(2) {
+            assert!(p.jobs[w[1]].depends_on.contains(&w[0]));
+        }
+        let sum: f64 = path.iter().map(|i| p.jobs[*i].seconds).sum();
+        assert!((sum - seconds).abs() < 1e-9);
+        assert!(p.jobs.iter().all(|j| j.seconds <= seconds));
+        assert!(seconds < p.total_seconds());
+    }
+
+    #[test]
+    fn a_job_budget_covers_its_working_state() {
+        for job in plan(5).jobs {
+            let needed = job.positions * crate::solve::STATE_BYTES_PER_POSITION;
+            assert!(job.memory.pair_bytes() >= needed, "{}", job.name());
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! `kabe plan` (the build as a job graph, and a Slurm submission of it) and
+//! `kabe generate --pair` (one job of it).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+use kabe_generator::{build_pair_job, table_path, Job, MemoryBudget, PairJob, Plan, Rates, Scope};
+use kabe_probe::{DrawRules, Signature, Variant};
+use serde_json::json;
+
+use crate::cli_tables::{default_memory, rules_arg, scope_arg, TableSet};
+
+/// Arguments of `kabe plan`.
+#[derive(Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    tables: TableSet,
+    /// Largest number of pieces.
+    #[arg(long, short, default_value_t = 4)]
+    pieces: u32,
+    /// Plan one signature's closure instead (as `kabe generate --closure`).
+    #[arg(long, conflicts_with = "pieces")]
+    closure: Option<String>,
+    /// Draw rules whose rule tables the jobs build (default: the variant's usual set).
+    #[arg(long)]
+    rules: Option<String>,
+    /// Threads (cores) per job: the estimates assume them, and the Slurm jobs ask for them.
+    #[arg(long, default_value_t = 8)]
+    cpus: usize,
+    /// Print the graph as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Write a Slurm submission into this directory: one batch script per job still to
+    /// run, with its dependencies, and submit.sh.
+    #[arg(long, value_name = "DIR")]
+    slurm: Option<PathBuf>,
+    /// The kabe binary the jobs run (default: this one).
+    #[arg(long, value_name = "PATH")]
+    kabe: Option<PathBuf>,
+}
+
+pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
+    let (variant, dir) = args.tables.resolve()?;
+    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let scope = scope_arg(&variant, args.pieces, args.closure.as_deref())?;
+    anyhow::ensure!((1..=1024).contains(&args.cpus), "--cpus must be 1 to 1024");
+    let plan = Plan::new(variant, scope, rules, args.cpus, Rates::default());
+    let done: Vec<bool> = (0..plan.jobs.len()).map(|i| plan.is_done(&dir, i)).collect();
+    if let Some(out) = &args.slurm {
+        let kabe = match &args.kabe {
+            Some(path) => path.clone(),
+            None => std::env::current_exe().context("finding this kabe binary")?,
+        };
+        let written = write_slurm(&plan, &done, &dir, out, &kabe)?;
+        println!(
+            "{}: {written} jobs to run ({} already done in {}); submit with: bash {}/submit.sh [sbatch options]",
+            out.display(),
+            plan.jobs.len() - written,
+            dir.display(),
+            out.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.json {
+        println!("{}", plan_json(&plan, &done, &dir));
+    } else {
+        print_plan(&plan, &done, scope);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status(plan: &Plan, done: &[bool], i: usize) -> &'static str {
+    if done[i] {
+        "done"
+    } else if plan.jobs[i].depends_on.iter().all(|d| done[*d]) {
+        "ready"
+    } else {
+        "waiting"
+    }
+}
+
+fn file_names(plan: &Plan, dir: &Path, tables: &[kabe_generator::TableId]) -> Vec<String> {
+    tables.iter().map(|(s, m)| table_path(dir, &plan.variant, *s, *m).display().to_string()).collect()
+}
+
+fn plan_json(plan: &Plan, done: &[bool], dir: &Path) -> serde_json::Value {
+    let (path, critical) = plan.critical_path();
+    let jobs: Vec<serde_json::Value> = plan
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(i, job)| {
+            json!({
+                "name": job.name(),
+                "signatures": job.pair.iter().map(Signature::to_string).collect::<Vec<_>>(),
+                "positions": job.positions,
+                "rule_positions": job.rule_positions,
+                "memory_bytes": job.memory.bytes,
+                "seconds": job.seconds,
+                "depends_on": job.depends_on.iter().map(|d| plan.jobs[*d].name()).collect::<Vec<_>>(),
+                "inputs": file_names(plan, dir, &job.inputs),
+                "outputs": file_names(plan, dir, &job.outputs),
+                "status": status(plan, done, i),
+            })
+        })
+        .collect();
+    json!({
+        "variant": plan.variant.name,
+        "rules": plan.rules.set.name(),
+        "dir": dir.display().to_string(),
+        "threads_per_job": plan.threads,
+        "positions": plan.jobs.iter().map(|j| j.positions).sum::<u64>(),
+        "seconds": plan.total_seconds(),
+        "critical_path": { "jobs": path.iter().map(|i| plan.jobs[*i].name()).collect::<Vec<_>>(), "seconds": critical },
+        "done": done.iter().filter(|d| **d).count(),
+        "jobs": jobs,
+    })
+}
+
+fn print_plan(plan: &Plan, done: &[bool], scope: Scope) {
+    let what = match scope {
+        Scope::Pieces(n) => format!("up to {n} pieces"),
+        Scope::Closure(sig) => format!("the closure of {sig}"),
+    };
+    let positions: u64 = plan.jobs.iter().map(|j| j.positions).sum();
+    let finished = done.iter().filter(|d| **d).count();
+    println!(
+        "{} {what}, {} rule tables: {} jobs (one per pair), {} positions; {finished} done, {} to run",
+        plan.variant.name,
+        plan.rules.set.name(),
+        plan.jobs.len(),
+        positions,
+        plan.jobs.len() - finished
+    );
+    println!(
+        "{:<10} {:>15} {:>15} {:>9} {:>11} {:>6}  status",
+        "job", "positions", "rule positions", "memory", "est. time", "needs"
+    );
+    for (i, job) in plan.jobs.iter().enumerate() {
+        println!(
+            "{:<10} {:>15} {:>15} {:>9} {:>11} {:>6}  {}",
+            job.name(),
+            job.positions,
+            job.rule_positions,
+            mebibytes(job.memory.bytes),
+            duration(job.seconds),
+            job.depends_on.len(),
+            status(plan, done, i)
+        );
+    }
+    let (path, critical) = plan.critical_path();
+    let total = plan.total_seconds();
+    println!(
+        "estimates on {} threads a job (rates measured on a 2-core AMD EPYC VM): {} of job time in all",
+        plan.threads,
+        duration(total)
+    );
+    println!(
+        "critical path ({} jobs, {}): {}",
+        path.len(),
+        duration(critical),
+        path.iter().map(|i| plan.jobs[*i].name()).collect::<Vec<_>>().join(" -> ")
+    );
+    let nodes: Vec<String> =
+        [1u32, 4, 16, 64].iter().map(|n| format!("{n}: {}", duration(critical.max(total / *n as f64)))).collect();
+    println!("wall time at least, by nodes running one job each: {}", nodes.join(", "));
+}
+
+fn mebibytes(bytes: u64) -> String {
+    format!("{}M", bytes.div_ceil(1 << 20))
+}
+
+fn duration(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    match s {
+        0..=59 => format!("{seconds:.1}s"),
+        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+        3600..=172_799 => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+        _ => format!("{:.1}d", seconds / 86_400.0),
+    }
+}
+
+/// A name Slurm and the shell both take: the pair's first signature.
+fn job_id(job: &Job) -> String {
+    job.pair[0].to_string()
+}
+
+fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+/// Writes one batch script per job not done and `submit.sh`; returns the jobs written.
+fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) -> anyhow::Result<usize> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let dir = dir.canonicalize().with_context(|| format!("resolving {}", dir.display()))?;
+    let kabe = kabe.canonicalize().with_context(|| format!("finding the kabe binary {}", kabe.display()))?;
+    for sub in ["jobs", "logs"] {
+        std::fs::create_dir_all(out.join(sub)).with_context(|| format!("creating {}", out.join(sub).display()))?;
+    }
+    let out = out.canonicalize().with_context(|| format!("resolving {}", out.display()))?;
+    let mut submit = String::from(
+        "#!/usr/bin/env bash\n\
+         # Submits the kabe build below to Slurm, each job after the jobs whose tables it reads.\n\
+         # Arguments go to every sbatch call: bash submit.sh --partition=long --account=proj --time=4:00:00\n\
+         # Job ids are appended to submitted.txt (id and pair), for squeue and scancel.\n\
+         set -euo pipefail\n\
+         cd \"$(dirname \"$0\")\"\n\
+         submit() { local id; id=$(sbatch --parsable \"$@\"); echo \"${id%%;*}\"; }\n",
+    );
+    let mut written = 0;
+    for (i, job) in plan.jobs.iter().enumerate() {
+        if done[i] {
+            continue;
+        }
+        let name = job_id(job);
+        std::fs::write(out.join("jobs").join(format!("{name}.sbatch")), batch_script(plan, job, &dir, &out, &kabe))
+            .with_context(|| format!("writing {}", out.join("jobs").display()))?;
+        let deps: Vec<String> =
+            job.depends_on.iter().filter(|d| !done[**d]).map(|d| format!("$j{}", job_id(&plan.jobs[*d]))).collect();
+        let dependency =
+            if deps.is_empty() { String::new() } else { format!(" --dependency=afterok:{}", deps.join(":")) };
+        let _ = writeln!(submit, "j{name}=$(submit{dependency} \"$@\" jobs/{name}.sbatch)");
+        let _ = writeln!(submit, "echo \"$j{name} {}\" | tee -a submitted.txt", job.name());
+        written += 1;
+    }
+    let submit_path = out.join("submit.sh");
+    std::fs::write(&submit_path, submit).with_context(|| format!("writing {}", submit_path.display()))?;
+    std::fs::write(out.join("plan.json"), plan_json(plan, done, &dir).to_string())
+        .with_context(|| format!("writing {}", out.join("plan.json").display()))?;
+    Ok(written)
+}
+
+/// One job: the pair's `kabe generate --pair`, with the memory and cores of the plan.
+/// `--mem` is the job's budget and a quarter more: the budget bounds what kabe
+/// allocates, the scheduler may also count mapped table pages.
+fn batch_script(plan: &Plan, job: &Job, dir: &Path, out: &Path, kabe: &Path) -> String {
+    let mem = (job.memory.bytes + job.memory.bytes / 4).div_ceil(1 << 20);
+    format!(
+        "#!/usr/bin/env bash\n\
+         #SBATCH --job-name=kabe-{variant}-{name}\n\
+         #SBATCH --cpus-per-task={cpus}\n\
+         #SBATCH --mem={mem}M\n\
+         #SBATCH --output={logs}/%x-%j.out\n\
+         #SBATCH --kill-on-invalid-dep=yes\n\
+         # {pair}: {positions} positions, {rule_positions} rule positions, estimated {time} on {cpus} cores.\n\
+         set -euo pipefail\n\
+         exec {kabe} generate --pair {name} --variant {variant} --rules {rules} --dir {dir} \\\n    \
+         --memory {budget}M --threads \"${{SLURM_CPUS_PER_TASK:-{cpus}}}\"\n",
+        variant = plan.variant.name,
+        name = job_id(job),
+        pair = job.name(),
+        cpus = plan.threads,
+        logs = out.join("logs").display(),
+        positions = job.positions,
+        rule_positions = job.rule_positions,
+        time = duration(job.seconds),
+        kabe = shell_quote(kabe),
+        rules = plan.rules.set.name(),
+        dir = shell_quote(dir),
+        budget = job.memory.bytes >> 20,
+    )
+}
+
+/// `kabe generate --pair SIG`: one job of the plan.
+pub fn generate_pair(
+    variant: Variant,
+    dir: &Path,
+    rules: DrawRules,
+    memory: Option<MemoryBudget>,
+    pair: &str,
+) -> anyhow::Result<ExitCode> {
+    let sig = crate::cli_rules::signature_arg(pair)?;
+    crate::cli_tables::check_signature(&variant, sig)?;
+    let memory = memory.unwrap_or_else(default_memory);
+    let start = Instant::now();
+    let first = sig.min(sig.flipped());
+    let name = if first == first.flipped() { first.to_string() } else { format!("{first}+{}", first.flipped()) };
+    println!("{} {name}: building in {} (memory budget {})", variant.name, dir.display(), mebibytes(memory.bytes));
+    match build_pair_job(variant, sig, rules, dir, memory, &|_| {})? {
+        PairJob::AlreadyComplete => println!("{} {name}: already complete", variant.name),
+        PairJob::Built => println!("{} {name}: built in {:.1} s", variant.name, start.elapsed().as_secs_f64()),
+    }
+    Ok(ExitCode::SUCCESS)
+}
