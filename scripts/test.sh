@@ -26,6 +26,9 @@ for spec in international:4 russian:4 kabe:3; do
   cargo run --release --quiet --bin kabe -- generate --variant "$v" --pieces "$n" --dir "$tables" 2>/dev/null
   cargo run --release --quiet --bin kabe -- verify --variant "$v" --dir "$tables"
 done
+echo "== cluster build: kabe plan --slurm on a one-node Slurm (Debian slurm-wlm, munge), faults"
+bash scripts/slurm/test.sh "$tables"
+
 # Output goes to a file, not into `head`: kabe dies quietly of SIGPIPE when its reader
 # stops early, which `set -o pipefail` would count as a failure.
 cargo run --release --quiet --bin kabe -- stats --variant russian --dir "$tables" >target/stats-russian.txt

@@ -202,13 +202,23 @@ fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) 
         std::fs::create_dir_all(out.join(sub)).with_context(|| format!("creating {}", out.join(sub).display()))?;
     }
     let out = out.canonicalize().with_context(|| format!("resolving {}", out.display()))?;
+    // Scripts of an earlier plan written here would be submitted by nothing, but mislead.
+    for entry in
+        std::fs::read_dir(out.join("jobs")).with_context(|| format!("reading {}", out.join("jobs").display()))?
+    {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "sbatch") {
+            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+        }
+    }
     let mut submit = String::from(
         "#!/usr/bin/env bash\n\
          # Submits the kabe build below to Slurm, each job after the jobs whose tables it reads.\n\
          # Arguments go to every sbatch call: bash submit.sh --partition=long --account=proj --time=4:00:00\n\
-         # Job ids are appended to submitted.txt (id and pair), for squeue and scancel.\n\
+         # Job ids and pairs go to submitted.txt, for squeue, scancel and scripts/slurm/wait.sh.\n\
          set -euo pipefail\n\
          cd \"$(dirname \"$0\")\"\n\
+         : >submitted.txt\n\
          submit() { local id; id=$(sbatch --parsable \"$@\"); echo \"${id%%;*}\"; }\n",
     );
     let mut written = 0;

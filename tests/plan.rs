@@ -1,0 +1,127 @@
+//! `kabe plan` and `kabe generate --pair`: the jobs of the plan, run one by one in its
+//! order, give the files of a whole `kabe generate`; a job refuses missing and corrupt
+//! inputs by name; a Slurm submission leaves out what is done.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kabe-plan-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn kabe(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kabe")).args(args).arg("--dir").arg(dir).output().expect("run kabe")
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir.join("russian"))
+        .expect("tables")
+        .map(|e| e.expect("entry").path())
+        .map(|p| (p.file_name().expect("name").to_string_lossy().into_owned(), fs::read(&p).expect("read")))
+        .collect();
+    out.sort();
+    out
+}
+
+fn plan(dir: &Path) -> serde_json::Value {
+    let out = kabe(&["plan", "--variant", "russian", "--pieces", "3", "--cpus", "1", "--json"], dir);
+    assert!(out.status.success(), "{}", text(&out));
+    serde_json::from_slice(&out.stdout).expect("plan JSON")
+}
+
+fn pair_job(sig: &str, dir: &Path) -> Output {
+    kabe(&["generate", "--variant", "russian", "--pair", sig, "--memory", "512M"], dir)
+}
+
+#[test]
+fn the_jobs_of_the_plan_in_order_give_the_files_of_a_whole_build() {
+    let whole = temp_dir("whole");
+    assert!(kabe(&["generate", "--variant", "russian", "--pieces", "3"], &whole).status.success());
+    let dir = temp_dir("jobs");
+    let graph = plan(&dir);
+    let jobs = graph["jobs"].as_array().expect("jobs");
+    assert!(jobs.iter().all(|j| j["status"] == "ready" || j["status"] == "waiting"));
+    assert_eq!(jobs[0]["status"], "ready");
+    let mut outputs = 0;
+    for (i, job) in jobs.iter().enumerate() {
+        for dep in job["depends_on"].as_array().expect("deps") {
+            assert!(jobs[..i].iter().any(|j| j["name"] == *dep), "{dep} comes after {}", job["name"]);
+        }
+        let out = pair_job(job["signatures"][0].as_str().expect("sig"), &dir);
+        assert!(out.status.success(), "{}", text(&out));
+        outputs += job["outputs"].as_array().expect("outputs").len();
+    }
+    assert_eq!(files(&dir), files(&whole));
+    assert_eq!(files(&dir).len(), outputs, "the plan names every file a job writes");
+    assert!(plan(&dir)["jobs"].as_array().expect("jobs").iter().all(|j| j["status"] == "done"));
+
+    // Done already: exits at once and touches nothing.
+    let before = fs::metadata(dir.join("russian/1101.dtw.kabe")).and_then(|m| m.modified()).expect("mtime");
+    let out = pair_job("0111", &dir);
+    assert!(out.status.success() && text(&out).contains("already complete"), "{}", text(&out));
+    assert_eq!(fs::metadata(dir.join("russian/1101.dtw.kabe")).and_then(|m| m.modified()).expect("mtime"), before);
+    let _ = fs::remove_dir_all(&whole);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_job_refuses_missing_and_corrupt_inputs_by_name_and_writes_nothing() {
+    let dir = temp_dir("inputs");
+    let out = pair_job("1101", &dir);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out);
+    assert!(err.contains("0111+1101 needs tables that are not built yet"), "{err}");
+    assert!(err.contains("russian/0101.dtw.kabe") && err.contains("russian/0101.ussr1953.kabe"), "{err}");
+    assert!(!dir.join("russian/1101.dtw.kabe").exists());
+
+    for sig in ["0101", "0110", "1010", "0102"] {
+        assert!(pair_job(sig, &dir).status.success());
+    }
+    let input = dir.join("russian/0101.dtw.kabe");
+    let mut bytes = fs::read(&input).expect("read");
+    let middle = bytes.len() / 2 + 8;
+    bytes[middle] ^= 0x10;
+    fs::write(&input, bytes).expect("write");
+    let out = pair_job("0111", &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains(&input.display().to_string()), "{}", text(&out));
+    assert!(!dir.join("russian/0111.dtw.kabe").exists() && !dir.join("russian/1101.wld.kabe").exists());
+
+    let out = pair_job("5555", &dir);
+    assert!(text(&out).contains("signature 5555 has no table"), "{}", text(&out));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_slurm_submission_leaves_out_the_jobs_done_and_waits_on_the_rest() {
+    let dir = temp_dir("slurm");
+    for sig in ["0101", "0110"] {
+        assert!(pair_job(sig, &dir).status.success());
+    }
+    let sub = dir.join("submission");
+    let out = kabe(
+        &["plan", "--variant", "russian", "--pieces", "3", "--cpus", "3", "--slurm", sub.to_str().expect("utf-8")],
+        &dir,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let submit = fs::read_to_string(sub.join("submit.sh")).expect("submit.sh");
+    assert!(!submit.contains("jobs/0101.sbatch") && !submit.contains("jobs/0110.sbatch"), "{submit}");
+    // 1010 reads only the done 0110+1001: no dependency. 0111+1101 waits on 0102+0201.
+    assert!(submit.contains("j1010=$(submit \"$@\" jobs/1010.sbatch)"), "{submit}");
+    assert!(submit.contains("j0111=$(submit --dependency=afterok:$j0102 \"$@\" jobs/0111.sbatch)"), "{submit}");
+    let job = fs::read_to_string(sub.join("jobs/0111.sbatch")).expect("job script");
+    for line in ["#SBATCH --cpus-per-task=3", "#SBATCH --mem=320M", "#SBATCH --kill-on-invalid-dep=yes"] {
+        assert!(job.contains(line), "{line} missing from {job}");
+    }
+    assert!(job.contains("generate --pair 0111 --variant russian --rules ussr1953"), "{job}");
+    assert!(!sub.join("jobs/0101.sbatch").exists());
+    let _ = fs::remove_dir_all(&dir);
+}
