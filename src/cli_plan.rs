@@ -137,19 +137,20 @@ fn print_plan(plan: &Plan, done: &[bool], scope: Scope) {
         plan.jobs.len() - finished
     );
     println!(
-        "{:<10} {:>15} {:>15} {:>9} {:>11} {:>6}  status",
-        "job", "positions", "rule positions", "memory", "est. time", "needs"
+        "{:<10} {:>15} {:>15} {:>9} {:>11} {:>7}  {:<8} needs the tables of",
+        "job", "positions", "rule positions", "memory", "est. time", "outputs", "status"
     );
     for (i, job) in plan.jobs.iter().enumerate() {
         println!(
-            "{:<10} {:>15} {:>15} {:>9} {:>11} {:>6}  {}",
+            "{:<10} {:>15} {:>15} {:>9} {:>11} {:>7}  {:<8} {}",
             job.name(),
             job.positions,
             job.rule_positions,
             mebibytes(job.memory.bytes),
             duration(job.seconds),
-            job.depends_on.len(),
-            status(plan, done, i)
+            job.outputs.len(),
+            status(plan, done, i),
+            job.depends_on.iter().map(|d| plan.jobs[*d].name()).collect::<Vec<_>>().join(" ")
         );
     }
     let (path, critical) = plan.critical_path();
