@@ -7,6 +7,7 @@ mod cli_moves;
 mod cli_perft;
 mod cli_plan;
 mod cli_rules;
+mod cli_serve;
 mod cli_tables;
 
 use std::process::ExitCode;
@@ -43,6 +44,8 @@ enum Command {
     CheckRules(cli_rules::CheckRulesArgs),
     /// Annotate PDN games: exact verdicts under the draw rules, moves that threw a result away.
     Analyze(cli_analyze::AnalyzeArgs),
+    /// Open the tables in a browser: a board, every move's verdict, the counts (and a JSON API).
+    Serve(cli_serve::ServeArgs),
     /// Check a study: verdict, key moves, main line, duals (exit 0 sound, 1 not, 2 bad input).
     Study(cli_analyze::StudyArgs),
 }
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
         Command::CheckRules(args) => cli_rules::check_rules(&args),
         Command::Analyze(args) => cli_analyze::analyze(&args),
         Command::Study(args) => cli_analyze::study(&args),
+        Command::Serve(args) => cli_serve::serve(&args),
     };
     match result {
         Ok(code) => code,

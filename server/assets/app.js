@@ -1,0 +1,448 @@
+// kabe explorer: the board, its editor and the API's answers. No framework: the page is
+// one board, a few lists and the URL (?variant=&fen=&rules=&counters=) as the state.
+"use strict";
+
+const DEFAULT_FEN = { international: "W:WK46,K47,K48:BK5", russian: "W:WKa1,Kc1:BKh8" };
+const SVG = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  variants: [],
+  variant: "international",
+  rules: "",
+  fen: "",
+  counters: "",
+  flipped: false,
+  editing: false,
+  tool: "wm",
+  board: null, // { width, notation, turn, pieces: Map(number -> {color, king}) }
+  answer: null,
+};
+
+// ---- geometry: square numbers 1..n, row 0 at the top (Black's side), White at the bottom
+
+function geometry(width) {
+  const half = width / 2;
+  return {
+    width,
+    squares: width * half,
+    cell(number) {
+      const i = number - 1;
+      const row = Math.floor(i / half);
+      const col = 2 * (i % half) + (row % 2 === 0 ? 1 : 0);
+      return { row, col };
+    },
+    name(number, notation) {
+      if (notation === "numeric") return String(number);
+      const { row, col } = this.cell(number);
+      return "abcdefghij"[col] + String(width - row);
+    },
+    number(name) {
+      if (/^\d+$/.test(name)) return Number(name);
+      const col = "abcdefghij".indexOf(name[0]);
+      const row = width - Number(name.slice(1));
+      if (col < 0 || row < 0 || row >= width || (row + col) % 2 === 0) return null;
+      return row * half + Math.floor(col / 2) + 1;
+    },
+  };
+}
+
+function variantInfo(name) {
+  return state.variants.find((v) => v.name === name) || { name, board: { width: 10, notation: "numeric" } };
+}
+
+// ---- FEN: "W:W31,K33:B1-3" or "B:Wa1,Kc3:Bh8"
+
+function parseFen(fen, info) {
+  const geo = geometry(info.board.width);
+  const pieces = new Map();
+  const parts = fen.trim().replace(/\.$/, "").split(":");
+  const turn = (parts[0] || "W").toUpperCase() === "B" ? "black" : "white";
+  for (const part of parts.slice(1)) {
+    const color = part[0] && part[0].toUpperCase() === "B" ? "black" : "white";
+    for (let item of part.slice(1).split(",")) {
+      item = item.trim();
+      if (!item) continue;
+      const king = /^k/i.test(item);
+      if (king) item = item.slice(1);
+      const range = item.match(/^(\d+)-(\d+)$/);
+      const numbers = range ? Array.from({ length: range[2] - range[1] + 1 }, (_, k) => Number(range[1]) + k) : [geo.number(item.toLowerCase())];
+      for (const n of numbers) if (n && n >= 1 && n <= geo.squares) pieces.set(n, { color, king });
+    }
+  }
+  return { width: info.board.width, notation: info.board.notation, turn, pieces };
+}
+
+function writeFen(board) {
+  const geo = geometry(board.width);
+  const side = (color) =>
+    [...board.pieces.entries()]
+      .filter(([, p]) => p.color === color)
+      .sort((a, b) => a[0] - b[0])
+      .map(([n, p]) => (p.king ? "K" : "") + geo.name(n, board.notation))
+      .join(",");
+  return `${board.turn === "white" ? "W" : "B"}:W${side("white")}:B${side("black")}`;
+}
+
+// ---- the board
+
+function drawBoard(highlight) {
+  const board = state.board;
+  const geo = geometry(board.width);
+  const size = 48;
+  const margin = 16;
+  const svg = document.createElementNS(SVG, "svg");
+  const total = board.width * size + margin;
+  svg.setAttribute("viewBox", `0 0 ${total} ${total}`);
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `board: ${writeFen(board)}`);
+  const place = (row, col) => {
+    const r = state.flipped ? board.width - 1 - row : row;
+    const c = state.flipped ? board.width - 1 - col : col;
+    return { x: margin + c * size, y: r * size };
+  };
+  for (let row = 0; row < board.width; row++) {
+    for (let col = 0; col < board.width; col++) {
+      if ((row + col) % 2 === 0) {
+        const { x, y } = place(row, col);
+        svg.appendChild(el("rect", { x, y, width: size, height: size, class: "square light" }));
+      }
+    }
+  }
+  const center = {};
+  for (let n = 1; n <= geo.squares; n++) {
+    const { row, col } = geo.cell(n);
+    const { x, y } = place(row, col);
+    center[n] = { x: x + size / 2, y: y + size / 2 };
+    let cls = "square dark";
+    if (highlight) {
+      if (highlight.path[0] === n) cls += " hl-from";
+      else if (highlight.path.includes(n)) cls += " hl-to";
+      if (highlight.captured.includes(n)) cls += " hl-captured";
+    }
+    const rect = el("rect", { x, y, width: size, height: size, class: cls, "data-square": n });
+    rect.addEventListener("click", () => squareClicked(n));
+    svg.appendChild(rect);
+    if (board.notation === "numeric") svg.appendChild(text(x + 3, y + 10, String(n), "num"));
+    const piece = board.pieces.get(n);
+    if (piece) {
+      const g = el("g", { class: `piece ${piece.color}`, "data-piece-square": n });
+      g.appendChild(el("circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.38, "stroke-width": 2 }));
+      if (piece.king) g.appendChild(text(x + size / 2, y + size / 2 + 1, "\u265B", "crown"));
+      svg.appendChild(g);
+    }
+  }
+  if (board.notation === "algebraic") {
+    for (let i = 0; i < board.width; i++) {
+      const file = place(board.width - 1, i);
+      svg.appendChild(text(file.x + size / 2 - 3, total - 3, "abcdefghij"[i], "coord"));
+      const rank = place(i, 0);
+      svg.appendChild(text(2, rank.y + size / 2 + 4, String(board.width - i), "coord"));
+    }
+  }
+  if (highlight && highlight.path.length > 1) {
+    const points = highlight.path.map((n) => `${center[n].x},${center[n].y}`).join(" ");
+    svg.appendChild(el("polyline", { points, class: "hl-path" }));
+  }
+  $("board").replaceChildren(svg);
+}
+
+function el(name, attrs) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+function text(x, y, content, cls) {
+  const t = el("text", { x, y, class: cls });
+  t.textContent = content;
+  return t;
+}
+
+function squareClicked(n) {
+  if (!state.editing) return;
+  if (state.tool === "none") state.board.pieces.delete(n);
+  else state.board.pieces.set(n, { color: state.tool[0] === "w" ? "white" : "black", king: state.tool[1] === "k" });
+  edited();
+}
+
+// An edited position starts its counts afresh.
+function edited() {
+  go({ fen: writeFen(state.board), counters: "" });
+}
+
+// ---- navigation: every position has its URL
+
+function urlFor(s) {
+  const q = new URLSearchParams({ variant: s.variant, fen: s.fen });
+  if (s.rules) q.set("rules", s.rules);
+  if (s.counters) q.set("counters", s.counters);
+  return `?${q}`;
+}
+
+function go(changes, replace) {
+  Object.assign(state, changes);
+  const url = urlFor(state);
+  if (replace) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
+  load();
+}
+
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  state.variant = q.get("variant") || state.variant;
+  state.rules = q.get("rules") || "";
+  state.fen = q.get("fen") || DEFAULT_FEN[state.variant] || DEFAULT_FEN.international;
+  state.counters = q.get("counters") || "";
+}
+
+// ---- talking to the API
+
+async function api(path) {
+  const response = await fetch(path);
+  const body = await response.json().catch(() => ({ message: `HTTP ${response.status}` }));
+  if (!response.ok) throw new Error(body.message || `HTTP ${response.status}`);
+  return body;
+}
+
+async function load() {
+  const info = variantInfo(state.variant);
+  $("variant").value = state.variant;
+  fillRules(info);
+  $("fen-input").value = state.fen;
+  state.board = parseFen(state.fen, info);
+  $("turn-toggle").textContent = `${cap(state.board.turn)} to move`;
+  drawBoard(null);
+  $("line").replaceChildren();
+  $("line-end").textContent = "";
+  const q = new URLSearchParams({ fen: state.fen });
+  if (state.rules) q.set("rules", state.rules);
+  if (state.counters) q.set("counters", state.counters);
+  const asked = urlFor(state);
+  try {
+    const answer = await api(`/api/${encodeURIComponent(state.variant)}?${q}`);
+    if (asked !== urlFor(state)) return; // a newer position was asked meanwhile
+    state.answer = answer;
+    $("error").hidden = true;
+    state.board = parseFen(answer.fen, info);
+    drawBoard(null);
+    showVerdict(answer);
+    showCounts(answer);
+    showMoves(answer);
+    document.body.dataset.loaded = answer.fen + "|" + answer.counters;
+  } catch (e) {
+    if (asked !== urlFor(state)) return;
+    state.answer = null;
+    $("error").textContent = e.message;
+    $("error").hidden = false;
+    $("verdict-exact").textContent = "";
+    $("verdict-exact").className = "result";
+    $("verdict-detail").textContent = "";
+    $("counts").replaceChildren();
+    $("moves").replaceChildren();
+    document.body.dataset.loaded = "error|" + state.fen;
+  }
+}
+
+const cap = (s) => s[0].toUpperCase() + s.slice(1);
+
+function resultWords(exact, turn) {
+  const other = turn === "white" ? "Black" : "White";
+  if (exact === "draw") return "Draw";
+  return exact === "win" ? `${cap(turn)} wins` : `${other} wins`;
+}
+
+function showVerdict(a) {
+  const v = a.verdict;
+  const exact = $("verdict-exact");
+  exact.textContent = resultWords(v.exact, a.turn);
+  exact.className = `result ${v.exact}`;
+  exact.dataset.exact = v.exact;
+  const parts = [];
+  parts.push(
+    v.theoretical_plies == null
+      ? `Theoretical: ${v.theoretical} (the rule-free value).`
+      : `Theoretical: ${v.theoretical} in ${v.theoretical_plies} plies (the rule-free value).`,
+  );
+  if (v.count) {
+    parts.push(`Count ${v.count.article}: ${v.count.plies_left} plies left before it draws.`);
+    if (v.within_count_plies != null) parts.push(`Decided within the count in ${v.within_count_plies} plies.`);
+  }
+  if (v.rule_decides) parts.push(`The count decides: the theoretical ${v.theoretical} needs more plies than it leaves.`);
+  $("verdict-detail").textContent = parts.join(" ");
+}
+
+function showCounts(a) {
+  const box = $("counts");
+  box.replaceChildren();
+  if (!a.counts.length) return;
+  const h = document.createElement("h3");
+  h.textContent = `Draw-rule counts (${a.rules})`;
+  box.appendChild(h);
+  for (const c of a.counts) {
+    const row = document.createElement("div");
+    row.className = "count";
+    const label = document.createElement("label");
+    label.textContent = `${c.article} at `;
+    const input = document.createElement("input");
+    input.type = "number";
+    input.min = 0;
+    input.max = c.limit;
+    input.value = c.plies;
+    input.dataset.article = c.article;
+    input.addEventListener("change", () => {
+      const plies = Math.max(0, Math.min(c.limit, Number(input.value) || 0));
+      go({ counters: setCount(a.counters, c.article, plies) });
+    });
+    label.appendChild(input);
+    label.append(` of ${c.limit} plies${c.running ? "" : " (not governing while a material count runs)"}`);
+    const help = document.createElement("span");
+    help.className = "help";
+    help.textContent = c.meaning;
+    row.append(label, help);
+    box.appendChild(row);
+  }
+}
+
+function setCount(counters, article, plies) {
+  const escaped = article.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const re = new RegExp(`(^|,)${escaped}=\\d+`);
+  return re.test(counters) ? counters.replace(re, `$1${article}=${plies}`) : [counters, `${article}=${plies}`].filter(Boolean).join(",");
+}
+
+function distance(m) {
+  if (m.exact === "draw") return m.theoretical_plies == null ? "" : `theory: ${m.theoretical} ${m.theoretical_plies}`;
+  const plies = m.within_count_plies != null ? m.within_count_plies : m.theoretical_plies;
+  return plies == null ? "" : `${m.exact === "win" ? "wins" : "loses"} in ${plies}`;
+}
+
+function showMoves(a) {
+  const box = $("moves");
+  box.replaceChildren();
+  if (!a.moves.length) {
+    box.textContent = "No legal move: the game is over.";
+    return;
+  }
+  const groups = { win: "Winning moves", draw: "Drawing moves", loss: "Losing moves" };
+  for (const [result, title] of Object.entries(groups)) {
+    const moves = a.moves.filter((m) => m.exact === result);
+    if (!moves.length) continue;
+    const h = document.createElement("h3");
+    h.className = result;
+    h.textContent = `${title} (${moves.length})`;
+    box.appendChild(h);
+    for (const m of moves) {
+      m.theoretical = m.theoretical_plies == null ? "draw" : m.theoretical_plies % 2 === 1 ? "win" : "loss";
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = `move ${result}`;
+      b.dataset.move = m.move;
+      b.textContent = m.move;
+      const d = document.createElement("span");
+      d.className = "dist";
+      d.textContent = distance(m);
+      b.appendChild(d);
+      b.title = "plies to the end of the game with best play, counting this move; click to play";
+      b.addEventListener("mouseenter", () => drawBoard(m));
+      b.addEventListener("focus", () => drawBoard(m));
+      b.addEventListener("mouseleave", () => drawBoard(null));
+      b.addEventListener("click", () => go({ fen: m.fen_after, counters: m.counters_after }));
+      box.appendChild(b);
+    }
+  }
+}
+
+async function showLine() {
+  const q = new URLSearchParams({ fen: state.fen });
+  if (state.rules) q.set("rules", state.rules);
+  if (state.counters) q.set("counters", state.counters);
+  try {
+    const line = await api(`/api/${encodeURIComponent(state.variant)}/mainline?${q}`);
+    const list = $("line");
+    list.replaceChildren();
+    for (const m of line.moves) {
+      const li = document.createElement("li");
+      li.textContent = m.move;
+      li.addEventListener("click", () => go({ fen: m.fen_after, counters: m.counters_after }));
+      list.appendChild(li);
+    }
+    $("line-end").textContent = `End: ${line.end}. Click a move to go to the position after it.`;
+  } catch (e) {
+    $("line-end").textContent = e.message;
+  }
+}
+
+function fillRules(info) {
+  const select = $("rules");
+  const names = info.rules || [];
+  if (select.dataset.variant !== info.name) {
+    select.replaceChildren(
+      ...["", ...names].map((r) => {
+        const o = document.createElement("option");
+        o.value = r;
+        o.textContent = r || `default (${info.default_rules || "own"})`;
+        return o;
+      }),
+    );
+    select.dataset.variant = info.name;
+  }
+  select.value = state.rules;
+}
+
+async function start() {
+  try {
+    state.variants = (await api("/api/variants")).variants;
+  } catch (e) {
+    state.variants = [];
+  }
+  $("variant").replaceChildren(
+    ...state.variants.map((v) => {
+      const o = document.createElement("option");
+      o.value = v.name;
+      o.textContent = `${v.name} (to ${v.pieces} pieces)`;
+      return o;
+    }),
+  );
+  readUrl();
+  $("setup").addEventListener("submit", (e) => {
+    e.preventDefault();
+    go({ fen: $("fen-input").value.trim(), counters: "" });
+  });
+  $("variant").addEventListener("change", () => {
+    const v = $("variant").value;
+    go({ variant: v, rules: "", fen: DEFAULT_FEN[v] || "W:W:B", counters: "" });
+  });
+  $("rules").addEventListener("change", () => go({ rules: $("rules").value, counters: "" }));
+  $("flip").addEventListener("click", () => {
+    state.flipped = !state.flipped;
+    drawBoard(null);
+  });
+  $("edit-toggle").addEventListener("click", () => {
+    state.editing = !state.editing;
+    $("edit-toggle").setAttribute("aria-pressed", String(state.editing));
+    $("palette").hidden = !state.editing;
+  });
+  for (const b of document.querySelectorAll("#palette [data-piece]")) {
+    b.addEventListener("click", () => {
+      state.tool = b.dataset.piece;
+      for (const other of document.querySelectorAll("#palette [data-piece]")) other.setAttribute("aria-pressed", String(other === b));
+    });
+  }
+  $("turn-toggle").addEventListener("click", () => {
+    state.board.turn = state.board.turn === "white" ? "black" : "white";
+    edited();
+  });
+  $("clear").addEventListener("click", () => {
+    state.board.pieces.clear();
+    edited();
+  });
+  $("line-button").addEventListener("click", showLine);
+  window.addEventListener("popstate", () => {
+    readUrl();
+    load();
+  });
+  history.replaceState(null, "", urlFor(state));
+  load();
+}
+
+start();

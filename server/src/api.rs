@@ -1,0 +1,303 @@
+//! The API's answers: a position with every move's verdict, and a line of best play.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::Json;
+use kabe_probe::rules::exact::{LineEnd, MoveVerdict};
+use kabe_probe::tablebase::{ProbeError, Tablebase};
+use kabe_probe::{Color, Counters, DrawRuleSet, DrawRules, NotationStyle, PieceKind, Position, Square, Variant};
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::json::{move_json, verdict_json, wld_word};
+use crate::Explorer;
+
+/// Longest FEN accepted: 50 pieces of 4 characters and more than enough separators.
+const MAX_FEN: usize = 512;
+/// Longest line of best play returned (a draw no count ends stops here).
+const MAX_LINE: usize = 300;
+
+/// What a request asks about: a position of a variant, under a rule set, with counts.
+#[derive(Clone, Debug, Default)]
+pub struct Question {
+    /// Variant name, as in the path.
+    pub variant: String,
+    /// The position.
+    pub fen: Option<String>,
+    /// Draw rules (default: the variant's own).
+    pub rules: Option<String>,
+    /// Counts, as `6.3=20` (default: all start now).
+    pub counters: Option<String>,
+}
+
+/// A question read: the tablebase applying the rules, the position and its counters.
+struct Asked<'a> {
+    tb: &'a Tablebase,
+    rules: DrawRules,
+    position: Position,
+    counters: Counters,
+}
+
+fn read<'a>(explorer: &'a Explorer, q: &Question) -> Result<Asked<'a>, ApiError> {
+    let variant: Variant =
+        q.variant.parse().map_err(|e| ApiError::NotFound(format!("variant '{}': {e}", q.variant)))?;
+    let set = match q.rules.as_deref().filter(|r| !r.is_empty()) {
+        Some(name) => name.parse::<DrawRuleSet>().map_err(|e| ApiError::bad("bad_rules", format!("rules: {e}")))?,
+        None => variant.default_draw_rules(),
+    };
+    if !set.applies_to(&variant) {
+        return Err(ApiError::bad("bad_rules", format!("rules: the {set} rules are not written for {}", variant.name)));
+    }
+    let tb = explorer.tablebase(set);
+    let rules = *tb.draw_rules(&variant).ok_or_else(|| {
+        ApiError::NotFound(format!("no {} tables here (variants served: see /api/variants)", variant.name))
+    })?;
+    let fen = q.fen.as_deref().map(str::trim).filter(|f| !f.is_empty());
+    let fen = fen.ok_or_else(|| ApiError::bad("missing_fen", "fen: give a position, e.g. ?fen=W:WK46,K47,K48:BK5"))?;
+    if fen.len() > MAX_FEN {
+        return Err(ApiError::bad("bad_fen", format!("fen: {} characters, at most {MAX_FEN}", fen.len())));
+    }
+    let position = Position::from_fen(variant, fen).map_err(|e| ApiError::bad("bad_fen", format!("fen: {e}")))?;
+    let counters = match q.counters.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+        Some(text) if text.len() > 64 => return Err(ApiError::bad("bad_counters", "counters: too long")),
+        Some(text) => Counters::parse(&rules, &position, text)
+            .map_err(|e| ApiError::bad("bad_counters", format!("counters: {e}")))?,
+        None => Counters::fresh(&rules, &position),
+    };
+    Ok(Asked { tb, rules, position, counters })
+}
+
+fn probe_error(tb: &Tablebase, position: &Position, e: ProbeError) -> ApiError {
+    match e {
+        ProbeError::NoTable { .. } if position.piece_count() > tb.max_pieces_of(position.variant()) => {
+            ApiError::Unanswerable {
+                kind: "too_many_pieces",
+                message: format!(
+                    "{} pieces: the {} tables here reach {} (and no capture leads into them)",
+                    position.piece_count(),
+                    position.variant().name,
+                    tb.max_pieces_of(position.variant())
+                ),
+            }
+        }
+        ProbeError::NoTable { .. } => ApiError::Unanswerable { kind: "missing_table", message: e.to_string() },
+        ProbeError::VariantNotOpen { .. } => ApiError::NotFound(e.to_string()),
+        other => ApiError::Table(other.to_string()),
+    }
+}
+
+fn square_name(variant: &Variant, s: Square) -> String {
+    kabe_probe::notation::square_name(variant, s)
+}
+
+fn pieces_json(position: &Position) -> Value {
+    let variant = position.variant();
+    let mut pieces = Vec::new();
+    for color in [Color::White, Color::Black] {
+        for kind in [PieceKind::Man, PieceKind::King] {
+            for s in position.squares_of(color, kind) {
+                pieces.push(json!({
+                    "square": s.number(),
+                    "name": square_name(variant, s),
+                    "color": color_word(color),
+                    "king": kind == PieceKind::King,
+                }));
+            }
+        }
+    }
+    pieces.sort_by_key(|p| p["square"].as_u64());
+    Value::Array(pieces)
+}
+
+fn color_word(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// Every count of the rule set at this position: its plies, limit and meaning.
+fn counts_json(rules: &DrawRules, counters: &Counters) -> Value {
+    let mut counts = Vec::new();
+    if let Some(reset) = rules.reset {
+        let what = match reset.reset_by {
+            kabe_probe::rules::ResetBy::ManMoveOrCapture => "moves of kings only, without a capture",
+            kabe_probe::rules::ResetBy::MaterialChange => "moves without a capture or a promotion",
+        };
+        counts.push(json!({
+            "article": reset.article,
+            "plies": counters.reset_plies,
+            "limit": reset.limit_plies,
+            "running": counters.material.is_none(),
+            "meaning": format!("{}: plies played in a row with {what}; a draw at {}", reset.article, reset.limit_plies),
+        }));
+    }
+    if let Some(c) = counters.material {
+        let rule = &rules.material[c.rule];
+        counts.push(json!({
+            "article": rule.article,
+            "plies": c.plies,
+            "limit": rule.max_plies(),
+            "running": true,
+            "strong": c.strong.map(color_word),
+            "meaning": format!(
+                "{}: plies since this material (kings against a lone king) arose; a draw at {}{}",
+                rule.article,
+                rule.max_plies(),
+                if rule.persistence == kabe_probe::rules::Persistence::UntilGameEnds {
+                    ", whatever is captured meanwhile"
+                } else {
+                    ""
+                }
+            ),
+        }));
+    }
+    Value::Array(counts)
+}
+
+fn move_detail(asked: &Asked<'_>, m: &MoveVerdict) -> Value {
+    let variant = asked.position.variant();
+    let mut value = move_json(&asked.position, m);
+    let mut path = vec![m.mv.from().number()];
+    path.extend(m.mv.landings().map(|s| s.number()));
+    if path.len() == 1 {
+        path.push(m.mv.to().number()); // a quiet move has no landings of captures
+    }
+    value["path"] = json!(path);
+    value["captured"] = json!(m.mv.captured_squares(variant).map(|s| s.number()).collect::<Vec<_>>());
+    value["fen_after"] = json!(m.position.fen());
+    value["counters_after"] = json!(m.counters.describe_at(&asked.rules, &m.position));
+    value["within_count_plies"] = json!(m.child.within.decided().map(|(_, p)| p + 1));
+    value["theoretical_plies"] = json!(m.child.theoretical.plies().map(|p| p + 1));
+    value
+}
+
+/// Everything about one position: its verdict, its counts and every legal move with its
+/// verdict and distance, best first (the shape of `kabe probe --json`, with more).
+pub fn explore(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
+    let asked = read(explorer, q)?;
+    let p = &asked.position;
+    let verdict = asked.tb.probe(p, &asked.counters).map_err(|e| probe_error(asked.tb, p, e))?;
+    let ranked = asked.tb.ranked_moves(p, &asked.counters).map_err(|e| probe_error(asked.tb, p, e))?;
+    let best: Vec<String> = ranked
+        .iter()
+        .take_while(|m| Some(m.exact) == ranked.first().map(|b| b.exact))
+        .map(|m| p.move_text(&m.mv))
+        .collect();
+    let variant = p.variant();
+    Ok(json!({
+        "fen": p.fen(),
+        "variant": variant.name,
+        "rules": asked.rules.set.name(),
+        "counters": asked.counters.describe_at(&asked.rules, p),
+        "turn": color_word(p.turn()),
+        "board": {
+            "width": variant.board.width(),
+            "squares": variant.squares(),
+            "notation": if variant.notation == NotationStyle::Numeric { "numeric" } else { "algebraic" },
+        },
+        "pieces": pieces_json(p),
+        "counts": counts_json(&asked.rules, &asked.counters),
+        "verdict": verdict_json(&verdict),
+        "best_moves": best,
+        "moves": ranked.iter().map(|m| move_detail(&asked, m)).collect::<Vec<_>>(),
+    }))
+}
+
+/// A line of best play from the position to the end of the game, until a count draws
+/// it, or for [`MAX_LINE`] plies of a draw that nothing ends.
+pub fn mainline(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
+    let asked = read(explorer, q)?;
+    let start = asked.position;
+    let (mut position, mut counters) = (start, asked.counters);
+    let mut moves = Vec::new();
+    let end = loop {
+        if position.legal_moves().is_empty() {
+            break LineEnd::GameOver;
+        }
+        if let Some((article, 0)) = counters.governing(&asked.rules, &position) {
+            break LineEnd::CountExpired(article);
+        }
+        if moves.len() >= MAX_LINE {
+            break LineEnd::Unbounded;
+        }
+        let best = asked.tb.best_moves(&position, &counters).map_err(|e| probe_error(asked.tb, &position, e))?;
+        let Some(next) = best.into_iter().next() else { break LineEnd::GameOver };
+        moves.push(json!({
+            "move": position.move_text(&next.mv),
+            "exact": wld_word(next.exact),
+            "fen_after": next.position.fen(),
+            "counters_after": next.counters.describe_at(&asked.rules, &next.position),
+        }));
+        position = next.position;
+        counters = next.counters;
+    };
+    let end = match end {
+        LineEnd::GameOver => "game over".to_string(),
+        LineEnd::CountExpired(article) => format!("drawn by {article}"),
+        LineEnd::Unbounded => format!("draw (line cut after {MAX_LINE} plies)"),
+    };
+    Ok(json!({
+        "fen": start.fen(),
+        "variant": start.variant().name,
+        "rules": asked.rules.set.name(),
+        "counters": asked.counters.describe_at(&asked.rules, &start),
+        "moves": moves,
+        "end": end,
+    }))
+}
+
+fn question(variant: String, mut params: HashMap<String, String>) -> Question {
+    Question { variant, fen: params.remove("fen"), rules: params.remove("rules"), counters: params.remove("counters") }
+}
+
+/// Runs a probe on the blocking pool: table reads may wait on the disk.
+async fn blocking(
+    explorer: Arc<Explorer>,
+    q: Question,
+    f: fn(&Explorer, &Question) -> Result<Value, ApiError>,
+) -> Result<Json<Value>, ApiError> {
+    tokio::task::spawn_blocking(move || f(&explorer, &q))
+        .await
+        .map_err(|e| ApiError::Table(format!("the probe failed: {e}")))?
+        .map(Json)
+}
+
+pub(crate) async fn position(
+    State(explorer): State<Arc<Explorer>>,
+    Path(variant): Path<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, ApiError> {
+    blocking(explorer, question(variant, params), explore).await
+}
+
+pub(crate) async fn line(
+    State(explorer): State<Arc<Explorer>>,
+    Path(variant): Path<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, ApiError> {
+    blocking(explorer, question(variant, params), mainline).await
+}
+
+pub(crate) async fn variants(State(explorer): State<Arc<Explorer>>) -> Json<Value> {
+    let list: Vec<Value> = explorer
+        .variants()
+        .into_iter()
+        .map(|(v, pieces)| {
+            json!({
+                "name": v.name,
+                "board": {
+                    "width": v.board.width(),
+                    "squares": v.squares(),
+                    "notation": if v.notation == NotationStyle::Numeric { "numeric" } else { "algebraic" },
+                },
+                "pieces": pieces,
+                "default_rules": v.default_draw_rules().name(),
+                "rules": DrawRuleSet::ALL.iter().filter(|s| s.applies_to(&v)).map(|s| s.name()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Json(json!({ "variants": list }))
+}
