@@ -26,6 +26,9 @@ for spec in international:4 russian:4 kabe:3; do
   cargo run --release --quiet --bin kabe -- generate --variant "$v" --pieces "$n" --dir "$tables" 2>/dev/null
   cargo run --release --quiet --bin kabe -- verify --variant "$v" --dir "$tables"
 done
+echo "== the explorer (kabe serve) in headless Chromium: load, hover, play, back, count, edit, 8x8, phone"
+bash scripts/browser-test.sh "$tables"
+
 echo "== cluster build: kabe plan --slurm on a one-node Slurm (Debian slurm-wlm, munge), faults"
 bash scripts/slurm/test.sh "$tables"
 
