@@ -9,8 +9,10 @@ use clap::Args;
 use kabe_generator::{brute_rules, check_signature, with_deep_stack, BruteForce};
 use kabe_probe::rules::exact::{best_line, best_moves, rank_moves, verdict, LineEnd, MoveVerdict, Verdict};
 use kabe_probe::table::TableDir;
-use kabe_probe::{Counters, DrawRules, Position, Signature, Variant, Wld};
+use kabe_probe::{Counters, DrawRules, Position, Signature, Variant};
 use serde_json::json;
+
+use kabe_server::json::{move_json, verdict_json, wld_word};
 
 use crate::cli_tables::{rules_arg, TableSet};
 
@@ -35,34 +37,6 @@ pub struct ProbeArgs {
     /// counters such as 6.2=14), and print one JSON line each (the fields of --json).
     #[arg(long, conflicts_with_all = ["fen", "counters"])]
     stdin: bool,
-}
-
-fn wld_word(w: Wld) -> &'static str {
-    match w {
-        Wld::Win => "win",
-        Wld::Draw => "draw",
-        Wld::Loss => "loss",
-    }
-}
-
-fn verdict_json(v: &Verdict) -> serde_json::Value {
-    json!({
-        "exact": wld_word(v.exact),
-        "theoretical": wld_word(v.theoretical.wld()),
-        "theoretical_plies": v.theoretical.plies(),
-        "count": v.count.map(|(article, left)| json!({"article": article, "plies_left": left})),
-        "within_count_plies": v.within.decided().map(|(_, p)| p),
-        "rule_decides": v.rule_decides(),
-    })
-}
-
-fn move_json(position: &Position, m: &MoveVerdict) -> serde_json::Value {
-    json!({
-        "move": position.move_text(&m.mv),
-        "exact": wld_word(m.exact),
-        "theoretical_plies_after": m.child.theoretical.plies(),
-        "within_count_plies_after": m.child.within.decided().map(|(_, p)| p),
-    })
 }
 
 fn describe(v: &Verdict) -> String {
