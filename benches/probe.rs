@@ -26,39 +26,6 @@ fn tables() -> PathBuf {
     common::international_tables(PIECES)
 }
 
-/// Random positions of 2 to 4 pieces, either side to move (xorshift: reproducible).
-fn sample(n: usize) -> Vec<Position> {
-    let indexes: Vec<MaterialIndex> = (2..=PIECES)
-        .flat_map(Signature::all_with)
-        .filter_map(|s| MaterialIndex::new(Variant::INTERNATIONAL, s))
-        .collect();
-    let weights: Vec<u64> = indexes.iter().map(MaterialIndex::len).collect();
-    let total: u64 = weights.iter().sum();
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    (0..n)
-        .map(|_| {
-            // Uniform over all positions: pick by size.
-            let (mut r, mut at) = (next() % total, 0);
-            while r >= weights[at] {
-                r -= weights[at];
-                at += 1;
-            }
-            let p = indexes[at].position(next() % weights[at]);
-            if next() % 2 == 0 {
-                p
-            } else {
-                p.flipped()
-            }
-        })
-        .collect()
-}
-
 fn criterion_benches(c: &mut Criterion, tb: &Tablebase, positions: &[Position]) {
     let rules = *tb.draw_rules(&Variant::INTERNATIONAL).expect("open");
     let counters: Vec<Counters> = positions.iter().map(|p| Counters::fresh(&rules, p)).collect();
@@ -185,7 +152,7 @@ fn figures(dir: &PathBuf, positions: &[Position]) {
 
 fn main() {
     let dir = tables();
-    let positions = sample(SAMPLE);
+    let positions = common::random_positions(SAMPLE, PIECES, 0x2545_f491_4f6c_dd1d);
     if std::env::args().all(|a| a != "--figures-only") {
         let tb = Tablebase::builder(&dir).cache_bytes(256 << 20).open().expect("open");
         // Warm the cache: every block the sample touches, for each metric.

@@ -11,44 +11,10 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use kabe_probe::{MaterialIndex, Signature, Variant};
-
 mod common;
 
 const REQUESTS: usize = 20_000;
 const SECONDS: f64 = 10.0;
-
-/// FENs of random positions of 2 to 4 pieces, uniform over materials' positions.
-fn fens(n: usize) -> Vec<String> {
-    let indexes: Vec<MaterialIndex> =
-        (2..=4).flat_map(Signature::all_with).filter_map(|s| MaterialIndex::new(Variant::INTERNATIONAL, s)).collect();
-    let total: u64 = indexes.iter().map(MaterialIndex::len).sum();
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    (0..n)
-        .map(|_| {
-            let mut r = next() % total;
-            let index = indexes
-                .iter()
-                .find(|i| {
-                    if r < i.len() {
-                        true
-                    } else {
-                        r -= i.len();
-                        false
-                    }
-                })
-                .expect("in range");
-            let p = index.position(r);
-            if next() % 2 == 0 { p } else { p.flipped() }.fen()
-        })
-        .collect()
-}
 
 /// One keep-alive connection: sends a GET, reads one response (Content-Length framed).
 struct Client {
@@ -165,9 +131,11 @@ fn main() {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("machine: {threads} threads; server and clients share it (loopback)");
 
-    let positions: Vec<String> = fens(4096).iter().map(|f| format!("/api/international?fen={}", encode(f))).collect();
+    let sample = common::random_positions(4096, 4, 0x9e37_79b9_7f4a_7c15);
+    let positions: Vec<String> =
+        sample.iter().map(|p| format!("/api/international?fen={}", encode(&p.fen()))).collect();
     let lines: Vec<String> =
-        fens(512).iter().map(|f| format!("/api/international/mainline?fen={}", encode(f))).collect();
+        sample[..512].iter().map(|p| format!("/api/international/mainline?fen={}", encode(&p.fen()))).collect();
     for clients in [1, 16] {
         load(&addr, &positions, clients, "position");
     }

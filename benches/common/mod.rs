@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{DrawRuleSet, DrawRules, Variant};
+use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant};
 
 /// International tables up to `pieces` with `fmjd` rule tables: `$KABE_BENCH_TABLES`, else
 /// `target/bench-tables/probe-international-4-v<format>`, built there on first run (about a minute).
@@ -19,4 +19,39 @@ pub fn international_tables(pieces: u32) -> PathBuf {
         kabe_generator::build_rules(Variant::INTERNATIONAL, rules, pieces, &dir, &|_| {}).expect("rule tables");
     }
     dir
+}
+
+/// `n` random international positions of 2 to `pieces` pieces, uniform over all
+/// positions, either side to move (xorshift from `seed`: reproducible).
+#[allow(dead_code)] // not every benchmark that shares this module samples positions
+pub fn random_positions(n: usize, pieces: u32, seed: u64) -> Vec<Position> {
+    let indexes: Vec<MaterialIndex> = (2..=pieces)
+        .flat_map(Signature::all_with)
+        .filter_map(|s| MaterialIndex::new(Variant::INTERNATIONAL, s))
+        .collect();
+    let weights: Vec<u64> = indexes.iter().map(MaterialIndex::len).collect();
+    let total: u64 = weights.iter().sum();
+    let mut state = seed;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..n)
+        .map(|_| {
+            // Uniform over all positions: pick by size.
+            let (mut r, mut at) = (next() % total, 0);
+            while r >= weights[at] {
+                r -= weights[at];
+                at += 1;
+            }
+            let p = indexes[at].position(next() % weights[at]);
+            if next() % 2 == 0 {
+                p
+            } else {
+                p.flipped()
+            }
+        })
+        .collect()
 }
