@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, MaterialIndex, Position, Signature, Variant};
+use kabe_probe::{Counters, Position, Variant};
 
 mod common;
 
