@@ -1,5 +1,6 @@
 //! Measures candidate encodings of the WLD tables on a built set, to choose the file
-//! format by measurement: `cargo run --release --example wld_codecs -- DIR VARIANT`.
+//! format by measurement: `cargo run --release --example wld_codecs -- DIR VARIANT [NAME]`
+//! (NAME: only the codecs whose name contains it).
 //! Positions whose side to move must capture are "don't care" in the compact codecs:
 //! they take the value of the position before them (extending its run).
 use std::time::Instant;
@@ -95,6 +96,8 @@ fn main() {
             level: 0,
         },
     ];
+    let codecs: Vec<Codec> =
+        codecs.into_iter().filter(|c| args.get(3).is_none_or(|only| c.name.contains(only.as_str()))).collect();
     let mut totals = vec![0u64; codecs.len()];
     let mut decode_ns = vec![0f64; codecs.len()];
     let (mut positions, mut captures) = (0u64, 0u64);
