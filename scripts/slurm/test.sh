@@ -25,8 +25,8 @@ if [ -z "$ref" ]; then
 fi
 ref=$(realpath "$ref")
 
-bash scripts/slurm/cluster.sh up "$work/state"
 trap 'bash scripts/slurm/cluster.sh down "$work/state"' EXIT
+bash scripts/slurm/cluster.sh up "$work/state"
 export SLURM_CONF=$work/state/slurm.conf
 
 plan() { # tables submission
