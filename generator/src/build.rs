@@ -424,13 +424,10 @@ pub fn build_rules_scope(
     Ok(summary)
 }
 
-/// Working state of a rule pair: two bytes per position for the pair's values, and
-/// [`crate::rule_solve::COMPONENT_BYTES_PER_POSITION`] per position of its largest
-/// component (one placement of the men) while that is solved.
+/// Working state of a rule pair: two bytes per position for the pair's values, in
+/// which its components are solved in place (`rule_solve`).
 pub(crate) fn rule_pair_bytes(variant: Variant, pair: &[Signature]) -> u64 {
-    let positions = positions_of(variant, pair);
-    let component = MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64;
-    2 * positions + crate::rule_solve::COMPONENT_BYTES_PER_POSITION * component
+    2 * positions_of(variant, pair)
 }
 
 fn build_rule_pair(

@@ -10,7 +10,13 @@
 //! only move forward, so components are solved from the most advanced men backwards
 //! (components equally advanced in parallel), each by a ply-ordered retrograde pass like
 //! the theoretical one, but with explicit win/loss: either side may make the deciding
-//! move, so a distance has no parity.
+//! move, so a distance has no parity. A component is solved in place, in the pair's own
+//! two-byte value slots, and in parallel inside (chunks of 4,096 positions, atomic
+//! minimum and compare-and-swap): a kings-only pair is one component of hundreds of
+//! millions of positions, so its working state must be as compact as the theoretical
+//! solver's. (The first rule solver kept a value, a move count, exits and queued node
+//! numbers beside the pair's values, 48 bytes per position measured on 0501+0105, and
+//! solved a component on one thread.)
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, Ordering};
@@ -132,12 +138,6 @@ struct PairValues {
     values: Vec<Vec<AtomicU16>>,
 }
 
-/// Bytes of working state per position of the component being solved: its value, move
-/// count and exits, and its bucket entries (16 bytes each, often several per position).
-/// Measured: the one component of kings-only 0501+0105 (190 M positions) peaked at
-/// about 48 bytes per position.
-pub const COMPONENT_BYTES_PER_POSITION: u64 = 56;
-
 /// One placement of the men, in one or both tables of the pair.
 struct Component {
     /// (table, men configuration) parts.
@@ -185,7 +185,7 @@ where
     let oracle = PairOracle { finished, pair: &pair };
     let solver = ComponentSolver { rules, context, cap: context.max_plies(&rules), pair: &pair, oracle: &oracle };
     for group in components.chunk_by(|a, b| a.advancement == b.advancement) {
-        group.par_iter().try_for_each(|c| solver.solve(c).map(|n| progress(2 * n)))?;
+        group.par_iter().try_for_each(|c| solver.solve(c, progress).map(drop))?;
     }
 
     let PairValues { tables, values } = pair;
@@ -230,10 +230,12 @@ struct ComponentSolver<'a, O> {
     oracle: &'a PairOracle<'a, O>,
 }
 
-/// A node's moves that lead out of the component.
+/// A node's moves: how many stay inside the component (quiet king moves), and what
+/// those leaving it give.
 #[derive(Default, Clone, Copy)]
 struct Exits {
-    /// Some move wins (or cannot lose within the cap): never lost.
+    internal: u16,
+    /// Some move leaves for a position that is not lost within the cap: never lost.
     cannot_lose: bool,
     /// Shortest win through an exit.
     win: Option<u16>,
@@ -241,107 +243,215 @@ struct Exits {
     loss: u16,
 }
 
-impl<O: Oracle> ComponentSolver<'_, O> {
-    /// Solves one component; returns its number of positions.
-    fn solve(&self, component: &Component) -> Result<u64, O::Error> {
-        let kings = self.pair.tables[0].king_placements();
-        let n = component.parts.len() * kings as usize;
-        let global = |local: usize| {
-            let (t, m) = component.parts[local / kings as usize];
-            (t, m * kings + (local % kings as usize) as u64)
-        };
-        let local_of = |t: usize, index: u64| {
-            let part = component.parts.iter().position(|&(pt, pm)| pt == t && index / kings == pm)?;
-            Some(part * kings as usize + (index % kings) as usize)
-        };
+/// Node state while a component is solved, in the pair's own value slots (two bytes):
+/// below `PENDING` a [`RuleScore`] (final once the scan reaches its ply; a win may still
+/// be lowered before); from it up, unresolved: `PENDING | exit_loss << 8 | moves`, the
+/// low byte counting quiet king moves not yet known to lose, the next 7 bits the longest
+/// loss through a move leaving the component (`EXIT_UNKNOWN`: longer, look again).
+const PENDING: u16 = 0x8000;
+const EXIT_UNKNOWN: u16 = 0x7F;
+/// Unresolved and never lost within the cap; also [`RuleScore::NONE`], so a node left
+/// unresolved is already its final value.
+const CANNOT_LOSE: u16 = u16::MAX;
+/// Chunk minimum with no value pending.
+const NOTHING: u16 = u16::MAX;
+/// Nodes per chunk: the unit of parallel work and of the scan's skip summary.
+const CHUNK: usize = 4096;
 
-        let mut value = vec![RuleScore::NONE; n];
-        let mut remaining = vec![0u16; n];
-        let mut exits = vec![Exits::default(); n];
-        let mut buckets: Vec<Vec<(usize, Wld)>> = vec![Vec::new(); self.cap as usize + 1];
-        let mut moves = MoveList::new();
-        for local in 0..n {
-            let (t, index) = global(local);
-            let position = self.pair.tables[t].position(index);
-            position.legal_moves_into(&mut moves);
-            let mut e = Exits::default();
-            for mv in moves.iter() {
-                if !mv.is_capture() && mv.piece() == PieceKind::King {
-                    remaining[local] += 1;
-                    continue;
-                }
-                let child = position.play(mv);
-                let child_value = if self.context.ends_with(&self.rules, mv, &child) {
-                    let fresh = Counters::fresh(&self.rules, &child);
-                    let v = verdict(&self.rules, self.oracle, &child, &fresh)?;
-                    match v.exact {
-                        Wld::Win => Some((Wld::Win, 0)),
-                        Wld::Loss => Some((Wld::Loss, 0)),
-                        Wld::Draw => None,
+impl<O: Oracle + Sync> ComponentSolver<'_, O>
+where
+    O::Error: Send,
+{
+    /// Solves one component in place: its values are the pair's value slots, two bytes
+    /// per position and no other state but a minimum per chunk of 4,096 nodes. Plies
+    /// are taken in order as in the theoretical solver ([`crate::solve`]); a component
+    /// reads only components solved before it, through its exits. Returns its number of
+    /// positions; `progress` gets one unit per node initialised and one per node resolved
+    /// or left undecided.
+    fn solve(&self, component: &Component, progress: &(dyn Fn(u64) + Sync)) -> Result<u64, O::Error> {
+        let kings = self.pair.tables[0].king_placements() as usize;
+        let n = component.parts.len() * kings;
+        let slot = |local: usize| {
+            let (t, m) = component.parts[local / kings];
+            &self.pair.values[t][m as usize * kings + local % kings]
+        };
+        let position_of = |local: usize| {
+            let (t, m) = component.parts[local / kings];
+            self.pair.tables[t].position(m * kings as u64 + (local % kings) as u64)
+        };
+        let chunk_min: Vec<AtomicU16> = (0..n.div_ceil(CHUNK)).map(|_| AtomicU16::new(NOTHING)).collect();
+        let chunk_range = |c: usize| c * CHUNK..((c + 1) * CHUNK).min(n);
+
+        // 1. Initialise every node from its moves.
+        chunk_min.par_iter().enumerate().try_for_each_init(MoveList::new, |moves, (c, min)| {
+            let mut lowest = NOTHING;
+            for local in chunk_range(c) {
+                let e = self.exits(&position_of(local), moves)?;
+                let state = match e.win.filter(|&w| w <= self.cap) {
+                    Some(w) => RuleScore::win(w).raw(),
+                    None if e.cannot_lose || e.loss > self.cap => CANNOT_LOSE,
+                    None if e.internal == 0 => RuleScore::loss(e.loss).raw(),
+                    None => {
+                        assert!(e.internal < 255, "{}: more than 254 king moves", position_of(local).fen());
+                        PENDING | e.loss.min(EXIT_UNKNOWN) << 8 | e.internal
                     }
-                } else {
-                    self.oracle.counted(&child)?.capped(self.cap).decided()
                 };
-                match child_value {
-                    Some((Wld::Loss, d)) => {
-                        e.cannot_lose = true;
-                        e.win = Some(e.win.map_or(d + 1, |w| w.min(d + 1)));
-                    }
-                    Some((_, d)) => e.loss = e.loss.max(d + 1),
-                    None => e.cannot_lose = true,
+                if state < PENDING {
+                    lowest = lowest.min(state);
                 }
+                slot(local).store(state, Ordering::Relaxed);
             }
-            exits[local] = e;
-            if let Some(w) = e.win.filter(|&w| w <= self.cap) {
-                buckets[w as usize].push((local, Wld::Win));
-            } else if moves.is_empty() {
-                buckets[0].push((local, Wld::Loss));
-            } else if remaining[local] == 0 && !e.cannot_lose && e.loss <= self.cap {
-                buckets[e.loss as usize].push((local, Wld::Loss));
-            }
-        }
+            min.store(lowest, Ordering::Release);
+            progress(chunk_range(c).len() as u64);
+            Ok::<_, O::Error>(())
+        })?;
 
-        for ply in 0..=self.cap {
-            let bucket = std::mem::take(&mut buckets[ply as usize]);
-            for (node, outcome) in bucket {
-                if value[node] != RuleScore::NONE {
-                    continue;
-                }
-                value[node] = if outcome == Wld::Win { RuleScore::win(ply) } else { RuleScore::loss(ply) };
-                let (t, index) = global(node);
-                let turned_back = self.pair.tables[t].position(index).flipped();
-                for parent in turned_back.quiet_predecessors() {
-                    if parent.mv.piece() != PieceKind::King {
-                        continue;
+        // 2. Propagate ply by ply: a loss in `ply` makes its parents wins in `ply + 1`,
+        // a win takes one move off each parent's count.
+        let lower = |local: usize, state: u16| {
+            slot(local).fetch_min(state, Ordering::AcqRel);
+            chunk_min[local / CHUNK].fetch_min(state, Ordering::AcqRel);
+        };
+        let local_of = |normalized: &Position| {
+            let t = self.table_of(normalized);
+            let index = self.pair.tables[t].index(normalized);
+            let part = component
+                .parts
+                .iter()
+                .position(|&(pt, pm)| pt == t && index / kings as u64 == pm)
+                .expect("a king move keeps the men: same component");
+            part * kings + (index % kings as u64) as usize
+        };
+        let mut resolved_total = 0u64;
+        loop {
+            let next = chunk_min.par_iter().map(|m| m.load(Ordering::Acquire)).min().unwrap_or(NOTHING);
+            if next == NOTHING {
+                break;
+            }
+            let ply = next >> 1;
+            let resolved = chunk_min
+                .par_iter()
+                .enumerate()
+                .map_init(MoveList::new, |moves, (c, min)| {
+                    if min.load(Ordering::Acquire) >> 1 > ply {
+                        return Ok(0);
                     }
-                    let normalized = parent.position; // the mover is White
-                    let pt = self.table_of(&normalized);
-                    let p = local_of(pt, self.pair.tables[pt].index(&normalized))
-                        .expect("a king move keeps the men: same component");
-                    if value[p] != RuleScore::NONE || ply >= self.cap {
-                        continue;
-                    }
-                    if outcome == Wld::Loss {
-                        buckets[ply as usize + 1].push((p, Wld::Win));
-                    } else {
-                        remaining[p] -= 1;
-                        let e = exits[p];
-                        if remaining[p] == 0 && !e.cannot_lose {
-                            let loss = (ply + 1).max(e.loss);
-                            if loss <= self.cap {
-                                buckets[loss as usize].push((p, Wld::Loss));
+                    min.swap(NOTHING, Ordering::AcqRel);
+                    let mut later = NOTHING;
+                    let mut resolved = 0u64;
+                    for local in chunk_range(c) {
+                        let state = slot(local).load(Ordering::Acquire);
+                        if state >= PENDING || state >> 1 < ply {
+                            continue;
+                        }
+                        if state >> 1 > ply {
+                            later = later.min(state);
+                            continue;
+                        }
+                        resolved += 1;
+                        let won = state & 1 == 1;
+                        if ply >= self.cap {
+                            continue; // parents would be decided after the cap
+                        }
+                        let turned_back = position_of(local).flipped();
+                        for parent in turned_back.quiet_predecessors() {
+                            if parent.mv.piece() != PieceKind::King {
+                                continue;
+                            }
+                            let p = local_of(&parent.position); // the mover is White
+                            if won {
+                                self.count_won_child(slot(p), &parent.position, ply, moves, |s| lower(p, s))?;
+                            } else {
+                                lower(p, RuleScore::win(ply + 1).raw());
                             }
                         }
                     }
-                }
+                    min.fetch_min(later, Ordering::AcqRel);
+                    progress(resolved);
+                    Ok(resolved)
+                })
+                .try_reduce(|| 0, |a, b| Ok(a + b))?;
+            resolved_total += resolved;
+        }
+        // 3. Nodes left pending are undecided within the cap.
+        (0..n).into_par_iter().for_each(|local| {
+            if slot(local).load(Ordering::Relaxed) >= PENDING {
+                slot(local).store(RuleScore::NONE.raw(), Ordering::Relaxed);
+            }
+        });
+        progress(n as u64 - resolved_total);
+        Ok(n as u64)
+    }
+
+    /// One more of the parent's king moves is known to lose (its child won in `ply`);
+    /// when none is left, the parent is lost.
+    fn count_won_child(
+        &self,
+        slot: &AtomicU16,
+        parent: &Position,
+        ply: u16,
+        moves: &mut MoveList,
+        lower: impl Fn(u16),
+    ) -> Result<(), O::Error> {
+        let mut current = slot.load(Ordering::Acquire);
+        loop {
+            if current < PENDING || current == CANNOT_LOSE {
+                return Ok(()); // won, or never lost
+            }
+            match slot.compare_exchange_weak(current, current - 1, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(seen) => current = seen,
             }
         }
-
-        for (local, v) in value.into_iter().enumerate() {
-            let (t, index) = global(local);
-            self.pair.values[t][index as usize].store(v.raw(), Ordering::Release);
+        if (current - 1) & 0xFF != 0 {
+            return Ok(());
         }
-        Ok(n as u64)
+        // Every move loses: this thread alone saw the count reach zero.
+        let exit_loss = match (current >> 8) & EXIT_UNKNOWN {
+            EXIT_UNKNOWN => self.exits(parent, moves)?.loss,
+            held => held,
+        };
+        let loss = (ply + 1).max(exit_loss);
+        if loss <= self.cap {
+            lower(RuleScore::loss(loss).raw());
+        } else {
+            slot.store(CANNOT_LOSE, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// What the node's moves give: quiet king moves are counted, every other move is
+    /// valued (afresh when it ends the count).
+    fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, O::Error> {
+        position.legal_moves_into(moves);
+        let mut e = Exits::default();
+        for mv in moves.iter() {
+            if !mv.is_capture() && mv.piece() == PieceKind::King {
+                e.internal += 1;
+                continue;
+            }
+            let child = position.play(mv);
+            let child_value = if self.context.ends_with(&self.rules, mv, &child) {
+                let fresh = Counters::fresh(&self.rules, &child);
+                let v = verdict(&self.rules, self.oracle, &child, &fresh)?;
+                match v.exact {
+                    Wld::Win => Some((Wld::Win, 0)),
+                    Wld::Loss => Some((Wld::Loss, 0)),
+                    Wld::Draw => None,
+                }
+            } else {
+                self.oracle.counted(&child)?.capped(self.cap).decided()
+            };
+            match child_value {
+                Some((Wld::Loss, d)) => {
+                    e.cannot_lose = true;
+                    e.win = Some(e.win.map_or(d + 1, |w| w.min(d + 1)));
+                }
+                Some((_, d)) => e.loss = e.loss.max(d + 1),
+                None => e.cannot_lose = true,
+            }
+        }
+        Ok(e)
     }
 
     fn table_of(&self, normalized: &Position) -> usize {

@@ -218,7 +218,7 @@ pub fn solve_pair<F: Finished>(
             if min.load(Ordering::Acquire) > ply || failed.is_set() {
                 return;
             }
-            min.store(NOTHING, Ordering::Release);
+            min.swap(NOTHING, Ordering::AcqRel);
             let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
             let mut later = NOTHING;
             let mut resolved = 0;
