@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use kabe_probe::table::{decode_entry, Metric, TableError, TableFile};
 use kabe_probe::{MaterialIndex, Position, Score, Signature, Variant, Wld};
@@ -80,55 +80,96 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
     Ok(out)
 }
 
-/// Tables read block by block through the table reader, each worker with its own small
-/// cache of decoded blocks: written again on purpose (not the probe library's cache, not
-/// `Registry::score`), so that verification shares no code with the solver's lookups,
-/// and its memory stays bounded whatever the size of the set.
+/// Tables read block by block through the table reader, through a cache written again on
+/// purpose (not the probe library's cache, not `Registry::score`), so that verification
+/// shares no code with the solver's lookups, and its memory stays bounded whatever the
+/// size of the set.
 struct Tables {
     dtw: BTreeMap<Signature, (MaterialIndex, TableFile)>,
     wld: BTreeMap<Signature, TableFile>,
 }
 
-/// Blocks a worker keeps decompressed: 1,024 blocks of at most 32 KiB (DTW) or 16 KiB
-/// (WLD), at most 32 MiB a worker.
-const CACHED_BLOCKS: usize = 1024;
+/// Blocks a worker keeps at hand before asking the shared cache.
+const WORKER_BLOCKS: usize = 256;
+/// Bytes a decoded block may take at most (DTW: 16,384 positions of two bytes).
+const MAX_BLOCK_BYTES: usize = 32 << 10;
 
-/// A decompressed block and what it is.
-type CachedBlock = (Signature, Metric, u32, Vec<u8>);
-
-/// One worker's decompressed blocks, direct-mapped by (signature, metric, block).
-struct BlockCache {
-    slots: Vec<Option<CachedBlock>>,
+/// Which block: signature, metric and block number in one word.
+fn block_key(sig: Signature, metric: Metric, block: u32) -> u64 {
+    let sig = (sig.white_men as u64) << 24 | (sig.white_kings as u64) << 16 | (sig.black_men as u64) << 8 | sig.black_kings as u64;
+    sig << 33 | ((metric == Metric::Wld) as u64) << 32 | block as u64
 }
 
-impl BlockCache {
-    fn new() -> BlockCache {
-        BlockCache { slots: (0..CACHED_BLOCKS).map(|_| None).collect() }
+fn slot_of(key: u64, slots: usize) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize % slots
+}
+
+type Block = (u64, Arc<Vec<u8>>);
+
+/// Decoded blocks shared by the workers, direct-mapped, as many as the verifier's memory
+/// allows: the children of a position lie all over the other table of its pair, so a
+/// cache that holds a few MiB decodes a block for most lookups (kings-only 0501+0105
+/// did not finish in 16 minutes that way).
+struct SharedBlocks {
+    slots: Vec<Mutex<Option<Block>>>,
+}
+
+impl SharedBlocks {
+    fn new(bytes: usize) -> SharedBlocks {
+        SharedBlocks { slots: (0..(bytes / MAX_BLOCK_BYTES).max(1)).map(|_| Mutex::new(None)).collect() }
+    }
+}
+
+/// One worker's blocks at hand, its decompression context, and the shared cache.
+struct BlockCache<'a> {
+    slots: Vec<Option<Block>>,
+    shared: &'a SharedBlocks,
+    context: zstd::bulk::Decompressor<'static>,
+}
+
+impl<'a> BlockCache<'a> {
+    fn new(shared: &'a SharedBlocks) -> BlockCache<'a> {
+        BlockCache {
+            slots: vec![None; WORKER_BLOCKS],
+            shared,
+            context: zstd::bulk::Decompressor::new().expect("a zstd context"),
+        }
+    }
+
+    fn block(&mut self, file: &TableFile, key: u64, block: u32) -> Result<Arc<Vec<u8>>, TableError> {
+        let local = &mut self.slots[slot_of(key, WORKER_BLOCKS)];
+        if let Some((k, bytes)) = local {
+            if *k == key {
+                return Ok(bytes.clone());
+            }
+        }
+        let shared = &self.shared.slots[slot_of(key, self.shared.slots.len())];
+        let found = match &*shared.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some((k, bytes)) if *k == key => Some(bytes.clone()),
+            _ => None,
+        };
+        let bytes = match found {
+            Some(bytes) => bytes,
+            None => {
+                let bytes = Arc::new(file.block_with(block, &mut self.context)?);
+                *shared.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, bytes.clone()));
+                bytes
+            }
+        };
+        *local = Some((key, bytes.clone()));
+        Ok(bytes)
     }
 
     fn value(&mut self, sig: Signature, file: &TableFile, at: u64) -> Result<Option<Score>, TableError> {
         let header = file.header();
-        let metric = header.metric;
         let per = header.block_positions as u64;
         let block = (at / per) as u32;
-        let key = (sig.white_men as usize * 7
-            + sig.white_kings as usize * 13
-            + sig.black_men as usize * 29
-            + sig.black_kings as usize * 31
-            + (metric == Metric::Wld) as usize * 37)
-            .wrapping_mul(0x9E37_79B1)
-            .wrapping_add(block as usize)
-            % CACHED_BLOCKS;
-        let slot = &mut self.slots[key];
-        if !matches!(slot, Some((s, m, b, _)) if *s == sig && *m == metric && *b == block) {
-            *slot = Some((sig, metric, block, file.block(block)?));
-        }
-        let (_, _, _, bytes) = slot.as_ref().expect("filled above");
+        let bytes = self.block(file, block_key(sig, header.metric, block), block)?;
         let i = (at % per) as usize;
         if i >= header.positions_in_block(block) {
             return Ok(None);
         }
-        decode_entry(header, bytes, i).map(Some).ok_or_else(|| TableError::Corrupt {
+        decode_entry(header, &bytes, i).map(Some).ok_or_else(|| TableError::Corrupt {
             path: file.path().to_path_buf(),
             detail: format!("undefined value at index {at}"),
         })
@@ -181,16 +222,21 @@ pub fn verify(
     max_reported: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::io::Result<VerifyReport> {
-    verify_only(dir, variant, None, max_reported, progress)
+    verify_only(dir, variant, None, DEFAULT_CACHE_BYTES, max_reported, progress)
 }
 
+/// The shared block cache of [`verify`].
+pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
+
 /// As [`verify`], deriving the values of the signatures in `only` (every signature when
-/// `None`; every file's checksum is checked either way). A build that adds a few tables
-/// to a large set verifies the new ones without going over the old.
+/// `None`; every file's checksum is checked either way), with a shared cache of decoded
+/// blocks of `cache_bytes` (each worker keeps up to 8 MiB more). A build that adds a few
+/// tables to a large set verifies the new ones without going over the old.
 pub fn verify_only(
     dir: &Path,
     variant: Variant,
     only: Option<&[Signature]>,
+    cache_bytes: usize,
     max_reported: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::io::Result<VerifyReport> {
@@ -218,13 +264,14 @@ pub fn verify_only(
     let found = Mutex::new(Vec::new());
     let bad = Mutex::new(Vec::new());
     let count = AtomicU64::new(0);
+    let shared = SharedBlocks::new(cache_bytes);
     let note_bad = |e: TableError| bad.lock().expect("no panics while held").push(e.to_string());
     for (sig, (index, dtw)) in &tables.dtw {
         if !tables.wld.contains_key(sig) || only.is_some_and(|o| !o.contains(sig)) {
             continue;
         }
         // One block of the DTW table at a time, its positions checked in parallel.
-        (0..dtw.header().blocks).into_par_iter().for_each_init(BlockCache::new, |cache, b| {
+        (0..dtw.header().blocks).into_par_iter().for_each_init(|| BlockCache::new(&shared), |cache, b| {
             let stored = match dtw.block_scores(b) {
                 Ok(d) => d,
                 Err(e) => return note_bad(e),
