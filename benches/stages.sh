@@ -2,8 +2,8 @@
 # Builds signatures one stage at a time on top of an existing table directory (e.g. the
 # international 2-5 set of benches/generate.sh --keep) and prints, per stage: pairs and
 # positions solved, wall time, positions/s, peak memory, bytes and bits per position per
-# metric of the files the stage wrote; then verifies the stages' tables (every checksum
-# of the directory, every value of those tables derived again).
+# metric of the files the stage wrote; then verifies them (every checksum of the
+# directory, every value of the stage's tables derived again).
 # Usage: benches/stages.sh VARIANT DIR MEMORY SIG [SIG ...]   e.g. international DIR 16G 0501 0402 0303
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,8 +43,11 @@ for sig in "$@"; do
     awk -v m="$metric" -v b="$bytes" -v p="$positions" \
       'BEGIN{printf "  %-5s %.1f MB for %d positions: %.3f bits/position\n", (m=="other"?"rules":m), b/1e6, p, (p>0?b*8/p:0)}'
   done
+  # Every table the stage wrote (a closure also builds the smaller materials it reaches).
+  sigs=$(find "$dir/$variant" -name '*.dtw.kabe' -newer "$marker" -printf '%f\n' | cut -c1-4 | sort -u | paste -sd,)
+  if [ -n "$sigs" ]; then
+    /usr/bin/time -f "  verify $sigs: %e s, peak memory %M kB" "$kabe" verify --variant "$variant" --dir "$dir" \
+      --signature "$sigs" --memory "$memory" 2>&1 | tail -n 2 | sed 's/^\([0-9]\)/  \1/'
+  fi
   rm -f "$marker" "$log" "$log.out"
 done
-# The tables of the stages, and their flips (the closure also completes smaller ones).
-sigs=$(for s in "$@"; do echo "$s"; echo "${s:2:2}${s:0:2}"; done | sort -u | paste -sd,)
-/usr/bin/time -f "verify $sigs: %e s, peak memory %M kB" "$kabe" verify --variant "$variant" --dir "$dir" --signature "$sigs" | tail -n 1
