@@ -48,8 +48,8 @@ impl Job {
 /// Positions solved per second, measured on this project's 2-core AMD EPYC VM
 /// (README, "Table generation"): international 2-5 under `--memory 4G` (1.76 M theory
 /// and rule positions a second on 2 threads), the kings-only pair 0501+0105 (0.58 M
-/// theory positions a second on 2 threads; its rule tables 190.7 M positions in 12
-/// minutes on one thread, the whole pair being one component).
+/// theory positions a second on 2 threads; its rule tables, 190.7 M positions in one
+/// component solved in parallel, in 6 min 16 s on 2 threads).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rates {
     /// Theory positions a second per thread, a pair with men.
@@ -59,8 +59,8 @@ pub struct Rates {
     /// Rule positions a second per thread, a pair with men (one component per men
     /// placement, solved in parallel).
     pub rules_per_thread: f64,
-    /// Rule positions a second, kings only: one component, one thread.
-    pub kings_rules: f64,
+    /// Rule positions a second per thread, kings only (one component, the whole pair).
+    pub kings_rules_per_thread: f64,
     /// Seconds every job spends starting, checking its inputs and writing.
     pub overhead: f64,
 }
@@ -71,7 +71,7 @@ impl Default for Rates {
             theory_per_thread: 1.0e6,
             kings_theory_per_thread: 0.29e6,
             rules_per_thread: 0.8e6,
-            kings_rules: 0.26e6,
+            kings_rules_per_thread: 0.25e6,
             overhead: 0.5,
         }
     }
@@ -169,7 +169,7 @@ fn job(
     let kings_only = pair[0].white_men == 0 && pair[0].black_men == 0;
     let t = threads as f64;
     let (theory_rate, rule_rate) = if kings_only {
-        (rates.kings_theory_per_thread * t, rates.kings_rules)
+        (rates.kings_theory_per_thread * t, rates.kings_rules_per_thread * t)
     } else {
         (rates.theory_per_thread * t, rates.rules_per_thread * t)
     };

@@ -25,10 +25,11 @@ use std::sync::Arc;
 use kabe_probe::rules::exact::{verdict, Oracle};
 use kabe_probe::rules::Context;
 use kabe_probe::{
-    Color, Counters, DrawRules, MaterialIndex, MoveList, PieceKind, Position, RuleScore, Score, Signature, Variant, Wld,
+    Counters, DrawRules, MaterialIndex, MoveList, PieceKind, Position, RuleScore, Score, Signature, Variant, Wld,
 };
 use rayon::prelude::*;
 
+use crate::components::{components, Component};
 use crate::registry::Registry;
 
 /// The rule values of every position (White to move) of one signature.
@@ -138,25 +139,6 @@ struct PairValues {
     values: Vec<Vec<AtomicU16>>,
 }
 
-/// One placement of the men, in one or both tables of the pair.
-struct Component {
-    /// (table, men configuration) parts.
-    parts: Vec<(usize, u64)>,
-    advancement: u32,
-}
-
-/// How far the men of a position have advanced, in rows, both sides together. Every
-/// man move adds one; the colour flip keeps it.
-fn advancement(position: &Position) -> u32 {
-    let variant = position.variant();
-    let rows = variant.board.width() as u32;
-    let per_row = rows / 2;
-    let row = |number: u32| (number - 1) / per_row;
-    let white: u32 = position.squares_of(Color::White, PieceKind::Man).map(|s| rows - 1 - row(s.number())).sum();
-    let black: u32 = position.squares_of(Color::Black, PieceKind::Man).map(|s| row(s.number())).sum();
-    white + black
-}
-
 /// Solves the rule table(s) of `signature` and its colour flip, or returns `Ok(None)`
 /// when the rule set keeps no table for this material. `finished` must answer for every
 /// theoretical table up to this size and every rule table the pair's moves lead to.
@@ -199,27 +181,6 @@ where
             })
             .collect(),
     ))
-}
-
-fn components(tables: &[MaterialIndex]) -> Vec<Component> {
-    let kings = tables[0].king_placements();
-    let mut out = Vec::new();
-    for m in 0..tables[0].men_configurations() {
-        let position = tables[0].position(m * kings);
-        let flipped = position.flipped();
-        let (t, mirror) = if tables.len() == 2 {
-            (1, tables[1].index(&flipped) / kings)
-        } else {
-            (0, tables[0].index(&flipped) / kings)
-        };
-        let parts = match (t, mirror) {
-            (0, mm) if mm < m => continue, // the same component, met first at `mm`
-            (0, mm) if mm == m => vec![(0, m)],
-            _ => vec![(0, m), (t, mirror)],
-        };
-        out.push(Component { parts, advancement: advancement(&position) });
-    }
-    out
 }
 
 struct ComponentSolver<'a, O> {

@@ -51,43 +51,33 @@ const CHUNK: usize = 4096;
 /// Bytes of working state per position while a pair is solved.
 pub const STATE_BYTES_PER_POSITION: u64 = 2;
 
-/// The pair being solved: one or two tables, nodes numbered table after table.
-struct Pair {
-    tables: Vec<MaterialIndex>,
+/// A game graph the ply-ordered pass solves: nodes `0..len`; the moves inside it are
+/// counted and their values propagated, the moves leaving it are valued once, from
+/// finished tables or parts of the graph solved before.
+pub(crate) trait Graph: Sync {
+    /// Why a value cannot be read.
+    type Error: Send;
+    /// Number of nodes.
+    fn len(&self) -> usize;
+    /// The position of a node (the side to move is White).
+    fn position(&self, node: u64) -> Position;
+    /// The positions of consecutive nodes.
+    fn positions(&self, range: std::ops::Range<u64>) -> Box<dyn Iterator<Item = Position> + '_>;
+    /// A node's moves: how many stay inside, and what the others give.
+    fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, Self::Error>;
+    /// The nodes one move inside the graph earlier.
+    fn parents(&self, node: u64) -> impl Iterator<Item = u64> + '_;
 }
 
-impl Pair {
-    fn new(variant: Variant, signature: Signature) -> Pair {
-        let mut tables = vec![MaterialIndex::new(variant, signature).expect("table-sized signature")];
-        if signature.flipped() != signature {
-            tables.push(MaterialIndex::new(variant, signature.flipped()).expect("table-sized signature"));
-        }
-        Pair { tables }
-    }
+/// The pair being solved whole: one or two tables, nodes numbered table after table.
+struct Pair<'a, F> {
+    tables: Vec<MaterialIndex>,
+    finished: &'a F,
+}
 
-    fn len(&self) -> u64 {
-        self.tables.iter().map(MaterialIndex::len).sum()
-    }
-
-    fn position(&self, node: u64) -> Position {
-        let first = self.tables[0].len();
-        if node < first {
-            self.tables[0].position(node)
-        } else {
-            self.tables[1].position(node - first)
-        }
-    }
-
-    /// The positions of consecutive nodes.
-    fn positions(&self, range: std::ops::Range<u64>) -> Box<dyn Iterator<Item = Position> + '_> {
-        let first = self.tables[0].len();
-        if range.end <= first {
-            Box::new(self.tables[0].positions(range))
-        } else if range.start >= first {
-            Box::new(self.tables[1].positions(range.start - first..range.end - first))
-        } else {
-            Box::new(self.tables[0].positions(range.start..first).chain(self.tables[1].positions(0..range.end - first)))
-        }
+impl<'a, F: Finished> Pair<'a, F> {
+    fn new(finished: &'a F, variant: Variant, signature: Signature) -> Self {
+        Pair { tables: pair_tables(variant, signature), finished }
     }
 
     /// The node of a position (White to move) whose material is in the pair.
@@ -99,8 +89,59 @@ impl Pair {
             self.tables[0].len() + self.tables[1].index(normalized)
         }
     }
+}
 
-    /// Parents inside the pair: positions one quiet, non-crowning move earlier.
+/// The table of a signature, and of its colour flip where that is another signature.
+pub(crate) fn pair_tables(variant: Variant, signature: Signature) -> Vec<MaterialIndex> {
+    let mut tables = vec![MaterialIndex::new(variant, signature).expect("table-sized signature")];
+    if signature.flipped() != signature {
+        tables.push(MaterialIndex::new(variant, signature.flipped()).expect("table-sized signature"));
+    }
+    tables
+}
+
+impl<F: Finished> Graph for Pair<'_, F> {
+    type Error = F::Error;
+
+    fn len(&self) -> usize {
+        self.tables.iter().map(MaterialIndex::len).sum::<u64>() as usize
+    }
+
+    fn position(&self, node: u64) -> Position {
+        let first = self.tables[0].len();
+        if node < first {
+            self.tables[0].position(node)
+        } else {
+            self.tables[1].position(node - first)
+        }
+    }
+
+    fn positions(&self, range: std::ops::Range<u64>) -> Box<dyn Iterator<Item = Position> + '_> {
+        let first = self.tables[0].len();
+        if range.end <= first {
+            Box::new(self.tables[0].positions(range))
+        } else if range.start >= first {
+            Box::new(self.tables[1].positions(range.start - first..range.end - first))
+        } else {
+            Box::new(self.tables[0].positions(range.start..first).chain(self.tables[1].positions(0..range.end - first)))
+        }
+    }
+
+    /// Quiet moves that crown no man stay in the pair; captures and promotions leave it.
+    fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, F::Error> {
+        position.legal_moves_into(moves);
+        let mut e = Exits::default();
+        for mv in moves.iter() {
+            if !mv.is_capture() && !mv.promotes() {
+                e.internal_moves += 1;
+            } else {
+                e.add(self.finished.dtw(&position.play(mv))?);
+            }
+        }
+        Ok(e)
+    }
+
+    /// Positions one quiet, non-crowning move earlier.
     fn parents(&self, node: u64) -> impl Iterator<Item = u64> + '_ {
         // The node is the mover's child seen from the other side: turn it back.
         let child = self.position(node).flipped();
@@ -108,9 +149,10 @@ impl Pair {
     }
 }
 
-/// What a node's moves out of the pair give.
-struct Exits {
-    internal_moves: u16,
+/// What a node's moves out of the graph give.
+#[derive(Default)]
+pub(crate) struct Exits {
+    pub(crate) internal_moves: u16,
     draw: bool,
     /// Shortest win through an exit.
     best_win: Option<u16>,
@@ -118,22 +160,15 @@ struct Exits {
     longest_loss: u16,
 }
 
-fn exits<F: Finished>(finished: &F, position: &Position, moves: &mut MoveList) -> Result<Exits, F::Error> {
-    let mut e = Exits { internal_moves: 0, draw: false, best_win: None, longest_loss: 0 };
-    position.legal_moves_into(moves);
-    for mv in moves.iter() {
-        if !mv.is_capture() && !mv.promotes() {
-            e.internal_moves += 1;
-            continue;
-        }
-        let score = finished.dtw(&position.play(mv))?;
+impl Exits {
+    /// A move leaving the graph for a position of this value (for the opponent).
+    pub(crate) fn add(&mut self, score: Score) {
         match score.wld() {
-            Wld::Loss => e.best_win = Some(e.best_win.map_or(score.raw() + 1, |w| w.min(score.raw() + 1))),
-            Wld::Win => e.longest_loss = e.longest_loss.max(score.raw() + 1),
-            Wld::Draw => e.draw = true,
+            Wld::Loss => self.best_win = Some(self.best_win.map_or(score.raw() + 1, |w| w.min(score.raw() + 1))),
+            Wld::Win => self.longest_loss = self.longest_loss.max(score.raw() + 1),
+            Wld::Draw => self.draw = true,
         }
     }
-    Ok(e)
 }
 
 /// The first error any worker met; workers stop taking new chunks once one is set.
@@ -161,9 +196,43 @@ pub fn solve_pair<F: Finished>(
     signature: Signature,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<SolvedTable>, F::Error> {
-    let pair = Pair::new(variant, signature);
-    let n = pair.len() as usize;
-    let state: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(CANNOT_LOSE)).collect();
+    let pair = Pair::new(finished, variant, signature);
+    let state = new_state(pair.len());
+    solve_graph(&pair, &state, progress)?;
+    // Split the values into tables. In place: a node's state and its score are both two
+    // bytes.
+    let mut all: Vec<Score> = state.into_iter().map(|s| final_score(s.into_inner())).collect();
+    let mut out = Vec::new();
+    for index in pair.tables {
+        let rest = all.split_off(index.len() as usize);
+        out.push(SolvedTable { index, scores: all });
+        all = rest;
+    }
+    Ok(out)
+}
+
+/// Working state for `n` nodes.
+pub(crate) fn new_state(n: usize) -> Vec<AtomicU16> {
+    (0..n).map(|_| AtomicU16::new(CANNOT_LOSE)).collect()
+}
+
+/// The score a node's state ends as: unresolved nodes are draws.
+pub(crate) fn final_score(state: u16) -> Score {
+    if state < PENDING {
+        Score::from_raw(state)
+    } else {
+        Score::DRAW
+    }
+}
+
+/// The ply-ordered pass over `graph`, in `state` (one slot per node, from
+/// [`new_state`]); afterwards [`final_score`] reads each node's score.
+pub(crate) fn solve_graph<G: Graph>(
+    graph: &G,
+    state: &[AtomicU16],
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(), G::Error> {
+    let n = graph.len();
     let chunk_min: Vec<AtomicU16> = (0..n.div_ceil(CHUNK)).map(|_| AtomicU16::new(NOTHING)).collect();
     let failed = FirstError(Mutex::new(None));
 
@@ -175,15 +244,15 @@ pub fn solve_pair<F: Finished>(
         }
         let first = (c * CHUNK) as u64;
         let mut lowest = NOTHING;
-        for (slot, position) in nodes.iter().zip(pair.positions(first..first + nodes.len() as u64)) {
-            let e = match exits(finished, &position, moves) {
+        for (slot, position) in nodes.iter().zip(graph.positions(first..first + nodes.len() as u64)) {
+            let e = match graph.exits(&position, moves) {
                 Ok(e) => e,
                 Err(err) => return failed.set(err),
             };
             let value = match e.best_win {
                 Some(w) => w,
                 None if e.draw => CANNOT_LOSE,
-                // No move at all, or only moves out of the pair, all losing.
+                // No move at all, or only moves out of the graph, all losing.
                 None if e.internal_moves == 0 => e.longest_loss,
                 None => {
                     assert!(e.internal_moves < 255, "{}: more than 254 moves", position.fen());
@@ -231,10 +300,10 @@ pub fn solve_pair<F: Finished>(
                     continue;
                 }
                 resolved += 1;
-                for parent in pair.parents(node as u64) {
+                for parent in graph.parents(node as u64) {
                     if lost {
                         lower(parent, ply + 1);
-                    } else if let Err(e) = count_won_child(finished, &pair, &state, parent, ply, moves, &lower) {
+                    } else if let Err(e) = count_won_child(graph, state, parent, ply, moves, &lower) {
                         failed.set(e);
                         return;
                     }
@@ -248,37 +317,19 @@ pub fn solve_pair<F: Finished>(
         }
         ply += 1;
     }
-    failed.into_result()?;
-
-    // 3. Split the values into tables; unresolved nodes are draws. In place: a node's
-    // state and its score are both two bytes.
-    let mut all: Vec<Score> = state
-        .into_iter()
-        .map(|s| match s.into_inner() {
-            v if v < PENDING => Score::from_raw(v),
-            _ => Score::DRAW,
-        })
-        .collect();
-    let mut out = Vec::new();
-    for index in pair.tables {
-        let rest = all.split_off(index.len() as usize);
-        out.push(SolvedTable { index, scores: all });
-        all = rest;
-    }
-    Ok(out)
+    failed.into_result()
 }
 
-/// One more of `parent`'s moves inside the pair is known to lose (its child won in
+/// One more of `parent`'s moves inside the graph is known to lose (its child won in
 /// `ply`); when none is left, the parent is lost.
-fn count_won_child<F: Finished>(
-    finished: &F,
-    pair: &Pair,
+fn count_won_child<G: Graph>(
+    graph: &G,
     state: &[AtomicU16],
     parent: u64,
     ply: u16,
     moves: &mut MoveList,
     lower: &impl Fn(u64, u16),
-) -> Result<(), F::Error> {
+) -> Result<(), G::Error> {
     let slot = &state[parent as usize];
     let mut current = slot.load(Ordering::Acquire);
     loop {
@@ -295,7 +346,7 @@ fn count_won_child<F: Finished>(
     }
     // Every move loses: this thread alone saw the count reach zero.
     let exit_loss = match (current >> 8) & EXIT_UNKNOWN {
-        EXIT_UNKNOWN => exits(finished, &pair.position(parent), moves)?.longest_loss,
+        EXIT_UNKNOWN => graph.exits(&graph.position(parent), moves)?.longest_loss,
         held => held,
     };
     lower(parent, (ply + 1).max(exit_loss));

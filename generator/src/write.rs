@@ -80,26 +80,146 @@ fn compress<T: Sync>(
 
 /// The complete file contents.
 pub fn table_bytes(variant: &str, table: &SolvedTable, metric: Metric) -> std::io::Result<Vec<u8>> {
-    let entry_bits = match metric {
-        Metric::Wld => 2,
-        Metric::Dtw if table.scores.iter().all(|s| s.plies().is_none_or(|p| p < u8::MAX as u16)) => 8,
-        Metric::Dtw => 16,
-        Metric::Rules(_) => return Err(std::io::Error::other("a rule table is written by write_rule_table")),
-    };
+    let entry_bits = entry_bits(metric, &table.scores)?;
+    let per = block_positions(metric);
+    let blocks = compress(&table.scores, per, zstd_level(metric), |b, chunk: &[Score]| {
+        encode_table_block(&table.index, metric, entry_bits, b as u64, chunk)
+    })?;
+    Ok(frame(variant, &table.index, metric, entry_bits, table.scores.len(), per, blocks))
+}
+
+/// Bits per entry: WLD 2, DTW 8 where every distance fits a byte, else 16.
+fn entry_bits(metric: Metric, scores: &[Score]) -> std::io::Result<u8> {
+    match metric {
+        Metric::Wld => Ok(2),
+        Metric::Dtw if scores.iter().all(|s| s.plies().is_none_or(|p| p < u8::MAX as u16)) => Ok(8),
+        Metric::Dtw => Ok(16),
+        Metric::Rules(_) => Err(std::io::Error::other("a rule table is written by write_rule_table")),
+    }
+}
+
+fn block_positions(metric: Metric) -> u32 {
+    if metric == Metric::Wld {
+        WLD_BLOCK_POSITIONS
+    } else {
+        BLOCK_POSITIONS
+    }
+}
+
+fn zstd_level(metric: Metric) -> i32 {
+    if metric == Metric::Wld {
+        WLD_ZSTD_LEVEL
+    } else {
+        ZSTD_LEVEL
+    }
+}
+
+/// Block `b`'s entries before compression.
+fn encode_table_block(index: &MaterialIndex, metric: Metric, entry_bits: u8, b: u64, chunk: &[Score]) -> Vec<u8> {
     if metric == Metric::Wld {
         // Capture positions hold no value of their own: found again from the index.
-        let blocks = compress(&table.scores, WLD_BLOCK_POSITIONS, WLD_ZSTD_LEVEL, |b, chunk: &[Score]| {
-            let first = b as u64 * WLD_BLOCK_POSITIONS as u64;
-            let captures: Vec<bool> =
-                table.index.positions(first..first + chunk.len() as u64).map(|p| p.has_capture()).collect();
-            encode_wld_block(chunk, |i| captures[i])
-        })?;
-        return Ok(frame(variant, &table.index, metric, 2, table.scores.len(), WLD_BLOCK_POSITIONS, blocks));
+        let first = b * WLD_BLOCK_POSITIONS as u64;
+        let captures: Vec<bool> = index.positions(first..first + chunk.len() as u64).map(|p| p.has_capture()).collect();
+        return encode_wld_block(chunk, |i| captures[i]);
     }
-    let blocks = compress(&table.scores, BLOCK_POSITIONS, ZSTD_LEVEL, |_, chunk: &[Score]| {
-        encode_block(metric, entry_bits, chunk)
-    })?;
-    Ok(frame(variant, &table.index, metric, entry_bits, table.scores.len(), BLOCK_POSITIONS, blocks))
+    encode_block(metric, entry_bits, chunk)
+}
+
+/// Writes the `metric` table of `index` whose scores `scores_of` reads a range at a
+/// time, never holding them all (a pair solved in slices keeps its values on disk):
+/// blocks are compressed a batch at a time and appended; the block index and the header,
+/// whose checksum is hashed by reading the file back, go last; then the file is flushed
+/// and renamed. The bytes equal [`table_bytes`]'s.
+pub(crate) fn write_table_streamed(
+    dir: &Path,
+    variant: &str,
+    index: &MaterialIndex,
+    metric: Metric,
+    scores_of: &(dyn Fn(std::ops::Range<u64>) -> std::io::Result<Vec<Score>> + Sync),
+) -> std::io::Result<PathBuf> {
+    use std::io::{Read, Seek, SeekFrom};
+    const BATCH: u64 = 256;
+    let positions = index.len();
+    let per = block_positions(metric) as u64;
+    let blocks = positions.div_ceil(per);
+    let range_of = |b: u64| b * per..((b + 1) * per).min(positions);
+    let mut bits = entry_bits(metric, &[])?;
+    for batch in (0..blocks).step_by(BATCH as usize) {
+        if bits != 8 {
+            break; // WLD, or a distance already too long for a byte
+        }
+        let first = range_of(batch).start;
+        let last = range_of((batch + BATCH).min(blocks) - 1).end;
+        bits = entry_bits(metric, &scores_of(first..last)?)?;
+    }
+    let path = dir.join(file_name(variant, index.signature(), metric));
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let tmp = path.with_extension("kabe.tmp");
+    let mut file = fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&tmp)?;
+    let index_at = HEADER_LEN as u64;
+    let mut offset = index_at + 8 * (blocks + 1);
+    file.set_len(offset)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut offsets = Vec::with_capacity(blocks as usize + 1);
+    let mut out = std::io::BufWriter::new(&mut file);
+    for batch in (0..blocks).step_by(BATCH as usize) {
+        let compressed: Vec<Vec<u8>> = (batch..(batch + BATCH).min(blocks))
+            .into_par_iter()
+            .map_init(
+                || {
+                    let mut c = zstd::bulk::Compressor::new(zstd_level(metric))?;
+                    c.include_checksum(true)?;
+                    Ok::<_, std::io::Error>(c)
+                },
+                |c, b| {
+                    let c = c.as_mut().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
+                    let scores = scores_of(range_of(b))?;
+                    c.compress(&encode_table_block(index, metric, bits, b, &scores))
+                },
+            )
+            .collect::<std::io::Result<_>>()?;
+        for block in compressed {
+            offsets.push(offset);
+            offset += block.len() as u64;
+            out.write_all(&block)?;
+        }
+    }
+    offsets.push(offset);
+    drop(out);
+    let index_bytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+    file.seek(SeekFrom::Start(index_at))?;
+    file.write_all(&index_bytes)?;
+    let mut header = Header {
+        version: FORMAT_VERSION,
+        metric,
+        entry_bits: bits,
+        signature: index.signature(),
+        variant: variant.to_string(),
+        positions,
+        block_positions: per as u32,
+        blocks: blocks as u32,
+        checksum: 0,
+    };
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(&header.to_bytes()[..56]);
+    file.seek(SeekFrom::Start(index_at))?;
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    header.checksum = hasher.digest();
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(&header.to_bytes())?;
+    file.sync_all()?;
+    drop(file);
+    fs::rename(&tmp, &path)?;
+    Ok(path)
 }
 
 /// Header, block index and blocks.

@@ -1,0 +1,51 @@
+//! A pair's positions split by the placement of the men: inside one placement only quiet
+//! king moves keep the material and the men where they are, and men only move forward,
+//! so the placements can be solved one after another, the most advanced first, each
+//! reading those its man moves lead to. Both the rule solver (which must: a count runs
+//! inside one placement) and the sliced theoretical solver (to bound its memory) work
+//! this way.
+
+use kabe_probe::{Color, MaterialIndex, PieceKind, Position};
+
+/// One placement of the men, in one or both tables of the pair.
+pub(crate) struct Component {
+    /// (table, men configuration) parts.
+    pub(crate) parts: Vec<(usize, u64)>,
+    pub(crate) advancement: u32,
+}
+
+/// How far the men of a position have advanced, in rows, both sides together. Every
+/// man move adds one; the colour flip keeps it.
+fn advancement(position: &Position) -> u32 {
+    let variant = position.variant();
+    let rows = variant.board.width() as u32;
+    let per_row = rows / 2;
+    let row = |number: u32| (number - 1) / per_row;
+    let white: u32 = position.squares_of(Color::White, PieceKind::Man).map(|s| rows - 1 - row(s.number())).sum();
+    let black: u32 = position.squares_of(Color::Black, PieceKind::Man).map(|s| row(s.number())).sum();
+    white + black
+}
+
+/// The components of a pair's tables (one, or a signature and its flip), in men
+/// configuration order.
+pub(crate) fn components(tables: &[MaterialIndex]) -> Vec<Component> {
+    let kings = tables[0].king_placements();
+    let mut out = Vec::new();
+    for m in 0..tables[0].men_configurations() {
+        let position = tables[0].position(m * kings);
+        let flipped = position.flipped();
+        let (t, mirror) = if tables.len() == 2 {
+            (1, tables[1].index(&flipped) / kings)
+        } else {
+            (0, tables[0].index(&flipped) / kings)
+        };
+        let parts = match (t, mirror) {
+            (0, mm) if mm < m => continue, // the same component, met first at `mm`
+            (0, mm) if mm == m => vec![(0, m)],
+            _ => vec![(0, m), (t, mirror)],
+        };
+        out.push(Component { parts, advancement: advancement(&position) });
+    }
+    out
+}
+

@@ -1,0 +1,333 @@
+//! The theoretical solver one men placement at a time ([`crate::components`]): a
+//! component is the placement's king positions in both tables of the pair, joined only by
+//! king moves; its man moves lead to components solved before it (men only move
+//! forward), its captures and promotions to finished tables. Each component is solved by
+//! the same ply-ordered pass as a whole pair ([`crate::solve::solve_graph`]) in a working
+//! state of its own size, and its values go to a [`PairStore`]: the working state no
+//! longer grows with the pair, only with its largest component (king placements, both
+//! tables).
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU16, Ordering};
+
+use kabe_probe::{MaterialIndex, MoveList, PieceKind, Position, Score, Signature, Variant};
+use rayon::prelude::*;
+
+use crate::components::{components, Component};
+use crate::lookup::Finished;
+use crate::registry::SolvedTable;
+use crate::solve::{final_score, new_state, pair_tables, solve_graph, Exits, Graph};
+
+/// Where the values of a pair's solved components are kept, and read back by the
+/// components solved after them.
+pub(crate) trait PairStore: Sync {
+    /// Why a value cannot be kept or read.
+    type Error: Send;
+    /// The score of position `index` of table `table` (its component solved before).
+    fn get(&self, table: usize, index: u64) -> Result<Score, Self::Error>;
+    /// Keeps the scores of consecutive positions from `first` on.
+    fn put(&self, table: usize, first: u64, scores: &[Score]) -> Result<(), Self::Error>;
+}
+
+/// A store in memory: two bytes per position of the pair.
+pub(crate) struct MemoryStore {
+    values: Vec<Vec<AtomicU16>>,
+}
+
+impl MemoryStore {
+    pub(crate) fn new(tables: &[MaterialIndex]) -> MemoryStore {
+        MemoryStore { values: tables.iter().map(|t| new_state(t.len() as usize)).collect() }
+    }
+
+    fn into_scores(self) -> Vec<Vec<Score>> {
+        self.values.into_iter().map(|v| v.into_iter().map(|a| Score::from_raw(a.into_inner())).collect()).collect()
+    }
+}
+
+impl PairStore for MemoryStore {
+    type Error = std::convert::Infallible;
+
+    fn get(&self, table: usize, index: u64) -> Result<Score, Self::Error> {
+        Ok(Score::from_raw(self.values[table][index as usize].load(Ordering::Acquire)))
+    }
+
+    fn put(&self, table: usize, first: u64, scores: &[Score]) -> Result<(), Self::Error> {
+        for (slot, s) in self.values[table][first as usize..].iter().zip(scores) {
+            slot.store(s.raw(), Ordering::Release);
+        }
+        Ok(())
+    }
+}
+
+/// A store on disk: two bytes per position in one file per table, written a component at
+/// a time and read back a men placement at a time through a direct-mapped cache of
+/// `cache_bytes`: a component's man moves lead to a few placements, read whole once.
+/// The memory it takes does not grow with the pair.
+pub(crate) struct FileStore {
+    files: Vec<std::fs::File>,
+    kings: u64,
+    slots: Vec<std::sync::Mutex<Option<Placement>>>,
+}
+
+/// The scores of one men placement of one table.
+type Placement = ((usize, u64), std::sync::Arc<Vec<Score>>);
+
+impl FileStore {
+    /// Creates (or truncates) one file per table at `paths`.
+    pub(crate) fn create(
+        paths: &[std::path::PathBuf],
+        tables: &[MaterialIndex],
+        cache_bytes: usize,
+    ) -> std::io::Result<FileStore> {
+        let mut files = Vec::new();
+        for (path, table) in paths.iter().zip(tables) {
+            let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
+            file.set_len(2 * table.len())?;
+            files.push(file);
+        }
+        let kings = tables[0].king_placements();
+        let slots = (cache_bytes as u64 / (2 * kings)).max(64);
+        Ok(FileStore { files, kings, slots: (0..slots).map(|_| std::sync::Mutex::new(None)).collect() })
+    }
+
+    /// The scores of positions `range` of table `table`.
+    pub(crate) fn scores(&self, table: usize, range: Range<u64>) -> std::io::Result<Vec<Score>> {
+        use std::os::unix::fs::FileExt;
+        let mut bytes = vec![0u8; 2 * (range.end - range.start) as usize];
+        self.files[table].read_exact_at(&mut bytes, 2 * range.start)?;
+        Ok(bytes.chunks_exact(2).map(|b| Score::from_raw(u16::from_le_bytes([b[0], b[1]]))).collect())
+    }
+}
+
+impl PairStore for FileStore {
+    type Error = std::io::Error;
+
+    fn get(&self, table: usize, index: u64) -> std::io::Result<Score> {
+        let key = (table, index / self.kings);
+        let hash = (key.1.wrapping_mul(2) + key.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 16;
+        let slot = &self.slots[hash as usize % self.slots.len()];
+        let held = match &*slot.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some((k, scores)) if *k == key => Some(scores.clone()),
+            _ => None,
+        };
+        let scores = match held {
+            Some(scores) => scores,
+            None => {
+                let first = key.1 * self.kings;
+                let scores = std::sync::Arc::new(self.scores(table, first..first + self.kings)?);
+                *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, scores.clone()));
+                scores
+            }
+        };
+        Ok(scores[(index % self.kings) as usize])
+    }
+
+    fn put(&self, table: usize, first: u64, scores: &[Score]) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let bytes: Vec<u8> = scores.iter().flat_map(|s| s.raw().to_le_bytes()).collect();
+        self.files[table].write_all_at(&bytes, 2 * first)
+    }
+}
+
+/// Why a component cannot be solved: a finished table or the store failed.
+#[derive(Debug)]
+pub(crate) enum SliceError<F, S> {
+    Finished(F),
+    Store(S),
+}
+
+/// One component as a graph: local node = part * king placements + king rank.
+struct ComponentGraph<'a, F, S> {
+    tables: &'a [MaterialIndex],
+    kings: u64,
+    parts: &'a [(usize, u64)],
+    finished: &'a F,
+    store: &'a S,
+}
+
+impl<F: Finished, S: PairStore> ComponentGraph<'_, F, S> {
+    fn global(&self, local: u64) -> (usize, u64) {
+        let (t, m) = self.parts[(local / self.kings) as usize];
+        (t, m * self.kings + local % self.kings)
+    }
+
+    /// The table of a position of the pair's material (White to move).
+    fn table_of(&self, normalized: &Position) -> usize {
+        let sig = Signature::of(normalized);
+        self.tables.iter().position(|t| t.signature() == sig).expect("a quiet move keeps the material")
+    }
+}
+
+impl<F: Finished, S: PairStore> Graph for ComponentGraph<'_, F, S> {
+    type Error = SliceError<F::Error, S::Error>;
+
+    fn len(&self) -> usize {
+        (self.parts.len() as u64 * self.kings) as usize
+    }
+
+    fn position(&self, node: u64) -> Position {
+        let (t, index) = self.global(node);
+        self.tables[t].position(index)
+    }
+
+    fn positions(&self, range: Range<u64>) -> Box<dyn Iterator<Item = Position> + '_> {
+        // Split at part boundaries: inside a part, consecutive nodes are consecutive
+        // indexes of one table.
+        let mut pieces: Vec<(usize, Range<u64>)> = Vec::new();
+        let mut at = range.start;
+        while at < range.end {
+            let end = ((at / self.kings + 1) * self.kings).min(range.end);
+            let (t, first) = self.global(at);
+            pieces.push((t, first..first + (end - at)));
+            at = end;
+        }
+        Box::new(pieces.into_iter().flat_map(move |(t, r)| self.tables[t].positions(r)))
+    }
+
+    /// Quiet king moves stay in the component; a man move goes to a component solved
+    /// before, read from the store; captures and promotions to finished tables.
+    fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, Self::Error> {
+        position.legal_moves_into(moves);
+        let mut e = Exits::default();
+        for mv in moves.iter() {
+            if mv.is_capture() || mv.promotes() {
+                e.add(self.finished.dtw(&position.play(mv)).map_err(SliceError::Finished)?);
+            } else if mv.piece() == PieceKind::King {
+                e.internal_moves += 1;
+            } else {
+                let child = position.play(mv).normalized();
+                let t = self.table_of(&child);
+                e.add(self.store.get(t, self.tables[t].index(&child)).map_err(SliceError::Store)?);
+            }
+        }
+        Ok(e)
+    }
+
+    /// Positions one quiet king move earlier.
+    fn parents(&self, node: u64) -> impl Iterator<Item = u64> + '_ {
+        let child = self.position(node).flipped();
+        child.quiet_predecessors().into_iter().filter(|p| p.mv.piece() == PieceKind::King).map(move |p| {
+            let t = self.table_of(&p.position);
+            let index = self.tables[t].index(&p.position);
+            let part = self
+                .parts
+                .iter()
+                .position(|&(pt, pm)| pt == t && index / self.kings == pm)
+                .expect("a king move keeps the men: same component");
+            part as u64 * self.kings + index % self.kings
+        })
+    }
+}
+
+/// Solves `signature` and its colour flip one component at a time into `store`; the
+/// components equally advanced run in parallel. `progress` as [`crate::solve_pair`].
+pub(crate) fn solve_pair_sliced<F: Finished, S: PairStore>(
+    finished: &F,
+    tables: &[MaterialIndex],
+    store: &S,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(), SliceError<F::Error, S::Error>> {
+    let kings = tables[0].king_placements();
+    let mut order: Vec<Component> = components(tables);
+    order.sort_by_key(|c| std::cmp::Reverse(c.advancement));
+    for group in order.chunk_by(|a, b| a.advancement == b.advancement) {
+        group.par_iter().try_for_each(|component| {
+            let graph = ComponentGraph { tables, kings, parts: &component.parts, finished, store };
+            let state = new_state(graph.len());
+            solve_graph(&graph, &state, progress)?;
+            let scores: Vec<Score> = state.into_iter().map(|s| final_score(s.into_inner())).collect();
+            for (part, &(t, m)) in scores.chunks(kings as usize).zip(&component.parts) {
+                store.put(t, m * kings, part).map_err(SliceError::Store)?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// As [`crate::solve_pair`], one component at a time, the values kept in memory: the
+/// same tables (tested), for the tests of the sliced pass.
+pub(crate) fn solve_pair_in_slices<F: Finished>(
+    finished: &F,
+    variant: Variant,
+    signature: Signature,
+) -> Result<Vec<SolvedTable>, F::Error> {
+    let tables = pair_tables(variant, signature);
+    let store = MemoryStore::new(&tables);
+    solve_pair_sliced(finished, &tables, &store, &|_| {}).map_err(|e| match e {
+        SliceError::Finished(e) => e,
+        SliceError::Store(never) => match never {},
+    })?;
+    Ok(tables.into_iter().zip(store.into_scores()).map(|(index, scores)| SolvedTable { index, scores }).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::write::write_table_streamed;
+    use crate::{solve_all, solve_pair, table_bytes};
+    use kabe_probe::table::Metric;
+
+    /// Every pair with men of 4 pieces (Russian) and 3 (international, kabe): the same
+    /// scores as the whole-pair solver.
+    #[test]
+    fn slices_give_the_whole_pair_values() {
+        for (variant, pieces) in [(Variant::RUSSIAN, 4), (Variant::INTERNATIONAL, 3), (Variant::KABE, 3)] {
+            let mut registry = solve_all(variant, pieces - 1, |_| {});
+            let mut compared = 0;
+            // In build order: a promotion leads to a table of the same size built before.
+            for sig in Signature::all_with(pieces) {
+                if registry.table(sig).is_some() {
+                    continue;
+                }
+                let whole = solve_pair(&registry, variant, sig, &|_| {}).expect("smaller tables solved");
+                let sliced = solve_pair_in_slices(&registry, variant, sig).expect("smaller tables solved");
+                for (w, s) in whole.iter().zip(&sliced) {
+                    assert_eq!(w.index.signature(), s.index.signature());
+                    let first_difference = w.scores.iter().zip(&s.scores).position(|(a, b)| a != b);
+                    assert_eq!(first_difference, None, "{} {}", variant.name, w.index.signature());
+                }
+                compared += 1;
+                whole.into_iter().for_each(|t| registry.insert(t));
+            }
+            assert!(compared > 3, "{}: only {compared} pairs", variant.name);
+        }
+    }
+
+    /// Through files, with a cache of a few placements: the same scores again.
+    #[test]
+    fn a_store_on_disk_gives_the_same_values() {
+        let variant = Variant::RUSSIAN;
+        let mut registry = solve_all(variant, 3, |_| {});
+        let dir = std::env::temp_dir().join(format!("kabe-slices-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let chosen = [Signature::new(2, 0, 1, 1), Signature::new(1, 1, 1, 1), Signature::new(2, 0, 2, 0)];
+        for sig in Signature::all_with(4) {
+            if registry.table(sig).is_some() {
+                continue;
+            }
+            let whole = solve_pair(&registry, variant, sig, &|_| {}).expect("smaller tables solved");
+            if !chosen.contains(&sig) {
+                whole.into_iter().for_each(|t| registry.insert(t));
+                continue;
+            }
+            let tables = pair_tables(variant, sig);
+            let paths: Vec<_> = tables.iter().map(|t| dir.join(format!("{}.slices", t.signature()))).collect();
+            let store = FileStore::create(&paths, &tables, 1).expect("store files");
+            if let Err(e) = solve_pair_sliced(&registry, &tables, &store, &|_| {}) {
+                panic!("{sig}: {e:?}");
+            }
+            for (t, w) in whole.iter().enumerate() {
+                assert_eq!(store.scores(t, 0..w.index.len()).expect("read back"), w.scores, "{sig}");
+                for metric in [Metric::Wld, Metric::Dtw] {
+                    let path = write_table_streamed(&dir, variant.name, &w.index, metric, &|r| store.scores(t, r))
+                        .expect("streamed");
+                    let streamed = std::fs::read(path).expect("written");
+                    assert_eq!(streamed, table_bytes(variant.name, w, metric).expect("bytes"), "{sig} {metric:?}");
+                }
+            }
+            whole.into_iter().for_each(|t| registry.insert(t));
+        }
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+}
