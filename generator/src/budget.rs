@@ -87,9 +87,9 @@ mod tests {
         assert_eq!(MemoryBudget::parse("1.5GiB").map(|b| b.bytes), Ok(3 << 29));
         assert_eq!(MemoryBudget::parse("512MB").map(|b| b.bytes), Ok(512 << 20));
         assert_eq!(MemoryBudget::parse("1073741824").map(|b| b.bytes), Ok(1 << 30));
-        assert!(MemoryBudget::parse("4X").unwrap_err().contains("unknown unit"));
-        assert!(MemoryBudget::parse("lots").unwrap_err().contains("expected a number"));
-        assert!(MemoryBudget::parse("10M").unwrap_err().contains("at least 256M"));
+        assert!(MemoryBudget::parse("4X").expect_err("bad unit").contains("unknown unit"));
+        assert!(MemoryBudget::parse("lots").expect_err("no number").contains("expected a number"));
+        assert!(MemoryBudget::parse("10M").expect_err("too small").contains("at least 256M"));
     }
 
     #[test]

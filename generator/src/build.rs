@@ -175,7 +175,7 @@ pub fn build_scope(
 ) -> Result<BuildSummary, BuildError> {
     let steps = scoped_steps(scope);
     let summary = summary(variant, &steps);
-    let cost = |pair: &Vec<Signature>| positions_of(variant, pair) * crate::solve::STATE_BYTES_PER_POSITION;
+    let cost = |pair: &Vec<Signature>| theory_bytes(variant, pair, budget).0;
     // Every pair must fit before any work starts, not after hours of it.
     for step in &steps {
         batches(step, cost, budget)?;
@@ -184,10 +184,31 @@ pub fn build_scope(
     for step in steps {
         let finished = open_finished(dir, variant, None, budget)?;
         for batch in batches(&step, cost, budget)? {
-            batch.par_iter().try_for_each(|pair| build_pair(&finished, variant, dir, pair, on_event))?;
+            batch.par_iter().try_for_each(|pair| build_pair(&finished, variant, dir, pair, budget, on_event))?;
         }
     }
     Ok(summary)
+}
+
+/// Bytes of the cache through which a pair solved in slices reads its solved men
+/// placements back: a quarter of what the budget leaves for pairs, at most 64 MiB.
+fn slice_store_cache(budget: MemoryBudget) -> u64 {
+    (budget.pair_bytes() / 4).min(64 << 20)
+}
+
+/// Working state of a pair's theoretical solve, and whether it is solved in slices: the
+/// whole pair in memory (two bytes per position) when that fits the budget, the faster
+/// way; else one men placement at a time (`slices`), each worker holding one placement
+/// of both tables (its state, its scores and the bytes written: six bytes a position),
+/// the values kept on disk beside the tables.
+pub(crate) fn theory_bytes(variant: Variant, pair: &[Signature], budget: MemoryBudget) -> (u64, bool) {
+    let whole = positions_of(variant, pair) * crate::solve::STATE_BYTES_PER_POSITION;
+    if whole <= budget.pair_bytes() {
+        return (whole, false);
+    }
+    let placement = MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64;
+    let sliced = 6 * placement * rayon::current_num_threads() as u64 + slice_store_cache(budget);
+    (sliced.min(whole), sliced < whole)
 }
 
 fn summary(variant: Variant, steps: &[Vec<Vec<Signature>>]) -> BuildSummary {
@@ -283,6 +304,7 @@ fn build_pair(
     variant: Variant,
     dir: &Path,
     pair: &[Signature],
+    budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<(), BuildError> {
     let positions = positions_of(variant, pair);
@@ -291,6 +313,11 @@ fn build_pair(
         return Ok(());
     }
     on_event(BuildEvent::Started { signatures: pair, positions });
+    if theory_bytes(variant, pair, budget).1 {
+        build_pair_in_slices(finished, variant, dir, pair, budget, on_event)?;
+        on_event(BuildEvent::Finished { signatures: pair, positions });
+        return Ok(());
+    }
     let tables =
         solve_pair(finished, variant, pair[0], &|units| on_event(BuildEvent::Progress { signatures: pair, units }))?;
     for table in &tables {
@@ -302,6 +329,42 @@ fn build_pair(
         }
     }
     on_event(BuildEvent::Finished { signatures: pair, positions });
+    Ok(())
+}
+
+/// A pair too large for the budget, solved one men placement at a time into files of two
+/// bytes per position (`<sig>.slices.tmp` beside the tables, removed afterwards), and its
+/// tables written from them block by block.
+fn build_pair_in_slices(
+    finished: &Tablebase,
+    variant: Variant,
+    dir: &Path,
+    pair: &[Signature],
+    budget: MemoryBudget,
+    on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
+) -> Result<(), BuildError> {
+    use crate::slices::{solve_pair_sliced, FileStore, SliceError};
+    let tables = crate::solve::pair_tables(variant, pair[0]);
+    let paths: Vec<PathBuf> =
+        tables.iter().map(|t| dir.join(variant.name).join(format!("{}.slices.tmp", t.signature()))).collect();
+    let store_error = |source| BuildError::Write { path: paths[0].clone(), source };
+    let store = FileStore::create(&paths, &tables, slice_store_cache(budget) as usize).map_err(store_error)?;
+    solve_pair_sliced(finished, &tables, &store, &|units| on_event(BuildEvent::Progress { signatures: pair, units }))
+        .map_err(|e| match e {
+            SliceError::Finished(e) => BuildError::Lookup(e),
+            SliceError::Store(source) => store_error(source),
+        })?;
+    for (t, index) in tables.iter().enumerate() {
+        for metric in [Metric::Wld, Metric::Dtw] {
+            crate::write::write_table_streamed(dir, variant.name, index, metric, &|r| store.scores(t, r)).map_err(
+                |source| BuildError::Write { path: table_path(dir, &variant, index.signature(), metric), source },
+            )?;
+        }
+    }
+    drop(store);
+    for path in &paths {
+        std::fs::remove_file(path).map_err(|source| BuildError::Write { path: path.clone(), source })?;
+    }
     Ok(())
 }
 
@@ -363,7 +426,7 @@ pub fn build_pair_job(
     for (sig, metric) in &inputs {
         TableFile::open(&table_path(dir, &variant, *sig, *metric), &variant, *sig, *metric)?.verify_checksum()?;
     }
-    let theory = positions_of(variant, &pair) * crate::solve::STATE_BYTES_PER_POSITION;
+    let theory = theory_bytes(variant, &pair, budget).0;
     let needed = if ruled { theory.max(rule_pair_bytes(variant, &pair)) } else { theory };
     if needed > budget.pair_bytes() {
         return Err(BuildError::Memory {
@@ -373,7 +436,7 @@ pub fn build_pair_job(
             budget: budget.bytes,
         });
     }
-    build_pair(&open_finished(dir, variant, None, budget)?, variant, dir, &pair, on_event)?;
+    build_pair(&open_finished(dir, variant, None, budget)?, variant, dir, &pair, budget, on_event)?;
     if ruled {
         let finished = open_finished(dir, variant, Some(&rules), budget)?;
         build_rule_pair(&finished, variant, rules, dir, &pair, on_event)?;

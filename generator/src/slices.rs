@@ -8,15 +8,21 @@
 //! tables).
 
 use std::ops::Range;
+#[cfg(test)]
 use std::sync::atomic::{AtomicU16, Ordering};
 
-use kabe_probe::{MaterialIndex, MoveList, PieceKind, Position, Score, Signature, Variant};
+#[cfg(test)]
+use kabe_probe::Variant;
+use kabe_probe::{MaterialIndex, MoveList, PieceKind, Position, Score, Signature};
 use rayon::prelude::*;
 
 use crate::components::{components, Component};
 use crate::lookup::Finished;
+#[cfg(test)]
 use crate::registry::SolvedTable;
-use crate::solve::{final_score, new_state, pair_tables, solve_graph, Exits, Graph};
+#[cfg(test)]
+use crate::solve::pair_tables;
+use crate::solve::{final_score, new_state, solve_graph, Exits, Graph};
 
 /// Where the values of a pair's solved components are kept, and read back by the
 /// components solved after them.
@@ -29,11 +35,13 @@ pub(crate) trait PairStore: Sync {
     fn put(&self, table: usize, first: u64, scores: &[Score]) -> Result<(), Self::Error>;
 }
 
-/// A store in memory: two bytes per position of the pair.
+/// A store in memory: two bytes per position of the pair (tests).
+#[cfg(test)]
 pub(crate) struct MemoryStore {
     values: Vec<Vec<AtomicU16>>,
 }
 
+#[cfg(test)]
 impl MemoryStore {
     pub(crate) fn new(tables: &[MaterialIndex]) -> MemoryStore {
         MemoryStore { values: tables.iter().map(|t| new_state(t.len() as usize)).collect() }
@@ -44,6 +52,7 @@ impl MemoryStore {
     }
 }
 
+#[cfg(test)]
 impl PairStore for MemoryStore {
     type Error = std::convert::Infallible;
 
@@ -247,6 +256,7 @@ pub(crate) fn solve_pair_sliced<F: Finished, S: PairStore>(
 
 /// As [`crate::solve_pair`], one component at a time, the values kept in memory: the
 /// same tables (tested), for the tests of the sliced pass.
+#[cfg(test)]
 pub(crate) fn solve_pair_in_slices<F: Finished>(
     finished: &F,
     variant: Variant,
@@ -329,5 +339,43 @@ mod tests {
             whole.into_iter().for_each(|t| registry.insert(t));
         }
         std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    /// A budget too small for the larger pairs of Russian 2-4 solves them in slices, on
+    /// disk; every file equals a build with room to spare, and no store file is left.
+    #[test]
+    fn a_build_over_budget_solves_in_slices_with_the_same_files() {
+        use crate::build::{build_scope, theory_bytes, Scope};
+        use crate::MemoryBudget;
+        let variant = Variant::RUSSIAN;
+        let root = std::env::temp_dir().join(format!("kabe-sliced-build-{}", std::process::id()));
+        let (roomy, tight) = (root.join("roomy"), root.join("tight"));
+        // What the budget leaves for pairs: 1.2 MB, above every kings-only pair (one
+        // placement: it cannot be sliced), below 1111's 1.36 MB.
+        let budget = MemoryBudget::new((192 << 20) + (32 << 20) + 1_200_000);
+        let sliced: Vec<Signature> = Signature::all_with(4)
+            .into_iter()
+            .filter(|s| *s <= s.flipped() && theory_bytes(variant, &[*s], budget).1)
+            .collect();
+        assert!(sliced.contains(&Signature::new(1, 1, 1, 1)), "sliced: {sliced:?}");
+        build_scope(variant, Scope::Pieces(4), &roomy, MemoryBudget::default(), &|_| {}).expect("roomy build");
+        build_scope(variant, Scope::Pieces(4), &tight, budget, &|_| {}).expect("tight build");
+        let mut files = 0;
+        for entry in std::fs::read_dir(roomy.join(variant.name)).expect("tables") {
+            let name = entry.expect("entry").file_name();
+            let a = std::fs::read(roomy.join(variant.name).join(&name)).expect("roomy file");
+            let b = std::fs::read(tight.join(variant.name).join(&name)).expect("tight file");
+            assert!(a == b, "{name:?} differs");
+            files += 1;
+        }
+        let left: Vec<_> = std::fs::read_dir(tight.join(variant.name))
+            .expect("tables")
+            .filter_map(|e| e.ok())
+            .filter(|e| !e.file_name().to_string_lossy().ends_with(".kabe"))
+            .map(|e| e.file_name())
+            .collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
+        assert!(files > 30, "{files} files");
+        std::fs::remove_dir_all(&root).expect("clean up");
     }
 }
