@@ -351,9 +351,9 @@ fn build_pair_in_slices(
     let store = FileStore::create(&paths, &tables, slice_store_cache(budget) as usize).map_err(store_error)?;
     solve_pair_sliced(finished, &tables, &store, &|units| on_event(BuildEvent::Progress { signatures: pair, units }))
         .map_err(|e| match e {
-            SliceError::Finished(e) => BuildError::Lookup(e),
-            SliceError::Store(source) => store_error(source),
-        })?;
+        SliceError::Finished(e) => BuildError::Lookup(e),
+        SliceError::Store(source) => store_error(source),
+    })?;
     for (t, index) in tables.iter().enumerate() {
         for metric in [Metric::Wld, Metric::Dtw] {
             crate::write::write_table_streamed(dir, variant.name, index, metric, &|r| store.scores(t, r)).map_err(

@@ -48,4 +48,3 @@ pub(crate) fn components(tables: &[MaterialIndex]) -> Vec<Component> {
     }
     out
 }
-

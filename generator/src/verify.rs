@@ -96,7 +96,10 @@ const MAX_BLOCK_BYTES: usize = 32 << 10;
 
 /// Which block: signature, metric and block number in one word.
 fn block_key(sig: Signature, metric: Metric, block: u32) -> u64 {
-    let sig = (sig.white_men as u64) << 24 | (sig.white_kings as u64) << 16 | (sig.black_men as u64) << 8 | sig.black_kings as u64;
+    let sig = (sig.white_men as u64) << 24
+        | (sig.white_kings as u64) << 16
+        | (sig.black_men as u64) << 8
+        | sig.black_kings as u64;
     sig << 33 | ((metric == Metric::Wld) as u64) << 32 | block as u64
 }
 
@@ -271,36 +274,40 @@ pub fn verify_only(
             continue;
         }
         // One block of the DTW table at a time, its positions checked in parallel.
-        (0..dtw.header().blocks).into_par_iter().for_each_init(|| BlockCache::new(&shared), |cache, b| {
-            let stored = match dtw.block_scores(b) {
-                Ok(d) => d,
-                Err(e) => return note_bad(e),
-            };
-            let first = b as u64 * dtw.header().block_positions as u64;
-            for (i, &stored) in stored.iter().enumerate() {
-                let position = index.position(first + i as u64);
-                let checked = derive(&tables, &position, cache).and_then(|d| Ok((d, tables.wld(&position, cache)?)));
-                let (derived, stored_wld) = match checked {
-                    Ok((d, Some(w))) => (d, w),
-                    Ok((_, None)) => (None, Wld::Draw),
+        (0..dtw.header().blocks).into_par_iter().for_each_init(
+            || BlockCache::new(&shared),
+            |cache, b| {
+                let stored = match dtw.block_scores(b) {
+                    Ok(d) => d,
                     Err(e) => return note_bad(e),
                 };
-                if Some(stored) != derived || stored_wld != stored.wld() {
-                    count.fetch_add(1, Ordering::Relaxed);
-                    let mut f = found.lock().expect("no panics while held");
-                    if f.len() < max_reported {
-                        f.push(Disagreement {
-                            signature: *sig,
-                            fen: position.fen(),
-                            stored,
-                            stored_wld,
-                            derived: derived.unwrap_or(Score::DRAW),
-                        });
+                let first = b as u64 * dtw.header().block_positions as u64;
+                for (i, &stored) in stored.iter().enumerate() {
+                    let position = index.position(first + i as u64);
+                    let checked =
+                        derive(&tables, &position, cache).and_then(|d| Ok((d, tables.wld(&position, cache)?)));
+                    let (derived, stored_wld) = match checked {
+                        Ok((d, Some(w))) => (d, w),
+                        Ok((_, None)) => (None, Wld::Draw),
+                        Err(e) => return note_bad(e),
+                    };
+                    if Some(stored) != derived || stored_wld != stored.wld() {
+                        count.fetch_add(1, Ordering::Relaxed);
+                        let mut f = found.lock().expect("no panics while held");
+                        if f.len() < max_reported {
+                            f.push(Disagreement {
+                                signature: *sig,
+                                fen: position.fen(),
+                                stored,
+                                stored_wld,
+                                derived: derived.unwrap_or(Score::DRAW),
+                            });
+                        }
                     }
                 }
-            }
-            progress(stored.len() as u64);
-        });
+                progress(stored.len() as u64);
+            },
+        );
         report.positions += index.len();
     }
     let mut bad = bad.into_inner().expect("no panics while held");
