@@ -175,7 +175,7 @@ pub fn build_scope(
 ) -> Result<BuildSummary, BuildError> {
     let steps = scoped_steps(scope);
     let summary = summary(variant, &steps);
-    let cost = |pair: &Vec<Signature>| theory_bytes(variant, pair, budget).0;
+    let cost = |pair: &Vec<Signature>| pair_state_bytes(variant, pair, budget).0;
     // Every pair must fit before any work starts, not after hours of it.
     for step in &steps {
         batches(step, cost, budget)?;
@@ -196,12 +196,12 @@ fn slice_store_cache(budget: MemoryBudget) -> u64 {
     (budget.pair_bytes() / 4).min(64 << 20)
 }
 
-/// Working state of a pair's theoretical solve, and whether it is solved in slices: the
-/// whole pair in memory (two bytes per position) when that fits the budget, the faster
-/// way; else one men placement at a time (`slices`), each worker holding one placement
-/// of both tables (its state, its scores and the bytes written: six bytes a position),
-/// the values kept on disk beside the tables.
-pub(crate) fn theory_bytes(variant: Variant, pair: &[Signature], budget: MemoryBudget) -> (u64, bool) {
+/// Working state of a pair's solve (theory or rule tables alike), and whether it is
+/// solved in slices: the whole pair in memory (two bytes per position) when that fits
+/// the budget, the faster way; else one men placement at a time (`slices`), each worker
+/// holding one placement of both tables (its state, its values and the bytes written:
+/// six bytes a position), the values kept on disk beside the tables.
+pub(crate) fn pair_state_bytes(variant: Variant, pair: &[Signature], budget: MemoryBudget) -> (u64, bool) {
     let whole = positions_of(variant, pair) * crate::solve::STATE_BYTES_PER_POSITION;
     if whole <= budget.pair_bytes() {
         return (whole, false);
@@ -313,7 +313,7 @@ fn build_pair(
         return Ok(());
     }
     on_event(BuildEvent::Started { signatures: pair, positions });
-    if theory_bytes(variant, pair, budget).1 {
+    if pair_state_bytes(variant, pair, budget).1 {
         build_pair_in_slices(finished, variant, dir, pair, budget, on_event)?;
         on_event(BuildEvent::Finished { signatures: pair, positions });
         return Ok(());
@@ -426,8 +426,7 @@ pub fn build_pair_job(
     for (sig, metric) in &inputs {
         TableFile::open(&table_path(dir, &variant, *sig, *metric), &variant, *sig, *metric)?.verify_checksum()?;
     }
-    let theory = theory_bytes(variant, &pair, budget).0;
-    let needed = if ruled { theory.max(rule_pair_bytes(variant, &pair)) } else { theory };
+    let needed = pair_state_bytes(variant, &pair, budget).0;
     if needed > budget.pair_bytes() {
         return Err(BuildError::Memory {
             pair: pair_name(&pair),
@@ -439,7 +438,7 @@ pub fn build_pair_job(
     build_pair(&open_finished(dir, variant, None, budget)?, variant, dir, &pair, budget, on_event)?;
     if ruled {
         let finished = open_finished(dir, variant, Some(&rules), budget)?;
-        build_rule_pair(&finished, variant, rules, dir, &pair, on_event)?;
+        build_rule_pair(&finished, variant, rules, dir, &pair, budget, on_event)?;
     }
     Ok(PairJob::Built)
 }
@@ -473,7 +472,7 @@ pub fn build_rules_scope(
         .filter(|step| !step.is_empty())
         .collect();
     let summary = summary(variant, &steps);
-    let cost = |pair: &Vec<Signature>| rule_pair_bytes(variant, pair);
+    let cost = |pair: &Vec<Signature>| pair_state_bytes(variant, pair, budget).0;
     for step in &steps {
         batches(step, cost, budget)?;
     }
@@ -481,7 +480,9 @@ pub fn build_rules_scope(
     for step in steps {
         let finished = open_finished(dir, variant, Some(&rules), budget)?;
         for batch in batches(&step, cost, budget)? {
-            batch.par_iter().try_for_each(|pair| build_rule_pair(&finished, variant, rules, dir, pair, on_event))?;
+            batch
+                .par_iter()
+                .try_for_each(|pair| build_rule_pair(&finished, variant, rules, dir, pair, budget, on_event))?;
         }
     }
     Ok(summary)
@@ -499,6 +500,7 @@ fn build_rule_pair(
     rules: DrawRules,
     dir: &Path,
     pair: &[Signature],
+    budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<(), BuildError> {
     let metric = Metric::Rules(rules.set);
@@ -509,6 +511,11 @@ fn build_rule_pair(
     }
     on_event(BuildEvent::Started { signatures: pair, positions });
     let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
+    if pair_state_bytes(variant, pair, budget).1 {
+        rule_pair_in_slices(finished, variant, rules, dir, pair, budget, &progress)?;
+        on_event(BuildEvent::Finished { signatures: pair, positions });
+        return Ok(());
+    }
     let tables = solve_rule_pair(&FileOracle(finished), rules, variant, pair[0], &progress)?.unwrap_or_default();
     for table in &tables {
         write_rule_table(dir, variant.name, table, rules.set).map_err(|source| BuildError::Write {
@@ -517,5 +524,42 @@ fn build_rule_pair(
         })?;
     }
     on_event(BuildEvent::Finished { signatures: pair, positions });
+    Ok(())
+}
+
+/// As [`build_pair_in_slices`], for the rule tables.
+fn rule_pair_in_slices(
+    finished: &Tablebase,
+    variant: Variant,
+    rules: DrawRules,
+    dir: &Path,
+    pair: &[Signature],
+    budget: MemoryBudget,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(), BuildError> {
+    use crate::slices::{FileStore, SliceError};
+    let metric = Metric::Rules(rules.set);
+    let tables = crate::solve::pair_tables(variant, pair[0]);
+    let paths: Vec<PathBuf> =
+        tables.iter().map(|t| dir.join(variant.name).join(format!("{}.rules.slices.tmp", t.signature()))).collect();
+    let store_error = |source| BuildError::Write { path: paths[0].clone(), source };
+    let store = FileStore::create(&paths, &tables, slice_store_cache(budget) as usize).map_err(store_error)?;
+    let ruled =
+        crate::rule_solve::solve_rule_pair_on_disk(&FileOracle(finished), rules, variant, pair[0], &store, progress)
+            .map_err(|e| match e {
+                SliceError::Finished(e) => BuildError::Lookup(e),
+                SliceError::Store(source) => store_error(source),
+            })?;
+    if ruled {
+        for (t, index) in tables.iter().enumerate() {
+            crate::write::write_table_streamed(dir, variant.name, index, metric, &|r| store.scores(t, r)).map_err(
+                |source| BuildError::Write { path: table_path(dir, &variant, index.signature(), metric), source },
+            )?;
+        }
+    }
+    drop(store);
+    for path in &paths {
+        std::fs::remove_file(path).map_err(|source| BuildError::Write { path: path.clone(), source })?;
+    }
     Ok(())
 }

@@ -31,6 +31,8 @@ use rayon::prelude::*;
 
 use crate::components::{components, Component};
 use crate::registry::Registry;
+use crate::slices::{FileStore, SliceError};
+use crate::solve::pair_tables;
 
 /// The rule values of every position (White to move) of one signature.
 #[derive(Debug)]
@@ -110,33 +112,79 @@ impl Oracle for MemoryOracle<'_> {
 }
 
 /// Finished tables, and the components of the pair solved so far.
-struct PairOracle<'a, O> {
+struct PairOracle<'a, O, V> {
     finished: &'a O,
-    pair: &'a PairValues,
+    pair: &'a PairValues<V>,
 }
 
-impl<O: Oracle> Oracle for PairOracle<'_, O> {
-    type Error = O::Error;
+impl<O: Oracle, V: RuleValues> Oracle for PairOracle<'_, O, V> {
+    type Error = SliceError<O::Error, V::Error>;
 
-    fn theoretical(&self, position: &Position) -> Result<Score, O::Error> {
-        self.finished.theoretical(position)
+    fn theoretical(&self, position: &Position) -> Result<Score, Self::Error> {
+        self.finished.theoretical(position).map_err(SliceError::Finished)
     }
 
-    fn counted(&self, position: &Position) -> Result<RuleScore, O::Error> {
+    fn counted(&self, position: &Position) -> Result<RuleScore, Self::Error> {
         let normalized = position.normalized();
         let sig = Signature::of(&normalized);
         if let Some(t) = self.pair.tables.iter().position(|i| i.signature() == sig) {
-            let raw = self.pair.values[t][self.pair.tables[t].index(&normalized) as usize].load(Ordering::Acquire);
+            let raw = self.pair.values.get(t, self.pair.tables[t].index(&normalized)).map_err(SliceError::Store)?;
             return Ok(RuleScore::from_raw(raw));
         }
-        self.finished.counted(position)
+        self.finished.counted(position).map_err(SliceError::Finished)
     }
 }
 
 /// The pair being solved; a component reads the values of components solved before it.
-struct PairValues {
+struct PairValues<V> {
     tables: Vec<MaterialIndex>,
-    values: Vec<Vec<AtomicU16>>,
+    values: V,
+}
+
+/// Where a pair's rule values are kept: in memory, where a component is solved in place,
+/// or on disk ([`FileStore`]), where a component is solved in a state of its own size and
+/// then written: a pair larger than the memory budget.
+trait RuleValues: Sync {
+    type Error: Send;
+    /// The pair's value slots, when they are in memory.
+    fn in_place(&self) -> Option<&[Vec<AtomicU16>]>;
+    fn get(&self, table: usize, index: u64) -> Result<u16, Self::Error>;
+    fn put(&self, table: usize, first: u64, values: &[u16]) -> Result<(), Self::Error>;
+}
+
+impl RuleValues for Vec<Vec<AtomicU16>> {
+    type Error = std::convert::Infallible;
+
+    fn in_place(&self) -> Option<&[Vec<AtomicU16>]> {
+        Some(self)
+    }
+
+    fn get(&self, table: usize, index: u64) -> Result<u16, Self::Error> {
+        Ok(self[table][index as usize].load(Ordering::Acquire))
+    }
+
+    fn put(&self, table: usize, first: u64, values: &[u16]) -> Result<(), Self::Error> {
+        for (slot, v) in self[table][first as usize..].iter().zip(values) {
+            slot.store(*v, Ordering::Release);
+        }
+        Ok(())
+    }
+}
+
+impl RuleValues for &FileStore {
+    type Error = std::io::Error;
+
+    fn in_place(&self) -> Option<&[Vec<AtomicU16>]> {
+        None
+    }
+
+    fn get(&self, table: usize, index: u64) -> std::io::Result<u16> {
+        self.get_raw(table, index)
+    }
+
+    fn put(&self, table: usize, first: u64, values: &[u16]) -> std::io::Result<()> {
+        self.put_raw(table, first, values)
+    }
 }
 
 /// Solves the rule table(s) of `signature` and its colour flip, or returns `Ok(None)`
@@ -154,22 +202,17 @@ where
     O: Oracle + Sync,
     O::Error: Send,
 {
-    let Some(context) = rules.context(signature) else { return Ok(None) };
-    let mut tables = vec![MaterialIndex::new(variant, signature).expect("table-sized signature")];
-    if signature.flipped() != signature {
-        tables.push(MaterialIndex::new(variant, signature.flipped()).expect("table-sized signature"));
+    if rules.context(signature).is_none() {
+        return Ok(None);
     }
-    let values = tables.iter().map(|t| (0..t.len()).map(|_| AtomicU16::new(RuleScore::NONE.raw())).collect()).collect();
+    let tables = pair_tables(variant, signature);
+    let values: Vec<Vec<AtomicU16>> =
+        tables.iter().map(|t| (0..t.len()).map(|_| AtomicU16::new(RuleScore::NONE.raw())).collect()).collect();
     let pair = PairValues { tables, values };
-
-    let mut components = components(&pair.tables);
-    components.sort_by_key(|c| std::cmp::Reverse(c.advancement));
-    let oracle = PairOracle { finished, pair: &pair };
-    let solver = ComponentSolver { rules, context, cap: context.max_plies(&rules), pair: &pair, oracle: &oracle };
-    for group in components.chunk_by(|a, b| a.advancement == b.advancement) {
-        group.par_iter().try_for_each(|c| solver.solve(c, progress).map(drop))?;
-    }
-
+    solve_components(finished, rules, &pair, progress).map_err(|e| match e {
+        SliceError::Finished(e) => e,
+        SliceError::Store(never) => match never {},
+    })?;
     let PairValues { tables, values } = pair;
     Ok(Some(
         tables
@@ -183,12 +226,57 @@ where
     ))
 }
 
-struct ComponentSolver<'a, O> {
+/// As [`solve_rule_pair`], the values kept in `store` (one file per table of the pair,
+/// from [`crate::slices::FileStore::create`]): a component at a time in a working state
+/// of its own size. Returns whether the rule set keeps a table for this material.
+pub(crate) fn solve_rule_pair_on_disk<O>(
+    finished: &O,
+    rules: DrawRules,
+    variant: Variant,
+    signature: Signature,
+    store: &FileStore,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<bool, SliceError<O::Error, std::io::Error>>
+where
+    O: Oracle + Sync,
+    O::Error: Send,
+{
+    if rules.context(signature).is_none() {
+        return Ok(false);
+    }
+    let pair = PairValues { tables: pair_tables(variant, signature), values: store };
+    solve_components(finished, rules, &pair, progress)?;
+    Ok(true)
+}
+
+fn solve_components<O, V>(
+    finished: &O,
+    rules: DrawRules,
+    pair: &PairValues<V>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(), SliceError<O::Error, V::Error>>
+where
+    O: Oracle + Sync,
+    O::Error: Send,
+    V: RuleValues,
+{
+    let context = rules.context(pair.tables[0].signature()).expect("checked by the caller");
+    let mut components = components(&pair.tables);
+    components.sort_by_key(|c| std::cmp::Reverse(c.advancement));
+    let oracle = PairOracle { finished, pair };
+    let solver = ComponentSolver { rules, context, cap: context.max_plies(&rules), pair, oracle: &oracle };
+    for group in components.chunk_by(|a, b| a.advancement == b.advancement) {
+        group.par_iter().try_for_each(|c| solver.solve(c, progress).map(drop))?;
+    }
+    Ok(())
+}
+
+struct ComponentSolver<'a, O, V> {
     rules: DrawRules,
     context: Context,
     cap: u16,
-    pair: &'a PairValues,
-    oracle: &'a PairOracle<'a, O>,
+    pair: &'a PairValues<V>,
+    oracle: &'a PairOracle<'a, O, V>,
 }
 
 /// A node's moves: how many stay inside the component (quiet king moves), and what
@@ -203,6 +291,9 @@ struct Exits {
     /// Longest loss through exits.
     loss: u16,
 }
+
+/// Why a component cannot be solved: a finished table or the pair's store failed.
+type PairError<O, V> = SliceError<<O as Oracle>::Error, <V as RuleValues>::Error>;
 
 /// Node state while a component is solved, in the pair's own value slots (two bytes):
 /// below `PENDING` a [`RuleScore`] (final once the scan reaches its ply; a win may still
@@ -219,7 +310,7 @@ const NOTHING: u16 = u16::MAX;
 /// Nodes per chunk: the unit of parallel work and of the scan's skip summary.
 const CHUNK: usize = 4096;
 
-impl<O: Oracle + Sync> ComponentSolver<'_, O>
+impl<O: Oracle + Sync, V: RuleValues> ComponentSolver<'_, O, V>
 where
     O::Error: Send,
 {
@@ -229,12 +320,19 @@ where
     /// reads only components solved before it, through its exits. Returns its number of
     /// positions; `progress` gets one unit per node initialised and one per node resolved
     /// or left undecided.
-    fn solve(&self, component: &Component, progress: &(dyn Fn(u64) + Sync)) -> Result<u64, O::Error> {
+    fn solve(&self, component: &Component, progress: &(dyn Fn(u64) + Sync)) -> Result<u64, PairError<O, V>> {
         let kings = self.pair.tables[0].king_placements() as usize;
         let n = component.parts.len() * kings;
-        let slot = |local: usize| {
-            let (t, m) = component.parts[local / kings];
-            &self.pair.values[t][m as usize * kings + local % kings]
+        let own: Vec<AtomicU16> = match self.pair.values.in_place() {
+            Some(_) => Vec::new(),
+            None => (0..n).map(|_| AtomicU16::new(RuleScore::NONE.raw())).collect(),
+        };
+        let slot = |local: usize| match self.pair.values.in_place() {
+            Some(values) => {
+                let (t, m) = component.parts[local / kings];
+                &values[t][m as usize * kings + local % kings]
+            }
+            None => &own[local],
         };
         let position_of = |local: usize| {
             let (t, m) = component.parts[local / kings];
@@ -264,7 +362,7 @@ where
             }
             min.store(lowest, Ordering::Release);
             progress(chunk_range(c).len() as u64);
-            Ok::<_, O::Error>(())
+            Ok::<_, PairError<O, V>>(())
         })?;
 
         // 2. Propagate ply by ply: a loss in `ply` makes its parents wins in `ply + 1`,
@@ -341,6 +439,12 @@ where
             }
         });
         progress(n as u64 - resolved_total);
+        if self.pair.values.in_place().is_none() {
+            for (part, &(t, m)) in own.chunks(kings).zip(&component.parts) {
+                let raw: Vec<u16> = part.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+                self.pair.values.put(t, m * kings as u64, &raw).map_err(SliceError::Store)?;
+            }
+        }
         Ok(n as u64)
     }
 
@@ -353,7 +457,7 @@ where
         ply: u16,
         moves: &mut MoveList,
         lower: impl Fn(u16),
-    ) -> Result<(), O::Error> {
+    ) -> Result<(), PairError<O, V>> {
         let mut current = slot.load(Ordering::Acquire);
         loop {
             if current < PENDING || current == CANNOT_LOSE {
@@ -383,7 +487,7 @@ where
 
     /// What the node's moves give: quiet king moves are counted, every other move is
     /// valued (afresh when it ends the count).
-    fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, O::Error> {
+    fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, PairError<O, V>> {
         position.legal_moves_into(moves);
         let mut e = Exits::default();
         for mv in moves.iter() {

@@ -101,10 +101,28 @@ impl FileStore {
 
     /// The scores of positions `range` of table `table`.
     pub(crate) fn scores(&self, table: usize, range: Range<u64>) -> std::io::Result<Vec<Score>> {
+        Ok(self.raw(table, range)?.into_iter().map(Score::from_raw).collect())
+    }
+
+    /// The raw two-byte values of positions `range` of table `table` (a score or a rule
+    /// value: the store keeps either).
+    pub(crate) fn raw(&self, table: usize, range: Range<u64>) -> std::io::Result<Vec<u16>> {
         use std::os::unix::fs::FileExt;
         let mut bytes = vec![0u8; 2 * (range.end - range.start) as usize];
         self.files[table].read_exact_at(&mut bytes, 2 * range.start)?;
-        Ok(bytes.chunks_exact(2).map(|b| Score::from_raw(u16::from_le_bytes([b[0], b[1]]))).collect())
+        Ok(bytes.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect())
+    }
+
+    /// The raw value of one position, through the cache of placements.
+    pub(crate) fn get_raw(&self, table: usize, index: u64) -> std::io::Result<u16> {
+        self.get(table, index).map(Score::raw)
+    }
+
+    /// Keeps raw values of consecutive positions from `first` on.
+    pub(crate) fn put_raw(&self, table: usize, first: u64, values: &[u16]) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.files[table].write_all_at(&bytes, 2 * first)
     }
 }
 
@@ -132,16 +150,16 @@ impl PairStore for FileStore {
     }
 
     fn put(&self, table: usize, first: u64, scores: &[Score]) -> std::io::Result<()> {
-        use std::os::unix::fs::FileExt;
-        let bytes: Vec<u8> = scores.iter().flat_map(|s| s.raw().to_le_bytes()).collect();
-        self.files[table].write_all_at(&bytes, 2 * first)
+        self.put_raw(table, first, &scores.iter().map(|s| s.raw()).collect::<Vec<_>>())
     }
 }
 
 /// Why a component cannot be solved: a finished table or the store failed.
 #[derive(Debug)]
 pub(crate) enum SliceError<F, S> {
+    /// Reading a finished table.
     Finished(F),
+    /// Reading or writing the pair's store.
     Store(S),
 }
 
@@ -342,10 +360,11 @@ mod tests {
     }
 
     /// A budget too small for the larger pairs of Russian 2-4 solves them in slices, on
-    /// disk; every file equals a build with room to spare, and no store file is left.
+    /// disk, theory and rule tables; every file equals a build with room to spare, and no
+    /// store file is left.
     #[test]
     fn a_build_over_budget_solves_in_slices_with_the_same_files() {
-        use crate::build::{build_scope, theory_bytes, Scope};
+        use crate::build::{build_rules_scope, build_scope, pair_state_bytes, Scope};
         use crate::MemoryBudget;
         let variant = Variant::RUSSIAN;
         let root = std::env::temp_dir().join(format!("kabe-sliced-build-{}", std::process::id()));
@@ -355,11 +374,15 @@ mod tests {
         let budget = MemoryBudget::new((192 << 20) + (32 << 20) + 1_200_000);
         let sliced: Vec<Signature> = Signature::all_with(4)
             .into_iter()
-            .filter(|s| *s <= s.flipped() && theory_bytes(variant, &[*s], budget).1)
+            .filter(|s| *s <= s.flipped() && pair_state_bytes(variant, &[*s], budget).1)
             .collect();
         assert!(sliced.contains(&Signature::new(1, 1, 1, 1)), "sliced: {sliced:?}");
-        build_scope(variant, Scope::Pieces(4), &roomy, MemoryBudget::default(), &|_| {}).expect("roomy build");
-        build_scope(variant, Scope::Pieces(4), &tight, budget, &|_| {}).expect("tight build");
+        let rules = kabe_probe::DrawRules::new(variant.default_draw_rules(), &variant);
+        assert!(sliced.iter().any(|s| rules.context(*s).is_some()), "no sliced pair keeps rule tables: {sliced:?}");
+        for (dir, budget) in [(&roomy, MemoryBudget::default()), (&tight, budget)] {
+            build_scope(variant, Scope::Pieces(4), dir, budget, &|_| {}).expect("theory");
+            build_rules_scope(variant, rules, Scope::Pieces(4), dir, budget, &|_| {}).expect("rule tables");
+        }
         let mut files = 0;
         for entry in std::fs::read_dir(roomy.join(variant.name)).expect("tables") {
             let name = entry.expect("entry").file_name();
@@ -375,7 +398,11 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert!(left.is_empty(), "left behind: {left:?}");
-        assert!(files > 30, "{files} files");
+        let rule_files = std::fs::read_dir(tight.join(variant.name))
+            .expect("tables")
+            .filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().contains(rules.set.name())))
+            .count();
+        assert!(files > 30 && rule_files > 10, "{files} files, {rule_files} rule tables");
         std::fs::remove_dir_all(&root).expect("clean up");
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use kabe_probe::table::{
     encode_block, encode_rule_block, encode_wld_block, file_name, Header, Metric, FORMAT_VERSION, HEADER_LEN,
 };
-use kabe_probe::{DrawRuleSet, MaterialIndex, Score};
+use kabe_probe::{DrawRuleSet, MaterialIndex, RuleScore, Score};
 use rayon::prelude::*;
 
 use crate::registry::SolvedTable;
@@ -94,7 +94,8 @@ fn entry_bits(metric: Metric, scores: &[Score]) -> std::io::Result<u8> {
         Metric::Wld => Ok(2),
         Metric::Dtw if scores.iter().all(|s| s.plies().is_none_or(|p| p < u8::MAX as u16)) => Ok(8),
         Metric::Dtw => Ok(16),
-        Metric::Rules(_) => Err(std::io::Error::other("a rule table is written by write_rule_table")),
+        // A distance within a count fits a byte (`encode_rule_block`).
+        Metric::Rules(_) => Ok(8),
     }
 }
 
@@ -122,6 +123,10 @@ fn encode_table_block(index: &MaterialIndex, metric: Metric, entry_bits: u8, b: 
         let captures: Vec<bool> = index.positions(first..first + chunk.len() as u64).map(|p| p.has_capture()).collect();
         return encode_wld_block(chunk, |i| captures[i]);
     }
+    if let Metric::Rules(_) = metric {
+        // The values are rule values carried in scores' two bytes (a store keeps either).
+        return encode_rule_block(&chunk.iter().map(|s| RuleScore::from_raw(s.raw())).collect::<Vec<_>>());
+    }
     encode_block(metric, entry_bits, chunk)
 }
 
@@ -145,8 +150,8 @@ pub(crate) fn write_table_streamed(
     let range_of = |b: u64| b * per..((b + 1) * per).min(positions);
     let mut bits = entry_bits(metric, &[])?;
     for batch in (0..blocks).step_by(BATCH as usize) {
-        if bits != 8 {
-            break; // WLD, or a distance already too long for a byte
+        if metric != Metric::Dtw || bits != 8 {
+            break; // no choice to make, or a distance already too long for a byte
         }
         let first = range_of(batch).start;
         let last = range_of((batch + BATCH).min(blocks) - 1).end;
