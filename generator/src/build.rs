@@ -10,7 +10,8 @@ use rayon::prelude::*;
 
 use crate::budget::MemoryBudget;
 use crate::lookup::FileOracle;
-use crate::rule_solve::solve_rule_pair;
+use crate::rule_solve::{solve_rule_pair, solve_rule_pair_on_disk};
+use crate::slices::{FileStore, SliceError};
 use crate::solve::solve_pair;
 use crate::write::{write_rule_table, write_table};
 
@@ -314,7 +315,10 @@ fn build_pair(
     }
     on_event(BuildEvent::Started { signatures: pair, positions });
     if pair_state_bytes(variant, pair, budget).1 {
-        build_pair_in_slices(finished, variant, dir, pair, budget, on_event)?;
+        let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
+        build_in_slices(variant, dir, pair, budget, ("theory", &[Metric::Wld, Metric::Dtw]), |tables, store| {
+            crate::slices::solve_pair_sliced(finished, tables, store, &progress).map(|()| true)
+        })?;
         on_event(BuildEvent::Finished { signatures: pair, positions });
         return Ok(());
     }
@@ -333,29 +337,28 @@ fn build_pair(
 }
 
 /// A pair too large for the budget, solved one men placement at a time into files of two
-/// bytes per position (`<sig>.slices.tmp` beside the tables, removed afterwards), and its
-/// tables written from them block by block.
-fn build_pair_in_slices(
-    finished: &Tablebase,
+/// bytes per position (`<sig>.<name>.slices.tmp` beside the tables, removed afterwards)
+/// by `solve`, which says whether there is a table to write; the `metrics` tables are
+/// then written from those files block by block.
+fn build_in_slices(
     variant: Variant,
     dir: &Path,
     pair: &[Signature],
     budget: MemoryBudget,
-    on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
+    (name, metrics): (&str, &[Metric]),
+    solve: impl FnOnce(&[MaterialIndex], &FileStore) -> Result<bool, SliceError<ProbeError, std::io::Error>>,
 ) -> Result<(), BuildError> {
-    use crate::slices::{solve_pair_sliced, FileStore, SliceError};
     let tables = crate::solve::pair_tables(variant, pair[0]);
     let paths: Vec<PathBuf> =
-        tables.iter().map(|t| dir.join(variant.name).join(format!("{}.slices.tmp", t.signature()))).collect();
+        tables.iter().map(|t| dir.join(variant.name).join(format!("{}.{name}.slices.tmp", t.signature()))).collect();
     let store_error = |source| BuildError::Write { path: paths[0].clone(), source };
     let store = FileStore::create(&paths, &tables, slice_store_cache(budget) as usize).map_err(store_error)?;
-    solve_pair_sliced(finished, &tables, &store, &|units| on_event(BuildEvent::Progress { signatures: pair, units }))
-        .map_err(|e| match e {
+    let solved = solve(&tables, &store).map_err(|e| match e {
         SliceError::Finished(e) => BuildError::Lookup(e),
         SliceError::Store(source) => store_error(source),
     })?;
-    for (t, index) in tables.iter().enumerate() {
-        for metric in [Metric::Wld, Metric::Dtw] {
+    for (t, index) in tables.iter().enumerate().filter(|_| solved) {
+        for &metric in metrics {
             crate::write::write_table_streamed(dir, variant.name, index, metric, &|r| store.scores(t, r)).map_err(
                 |source| BuildError::Write { path: table_path(dir, &variant, index.signature(), metric), source },
             )?;
@@ -512,7 +515,9 @@ fn build_rule_pair(
     on_event(BuildEvent::Started { signatures: pair, positions });
     let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
     if pair_state_bytes(variant, pair, budget).1 {
-        rule_pair_in_slices(finished, variant, rules, dir, pair, budget, &progress)?;
+        build_in_slices(variant, dir, pair, budget, ("rules", &[metric]), |_, store| {
+            solve_rule_pair_on_disk(&FileOracle(finished), rules, variant, pair[0], store, &progress)
+        })?;
         on_event(BuildEvent::Finished { signatures: pair, positions });
         return Ok(());
     }
@@ -524,42 +529,5 @@ fn build_rule_pair(
         })?;
     }
     on_event(BuildEvent::Finished { signatures: pair, positions });
-    Ok(())
-}
-
-/// As [`build_pair_in_slices`], for the rule tables.
-fn rule_pair_in_slices(
-    finished: &Tablebase,
-    variant: Variant,
-    rules: DrawRules,
-    dir: &Path,
-    pair: &[Signature],
-    budget: MemoryBudget,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Result<(), BuildError> {
-    use crate::slices::{FileStore, SliceError};
-    let metric = Metric::Rules(rules.set);
-    let tables = crate::solve::pair_tables(variant, pair[0]);
-    let paths: Vec<PathBuf> =
-        tables.iter().map(|t| dir.join(variant.name).join(format!("{}.rules.slices.tmp", t.signature()))).collect();
-    let store_error = |source| BuildError::Write { path: paths[0].clone(), source };
-    let store = FileStore::create(&paths, &tables, slice_store_cache(budget) as usize).map_err(store_error)?;
-    let ruled =
-        crate::rule_solve::solve_rule_pair_on_disk(&FileOracle(finished), rules, variant, pair[0], &store, progress)
-            .map_err(|e| match e {
-                SliceError::Finished(e) => BuildError::Lookup(e),
-                SliceError::Store(source) => store_error(source),
-            })?;
-    if ruled {
-        for (t, index) in tables.iter().enumerate() {
-            crate::write::write_table_streamed(dir, variant.name, index, metric, &|r| store.scores(t, r)).map_err(
-                |source| BuildError::Write { path: table_path(dir, &variant, index.signature(), metric), source },
-            )?;
-        }
-    }
-    drop(store);
-    for path in &paths {
-        std::fs::remove_file(path).map_err(|source| BuildError::Write { path: path.clone(), source })?;
-    }
     Ok(())
 }

@@ -32,7 +32,7 @@ use rayon::prelude::*;
 use crate::components::{components, Component};
 use crate::registry::Registry;
 use crate::slices::{FileStore, SliceError};
-use crate::solve::pair_tables;
+use crate::solve::{count_down, pair_tables, CANNOT_LOSE, EXIT_UNKNOWN, PENDING};
 
 /// The rule values of every position (White to move) of one signature.
 #[derive(Debug)]
@@ -299,12 +299,11 @@ type PairError<O, V> = SliceError<<O as Oracle>::Error, <V as RuleValues>::Error
 /// below `PENDING` a [`RuleScore`] (final once the scan reaches its ply; a win may still
 /// be lowered before); from it up, unresolved: `PENDING | exit_loss << 8 | moves`, the
 /// low byte counting quiet king moves not yet known to lose, the next 7 bits the longest
-/// loss through a move leaving the component (`EXIT_UNKNOWN`: longer, look again).
-const PENDING: u16 = 0x8000;
-const EXIT_UNKNOWN: u16 = 0x7F;
-/// Unresolved and never lost within the cap; also [`RuleScore::NONE`], so a node left
-/// unresolved is already its final value.
-const CANNOT_LOSE: u16 = u16::MAX;
+/// loss through a move leaving the component (`EXIT_UNKNOWN`: longer, look again); the
+/// theoretical solver's constants (`crate::solve`). `CANNOT_LOSE` (never lost within the
+/// cap) is also [`RuleScore::NONE`], so a node left unresolved is already its final
+/// value.
+const _: () = assert!(CANNOT_LOSE == RuleScore::NONE.raw());
 /// Chunk minimum with no value pending.
 const NOTHING: u16 = u16::MAX;
 /// Nodes per chunk: the unit of parallel work and of the scan's skip summary.
@@ -458,21 +457,8 @@ where
         moves: &mut MoveList,
         lower: impl Fn(u16),
     ) -> Result<(), PairError<O, V>> {
-        let mut current = slot.load(Ordering::Acquire);
-        loop {
-            if current < PENDING || current == CANNOT_LOSE {
-                return Ok(()); // won, or never lost
-            }
-            match slot.compare_exchange_weak(current, current - 1, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => break,
-                Err(seen) => current = seen,
-            }
-        }
-        if (current - 1) & 0xFF != 0 {
-            return Ok(());
-        }
-        // Every move loses: this thread alone saw the count reach zero.
-        let exit_loss = match (current >> 8) & EXIT_UNKNOWN {
+        let Some(exit_field) = count_down(slot) else { return Ok(()) };
+        let exit_loss = match exit_field {
             EXIT_UNKNOWN => self.exits(parent, moves)?.loss,
             held => held,
         };

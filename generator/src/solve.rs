@@ -37,11 +37,11 @@ use crate::registry::SolvedTable;
 /// the low byte counts the moves inside the pair not yet known to lose (at most 8
 /// kings of 17 moves each: below 255), the next 7 bits hold the longest loss through a
 /// move out of the pair (`EXIT_UNKNOWN` when longer: found again from the moves).
-const PENDING: u16 = 0x8000;
+pub(crate) const PENDING: u16 = 0x8000;
 /// Exit loss field: too long to hold, look again.
-const EXIT_UNKNOWN: u16 = 0x7F;
+pub(crate) const EXIT_UNKNOWN: u16 = 0x7F;
 /// Unresolved, and some move leads to a draw: never lost (no position has 255 moves).
-const CANNOT_LOSE: u16 = u16::MAX;
+pub(crate) const CANNOT_LOSE: u16 = u16::MAX;
 /// Chunk minimum when the chunk holds no pending value.
 const NOTHING: u16 = u16::MAX;
 
@@ -330,25 +330,29 @@ fn count_won_child<G: Graph>(
     moves: &mut MoveList,
     lower: &impl Fn(u64, u16),
 ) -> Result<(), G::Error> {
-    let slot = &state[parent as usize];
+    let Some(exit_field) = count_down(&state[parent as usize]) else { return Ok(()) };
+    let exit_loss = match exit_field {
+        EXIT_UNKNOWN => graph.exits(&graph.position(parent), moves)?.longest_loss,
+        held => held,
+    };
+    lower(parent, (ply + 1).max(exit_loss));
+    Ok(())
+}
+
+/// Takes one move off a pending node's count (`PENDING | exit_loss << 8 | moves`).
+/// Returns the exit-loss field when this call took the last move, so that exactly one
+/// thread goes on to mark the node lost; `None` when moves are left or the node is not
+/// pending (won, or never lost).
+pub(crate) fn count_down(slot: &AtomicU16) -> Option<u16> {
     let mut current = slot.load(Ordering::Acquire);
     loop {
         if current < PENDING || current == CANNOT_LOSE {
-            return Ok(()); // won (or winning), or never lost
+            return None;
         }
         match slot.compare_exchange_weak(current, current - 1, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) => break,
             Err(seen) => current = seen,
         }
     }
-    if (current - 1) & 0xFF != 0 {
-        return Ok(());
-    }
-    // Every move loses: this thread alone saw the count reach zero.
-    let exit_loss = match (current >> 8) & EXIT_UNKNOWN {
-        EXIT_UNKNOWN => graph.exits(&graph.position(parent), moves)?.longest_loss,
-        held => held,
-    };
-    lower(parent, (ply + 1).max(exit_loss));
-    Ok(())
+    ((current - 1) & 0xFF == 0).then_some((current >> 8) & EXIT_UNKNOWN)
 }
