@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 pub struct MovesArgs {
     /// The position (PDN FEN, e.g. "W:W31-50:B1-20"); omit with --stdin.
     fen: Option<String>,
-    /// Variant: international, russian, russian-free-landing, kabe, kabe-short-king-capture.
+    /// Variant: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech.
     #[arg(long, short, default_value = "international")]
     variant: String,
     /// Print JSON: the moves with their squares, captured pieces and the FEN after.

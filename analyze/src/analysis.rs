@@ -11,7 +11,7 @@ use kabe_probe::Variant;
 
 use crate::annotate::{annotate, AnnotateError, GameAnnotation, Reach};
 use crate::pdn::{PdnGame, PdnReader};
-use crate::replay::{replay, Replay, ReplayError};
+use crate::replay::{replay, Problem, Replay, ReplayError};
 
 /// What became of one game.
 #[derive(Debug)]
@@ -30,6 +30,8 @@ pub enum GameOutcome {
     },
     /// Not replayed: the error names file, game, players and move.
     Failed(ReplayError),
+    /// A game kabe does not play (its GameType names another game): skipped, not failed.
+    Skipped(ReplayError),
 }
 
 /// Counts over everything analysed.
@@ -41,6 +43,10 @@ pub struct Summary {
     pub analysed: usize,
     /// Games that could not be replayed.
     pub failed: usize,
+    /// Games of a GameType kabe does not play.
+    pub skipped: usize,
+    /// The GameTypes skipped, as `(file, GameType)`, each named once.
+    pub skipped_game_types: BTreeSet<(String, String)>,
     /// Positions annotated with a table verdict.
     pub positions: usize,
     /// Moves that changed the exact verdict.
@@ -72,6 +78,12 @@ impl Summary {
                 self.variants_without_tables.insert(replay.variant.name.to_string());
             }
             GameOutcome::Failed(_) => self.failed += 1,
+            GameOutcome::Skipped(e) => {
+                self.skipped += 1;
+                if let Problem::UnsupportedGameType(t) = &e.problem {
+                    self.skipped_game_types.insert((e.file.clone(), t.clone()));
+                }
+            }
         }
     }
 }
@@ -93,6 +105,7 @@ impl<'a> Analyzer<'a> {
     pub fn game(&self, file: &str, game: &PdnGame) -> Result<GameOutcome, AnnotateError> {
         let replay = match replay(file, game, self.variant) {
             Ok(r) => r,
+            Err(e) if matches!(e.problem, Problem::UnsupportedGameType(_)) => return Ok(GameOutcome::Skipped(e)),
             Err(e) => return Ok(GameOutcome::Failed(e)),
         };
         if self.tables.draw_rules(&replay.variant).is_none() {

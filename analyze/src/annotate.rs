@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use kabe_probe::rules::exact::Verdict;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{Color, Counters, DrawRuleSet, DrawRules, Move, PieceKind, Position, Signature, Variant, Wld};
+use kabe_probe::{Counters, DrawRuleSet, DrawRules, Move, PieceKind, Position, Signature, Variant, Wld};
 
 use crate::repetition::{self, Repetitions};
 use crate::replay::Replay;
@@ -128,10 +128,16 @@ impl GameAnnotation {
 
 /// The move number of the position after `ply` plies from `start`: `12.` or `12...`.
 pub fn move_number(start: &Position, ply: usize) -> String {
-    let first_black = usize::from(start.turn() == Color::Black);
-    let number = (ply + first_black) / 2 + 1;
-    let white_to_move = (ply + first_black) % 2 == 0;
-    format!("{number}{}", if white_to_move { "." } else { "..." })
+    let (number, opens) = move_number_of(start, ply);
+    format!("{number}{}", if opens { "." } else { "..." })
+}
+
+/// The move number of ply `ply` from `start`, and whether that ply opens the number: the
+/// side that moves first in the variant (White, or Black in English and Pool checkers)
+/// opens each number, as the games' own books write them.
+pub fn move_number_of(start: &Position, ply: usize) -> (usize, bool) {
+    let second_first = usize::from(start.turn() != start.variant().first_to_move);
+    ((ply + second_first) / 2 + 1, (ply + second_first) % 2 == 0)
 }
 
 /// Whether a move can never be undone, so no earlier position can come back.

@@ -1,6 +1,6 @@
 //! Strict replay of a PDN game: which game it is, where it starts, every move legal.
 
-use kabe_probe::{Color, Move, MoveError, Position, Variant};
+use kabe_probe::{Move, MoveError, Position, Variant};
 
 use crate::pdn::PdnGame;
 
@@ -15,8 +15,9 @@ pub struct Replay {
     pub moves: Vec<Move>,
     /// The position after the last move.
     pub end: Position,
-    /// The variant was guessed from the squares (no GameType, no `--variant`): Czech and
-    /// Pool draughts share Russian's board and notation, so reports say so.
+    /// The variant was guessed (no GameType, no `--variant`): the first of the games its
+    /// tags and squares suggest in which every move is legal. 8x8 games share boards
+    /// and notations, so reports say so.
     pub guessed: bool,
 }
 
@@ -41,7 +42,7 @@ pub struct ReplayError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Problem {
     /// A GameType kabe does not play.
-    #[error("GameType {0} is not a game kabe supports (20 international, 25 Russian); skipped")]
+    #[error("GameType {tag}{name} is not a game kabe plays (20, 21, 22, 23, 25, 26, 29); skipped", tag = .0, name = game_type_name(.0).map(|n| format!(" ({n})")).unwrap_or_default())]
     UnsupportedGameType(String),
     /// No GameType and nothing that tells the game.
     #[error("no GameType tag and {0}; give --variant")]
@@ -66,6 +67,28 @@ pub enum Problem {
     },
 }
 
+/// The name the PDN standard gives a GameType number, for messages.
+pub fn game_type_name(tag: &str) -> Option<&'static str> {
+    let number: String = tag.trim().chars().take_while(char::is_ascii_digit).collect();
+    Some(match number.parse::<u8>().ok()? {
+        20 => "international",
+        21 => "English",
+        22 => "Italian",
+        23 => "American pool",
+        24 => "Spanish",
+        25 => "Russian",
+        26 => "Brazilian",
+        27 => "Canadian",
+        28 => "Portuguese",
+        29 => "Czech",
+        30 => "Turkish",
+        31 => "Thai",
+        40 => "Frisian",
+        41 => "Spantsiretti",
+        _ => return None,
+    })
+}
+
 /// The variant a GameType tag names (`20`, `25,W,8,8,A0,0`, ...).
 fn variant_of_game_type(tag: &str) -> Result<Variant, Problem> {
     let number: String = tag.trim().chars().take_while(char::is_ascii_digit).collect();
@@ -76,27 +99,35 @@ fn variant_of_game_type(tag: &str) -> Result<Variant, Problem> {
         .ok_or_else(|| Problem::UnsupportedGameType(tag.to_string()))
 }
 
-/// Guesses the variant of a game without GameType from its squares: algebraic squares
-/// are the Russian game's notation; a numeric square above 32 means 10x10.
-fn guess_variant(game: &PdnGame) -> Result<Variant, Problem> {
+/// The games a game without GameType may be, most likely first: Italian tags name the
+/// Italian game; algebraic squares are the notation of Russian, Brazilian and Czech
+/// draughts; numbers above 32 mean 10x10; numbers up to 32 are English (the usual
+/// numeric 8x8 game), else Italian or Pool, else (without a setup) a short
+/// international game.
+fn candidates(game: &PdnGame) -> Result<Vec<Variant>, Problem> {
+    let italian_tags = ["Bianco", "Nero", "Risultato"].iter().any(|t| game.tag(t).is_some());
     let texts = game.moves.iter().map(|m| m.text.as_str());
     let algebraic = texts.clone().any(|t| t.chars().any(|c| c.is_ascii_alphabetic() && !"xX".contains(c)));
     if algebraic {
-        return Ok(Variant::RUSSIAN);
+        return Ok(vec![Variant::RUSSIAN, Variant::BRAZILIAN, Variant::CZECH]);
     }
     let fen = game.tag("FEN").or(game.setup.as_deref()).unwrap_or("");
     let numbers = texts
         .chain(std::iter::once(fen))
         .flat_map(|t| t.split(|c: char| !c.is_ascii_digit()).filter_map(|n| n.parse::<u32>().ok()).collect::<Vec<_>>());
     match numbers.max() {
-        Some(n) if n > 32 => Ok(Variant::INTERNATIONAL),
-        Some(_) => Err(Problem::UnknownVariant("numeric squares up to 32 (an 8x8 game, but which?)".into())),
+        Some(n) if n > 32 => Ok(vec![Variant::INTERNATIONAL]),
+        Some(_) if italian_tags => Ok(vec![Variant::ITALIAN, Variant::ENGLISH]),
+        // A setup with squares up to 32 is an 8x8 problem; a bare short game may be 10x10.
+        Some(_) if !fen.is_empty() => Ok(vec![Variant::ENGLISH, Variant::ITALIAN, Variant::POOL]),
+        Some(_) => Ok(vec![Variant::ENGLISH, Variant::ITALIAN, Variant::POOL, Variant::INTERNATIONAL]),
         None => Err(Problem::UnknownVariant("no squares to tell the board by".into())),
     }
 }
 
 /// Replays `game` from `file`: the variant from `variant` if given, else its GameType,
-/// else its squares; the start from its FEN (tag or `/FEN/` setup) or the variant's start.
+/// else the first game its tags and squares suggest that replays it; the start from its
+/// FEN (tag or `/FEN/` setup) or the variant's start.
 pub fn replay(file: &str, game: &PdnGame, variant: Option<Variant>) -> Result<Replay, ReplayError> {
     let fail = |line: usize, problem: Problem| ReplayError {
         file: file.to_string(),
@@ -105,24 +136,33 @@ pub fn replay(file: &str, game: &PdnGame, variant: Option<Variant>) -> Result<Re
         line,
         problem,
     };
-    let (variant, guessed) = match (variant, game.tag("GameType")) {
-        (Some(v), _) => (v, false),
-        (None, Some(tag)) => (variant_of_game_type(tag).map_err(|p| fail(game.line, p))?, false),
-        (None, None) => (guess_variant(game).map_err(|p| fail(game.line, p))?, true),
+    let candidates = match (variant, game.tag("GameType")) {
+        (Some(v), _) => return replay_as(game, v, &fail),
+        (None, Some(tag)) => return replay_as(game, variant_of_game_type(tag).map_err(|p| fail(game.line, p))?, &fail),
+        (None, None) => candidates(game).map_err(|p| fail(game.line, p))?,
     };
-    let replayed = replay_as(game, variant, &fail);
-    match replayed {
-        // A guess that meets an illegal move may be the wrong game (Czech and Pool draughts
-        // share Russian's board and notation): say so rather than blame the move.
-        Err(ReplayError { problem: Problem::BadMove { number, text, .. }, line, .. }) if guessed => Err(fail(
+    let mut first_error = None;
+    for &variant in &candidates {
+        match replay_as(game, variant, &fail) {
+            Ok(r) => return Ok(Replay { guessed: true, ..r }),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    let tried: Vec<&str> = candidates.iter().map(|v| v.name).collect();
+    Err(match first_error.expect("at least one candidate") {
+        // The game may be another 8x8 game again: say so rather than blame the move.
+        ReplayError { problem: Problem::BadMove { number, text, .. }, line, .. } => fail(
             line,
             Problem::UnknownVariant(format!(
-                "its squares suggest {}, but move {number} {text} is illegal there (another 8x8 game?)",
-                variant.name
+                "its squares suggest {}, but move {number} {text} is illegal there (tried {})",
+                tried[0],
+                tried.join(", ")
             )),
-        )),
-        other => other.map(|r| Replay { guessed, ..r }),
-    }
+        ),
+        other => other,
+    })
 }
 
 fn replay_as(
@@ -139,13 +179,8 @@ fn replay_as(
     let mut moves = Vec::with_capacity(game.moves.len());
     for (ply, text) in game.moves.iter().enumerate() {
         let mv = position.parse_move(&text.text).map_err(|error| {
-            let first_black = usize::from(start.turn() == Color::Black);
-            let number = (ply + first_black) / 2 + 1;
-            let dots = if position.turn() == Color::White { "." } else { "..." };
-            fail(
-                text.line,
-                Problem::BadMove { number: format!("{number}{dots}"), text: text.text.clone(), error: Box::new(error) },
-            )
+            let number = crate::annotate::move_number(&start, ply);
+            fail(text.line, Problem::BadMove { number, text: text.text.clone(), error: Box::new(error) })
         })?;
         position = position.play(&mv);
         moves.push(mv);
@@ -181,14 +216,23 @@ mod tests {
         let e = replay("games.pdn", &g, None).expect_err("illegal").to_string();
         assert!(e.starts_with("games.pdn: game 1 (A - B), line 5: move 2. 28-22: illegal move"), "{e}");
         assert!(e.contains("28x19"), "{e}");
-        let g = game("[GameType \"21\"]\n1. 11-15 *");
-        let e = replay("e.pdn", &g, None).expect_err("unsupported");
-        assert!(matches!(e.problem, Problem::UnsupportedGameType(ref t) if t == "21"), "{e}");
+        let g = game("[GameType \"30\"]\n1. a3-a4 *");
+        let e = replay("t.pdn", &g, None).expect_err("unsupported");
+        assert!(matches!(e.problem, Problem::UnsupportedGameType(ref t) if t == "30"), "{e}");
+        assert!(e.to_string().contains("GameType 30 (Turkish) is not a game kabe plays"), "{e}");
         let g = game("1. 11-15 23-19 *");
-        assert!(matches!(replay("e.pdn", &g, None).expect_err("?").problem, Problem::UnknownVariant(_)));
+        let r = replay("e.pdn", &g, None).expect("English");
+        assert_eq!((r.variant.name, r.guessed), ("english", true));
+        let g = game("[GameType \"21\"]\n1. 11-15 23-19 *");
+        assert_eq!(replay("e.pdn", &g, None).expect("English").variant.name, "english");
+        let g = game("[Bianco \"A\"]\n1. 21-17 12-15 *");
+        assert_eq!(replay("i.pdn", &g, None).expect("Italian").variant.name, "italian");
         let g = game("1. c3-d4 c3-d4 *");
         let e = replay("g.pdn", &g, None).expect_err("guessed wrong?").to_string();
-        assert!(e.contains("suggest russian, but move 1... c3-d4 is illegal there"), "{e}");
+        assert!(
+            e.contains("suggest russian, but move 1... c3-d4 is illegal there (tried russian, brazilian, czech"),
+            "{e}"
+        );
         let g = game("[FEN \"?:W29,13,11:B22,4,2\"]\n*");
         let e = replay("f.pdn", &g, Some(Variant::RUSSIAN)).expect_err("bad FEN");
         assert!(matches!(e.problem, Problem::BadSetup { .. }), "{e}");

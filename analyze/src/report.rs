@@ -2,13 +2,16 @@
 //! in comments (read back by [`crate::PdnReader`] to the same games), or JSON whose
 //! schema is documented in `analyze/JSON.md`.
 
+use std::collections::BTreeSet;
 use std::io::{self, Write};
 
 use kabe_probe::{Color, DrawRules, Position, Wld};
 use serde_json::{json, Value};
 
 use crate::analysis::{GameOutcome, Summary};
-use crate::annotate::{move_number, repetition_article, GameAnnotation, MoveError, PositionNote, RepetitionEffect};
+use crate::annotate::{
+    move_number, move_number_of, repetition_article, GameAnnotation, MoveError, PositionNote, RepetitionEffect,
+};
 use crate::pdn::PdnGame;
 
 /// Output formats of `kabe analyze`.
@@ -45,7 +48,7 @@ pub trait Report {
 /// The report of `format` written to `out`.
 pub fn report<'w>(format: Format, out: Box<dyn Write + 'w>) -> Box<dyn Report + 'w> {
     match format {
-        Format::Text => Box::new(TextReport { out }),
+        Format::Text => Box::new(TextReport { out, skipped_named: BTreeSet::new() }),
         Format::Pdn => Box::new(PdnReport { out }),
         Format::Json => Box::new(JsonReport { out, games: 0 }),
     }
@@ -146,6 +149,8 @@ fn table_start(annotation: &GameAnnotation) -> Option<&PositionNote> {
 
 struct TextReport<'w> {
     out: Box<dyn Write + 'w>,
+    /// (file, GameType) pairs already named: a file of skipped games says so once.
+    skipped_named: BTreeSet<(String, String)>,
 }
 
 impl Report for TextReport<'_> {
@@ -159,6 +164,14 @@ impl Report for TextReport<'_> {
         write!(out, ", {result}")?;
         match outcome {
             GameOutcome::Failed(e) => writeln!(out, "\n  not analysed: {}", e.problem)?,
+            GameOutcome::Skipped(e) => {
+                let tag = game.tag("GameType").unwrap_or_default().to_string();
+                if self.skipped_named.insert((file.to_string(), tag)) {
+                    writeln!(out, "\n  {} (and every game of this GameType in this file)", e.problem)?;
+                } else {
+                    writeln!(out, ", skipped")?;
+                }
+            }
             GameOutcome::NoTables { replay } => {
                 writeln!(out, " ({})\n  no tables for {} are open", replay.variant.name, replay.variant.name)?
             }
@@ -232,14 +245,18 @@ impl Report for TextReport<'_> {
     fn finish(&mut self, s: &Summary) -> io::Result<()> {
         writeln!(
             self.out,
-            "\n{} games read, {} analysed, {} failed; {} positions in the tables, {} move(s) changed the exact verdict, {} game(s) ended by a draw rule",
-            s.read, s.analysed, s.failed, s.positions, s.errors, s.ended_by_rule
+            "\n{} games read, {} analysed, {} skipped, {} failed; {} positions in the tables, {} move(s) changed the exact verdict, {} game(s) ended by a draw rule",
+            s.read, s.analysed, s.skipped, s.failed, s.positions, s.errors, s.ended_by_rule
         )?;
         write_missing(&mut self.out, s, "")
     }
 }
 
 fn write_missing(out: &mut dyn Write, s: &Summary, prefix: &str) -> io::Result<()> {
+    for (file, game_type) in &s.skipped_game_types {
+        let name = crate::replay::game_type_name(game_type).map(|n| format!(" ({n})")).unwrap_or_default();
+        writeln!(out, "{prefix}skipped: {file}: GameType {game_type}{name}, a game kabe does not play")?;
+    }
     for v in &s.variants_without_tables {
         writeln!(
             out,
@@ -317,18 +334,16 @@ impl Report for PdnReport<'_> {
                 w.token(&comment(&format!("kabe: no {} tables open", replay.variant.name)))?;
                 (Some(replay.start), None)
             }
-            GameOutcome::Failed(e) => {
+            GameOutcome::Failed(e) | GameOutcome::Skipped(e) => {
                 w.token(&comment(&format!("kabe: not analysed: {}", e.problem)))?;
                 (None, None)
             }
         };
-        let black_first = start.is_some_and(|s| s.turn() == Color::Black);
         let mut need_number = true;
         for (ply, text) in game.moves.iter().enumerate() {
             let note = annotation.and_then(|a| a.positions.iter().find(|n| n.ply == ply));
-            let white_move = (ply + usize::from(black_first)) % 2 == 0;
-            let number = (ply + usize::from(black_first)) / 2 + 1;
-            if white_move {
+            let (number, opens) = start.as_ref().map_or((ply / 2 + 1, ply % 2 == 0), |s| move_number_of(s, ply));
+            if opens {
                 w.token(&format!("{number}."))?;
             } else if need_number {
                 w.token(&format!("{number}..."))?;
@@ -375,7 +390,7 @@ impl Report for PdnReport<'_> {
     fn finish(&mut self, s: &Summary) -> io::Result<()> {
         // A trailing comment outside any game: the reader skips it.
         let mut text = Vec::new();
-        writeln!(text, "{} games read, {} analysed, {} failed", s.read, s.analysed, s.failed)?;
+        writeln!(text, "{} games read, {} analysed, {} skipped, {} failed", s.read, s.analysed, s.skipped, s.failed)?;
         write_missing(&mut text, s, "")?;
         writeln!(self.out, "{}", comment(&format!("kabe summary: {}", String::from_utf8_lossy(&text).trim())))
     }
@@ -464,6 +479,7 @@ pub fn game_json(file: &str, game: &PdnGame, outcome: &GameOutcome) -> Value {
     });
     let fields = match outcome {
         GameOutcome::Failed(e) => json!({"status": "failed", "error": e.to_string()}),
+        GameOutcome::Skipped(e) => json!({"status": "skipped", "error": e.to_string()}),
         GameOutcome::NoTables { replay } => json!({"status": "no_tables", "variant": replay.variant.name}),
         GameOutcome::Analysed { replay, annotation } => {
             let rules = DrawRules::new(annotation.rules, &replay.variant);
@@ -496,6 +512,7 @@ pub fn summary_json(s: &Summary) -> Value {
         "read": s.read,
         "analysed": s.analysed,
         "failed": s.failed,
+        "skipped": s.skipped,
         "positions": s.positions,
         "errors": s.errors,
         "ended_by_rule": s.ended_by_rule,

@@ -10,7 +10,7 @@ use std::ops::Deref;
 
 use crate::geometry::{Bits, Dir, Geometry, OFF};
 use crate::position::Position;
-use crate::variant::{Color, CrowningInCapture, KingLanding, KingRange, PieceKind, Square, Variant};
+use crate::variant::{CaptureChoice, Color, CrowningInCapture, KingLanding, KingRange, PieceKind, Square, Variant};
 
 /// The most pieces one capture can take: only squares off the board's edge can be
 /// jumped, and a 10x10 board has 32 such dark squares.
@@ -206,7 +206,7 @@ impl Position {
     /// [`Position::count_legal_moves`] with a scratch list, to spare an allocation.
     #[inline]
     pub(crate) fn count_legal_moves_using(&self, scratch: &mut MoveList) -> usize {
-        let capturers = self.men_that_capture() | self.kings_that_capture();
+        let capturers = self.capture_starters();
         if capturers == 0 {
             return self.count_quiet_moves();
         }
@@ -250,13 +250,35 @@ impl Position {
         self.men_that_capture() != 0 || self.kings_that_capture() != 0
     }
 
+    /// The pieces whose captures are legal: every piece that can capture, or only the
+    /// kings where a king that can capture must (Czech).
+    #[inline]
+    fn capture_starters(&self) -> u64 {
+        let kings = self.kings_that_capture();
+        if kings != 0 && self.variant.capture_choice == CaptureChoice::KingFirst {
+            return kings;
+        }
+        kings | self.men_that_capture()
+    }
+
+    /// The enemy pieces a man may jump: all of them, or only men (Italian).
+    #[inline]
+    fn man_targets(&self) -> u64 {
+        let enemy = self.side(self.turn.opposite());
+        if self.variant.men_capture_kings {
+            enemy
+        } else {
+            enemy & !self.kings
+        }
+    }
+
     /// The side to move's men that can jump an enemy piece.
     #[inline]
     fn men_that_capture(&self) -> u64 {
         let geo = self.geo();
         let color = self.turn;
         let men = self.side(color) & !self.kings;
-        let enemy = self.side(color.opposite());
+        let enemy = self.man_targets();
         let empty = self.empty_squares();
         let mut found = 0;
         for &d in man_capture_dirs(&self.variant, color) {
@@ -355,8 +377,8 @@ impl Position {
     }
 
     fn captures_into(&self, out: &mut Vec<Move>, merge_same_outcome: bool) {
-        // Only pieces with a first jump start a search.
-        let capturers = self.men_that_capture() | self.kings_that_capture();
+        // Only pieces with a first jump (and allowed to capture) start a search.
+        let capturers = self.capture_starters();
         if capturers != 0 {
             self.search_captures(capturers, out, merge_same_outcome);
         }
@@ -371,6 +393,9 @@ impl Position {
             geo,
             variant: &self.variant,
             enemy: self.side(color.opposite()),
+            man_targets: self.man_targets(),
+            kings: self.kings,
+            king_steps: 0,
             empty: 0,
             promotion_row: promotion_bits(geo, color),
             man_dirs: man_capture_dirs(&self.variant, color),
@@ -402,6 +427,12 @@ struct CaptureSearch<'a> {
     geo: &'static Geometry,
     variant: &'a Variant,
     enemy: u64,
+    /// The enemy pieces a man may jump.
+    man_targets: u64,
+    /// Kings of the position (for the Italian precedence).
+    kings: u64,
+    /// Bit `i`: the `i`-th piece jumped is a king (bits at and past `depth` are stale).
+    king_steps: u32,
     /// Empty squares, the mover's origin included; captured pieces are not empty.
     empty: u64,
     promotion_row: u64,
@@ -413,15 +444,15 @@ struct CaptureSearch<'a> {
     path: [u8; MAX_CAPTURES],
     depth: usize,
     out: &'a mut Vec<Move>,
-    /// Most pieces taken by a capture found so far (majority rule).
-    best: u32,
+    /// The best precedence key of the captures found so far (majority, Italian rules).
+    best: u64,
     merge_same_outcome: bool,
 }
 
 impl CaptureSearch<'_> {
     /// Extends a man's capture from `at`; returns whether any capture was possible.
     fn man(&mut self, at: u8, captured: u64) -> bool {
-        let targets = self.enemy & !captured;
+        let targets = self.man_targets & !captured;
         let from = 1u64 << at;
         let mut found = false;
         for &d in self.man_dirs {
@@ -435,7 +466,7 @@ impl CaptureSearch<'_> {
             found = true;
             let land = land_bit.trailing_zeros() as u8;
             let captured = captured | over;
-            self.push(land);
+            self.push(land, over);
             if self.promotion_row & land_bit != 0 {
                 match self.variant.crowning_in_capture {
                     CrowningInCapture::StaysMan => {
@@ -475,10 +506,10 @@ impl CaptureSearch<'_> {
             found = true;
             let captured = captured | (1 << over);
             let must_continue = self.variant.king_landing == KingLanding::MustContinue
-                && !self.variant.majority_capture
+                && self.variant.capture_choice != CaptureChoice::Majority
                 && landings.iter().any(|&l| self.king_can_capture(l, captured, d));
             for &land in landings.iter() {
-                self.push(land);
+                self.push(land, 1 << over);
                 if !self.king(land, captured, Some(d)) && !must_continue {
                     self.leaf(land, captured, self.crowned);
                 }
@@ -516,20 +547,39 @@ impl CaptureSearch<'_> {
         Dir::ALL.into_iter().filter(|&d| d != came.opposite()).any(|d| self.king_capture_in(at, captured, d).is_some())
     }
 
-    fn push(&mut self, land: u8) {
+    /// Records a jump over the piece on `over` (a bit) landing on `land`.
+    fn push(&mut self, land: u8, over: u64) {
         self.path[self.depth] = self.geo.square_of[land as usize];
+        let step = 1u32 << self.depth;
+        self.king_steps = if self.kings & over != 0 { self.king_steps | step } else { self.king_steps & !step };
         self.depth += 1;
     }
 
+    /// The key a capture is ranked by where the rules rank captures (higher first).
+    fn precedence(&self, captured: u64) -> Option<u64> {
+        let count = captured.count_ones() as u64;
+        match self.variant.capture_choice {
+            CaptureChoice::Free | CaptureChoice::KingFirst => None,
+            CaptureChoice::Majority => Some(count),
+            CaptureChoice::Italian => {
+                let by_king = (self.piece == PieceKind::King || self.crowned) as u64;
+                let kings = (captured & self.kings).count_ones() as u64;
+                // Reversed, the earliest king jumped is the highest bit: comparing the
+                // numbers compares the king positions in jump order.
+                let steps = (self.king_steps & ((1u64 << self.depth) - 1) as u32).reverse_bits() as u64;
+                Some(count << 40 | by_king << 39 | kings << 32 | steps)
+            }
+        }
+    }
+
     fn leaf(&mut self, to: u8, captured: u64, promotes: bool) {
-        let count = captured.count_ones();
-        if self.variant.majority_capture {
-            if count < self.best {
+        if let Some(key) = self.precedence(captured) {
+            if key < self.best {
                 return;
             }
-            if count > self.best {
+            if key > self.best {
                 self.out.clear();
-                self.best = count;
+                self.best = key;
             }
         }
         let mv = Move {

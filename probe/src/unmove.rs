@@ -3,13 +3,14 @@
 //! The reverse search works on the geometry alone (it never asks the forward generator
 //! which move leads to the position); only rule-level conditions are checked forward:
 //! a quiet move needs a position without captures, a capture under the majority rule
-//! must take the most pieces. Property tests check it against the forward generator
+//! must take the most pieces, and under the other precedence rules (Czech, Italian) or
+//! where men may not take kings, a capture must be among the earlier position's moves. Property tests check it against the forward generator
 //! both ways.
 
 use crate::geometry::{Bits, Dir, Geometry, OFF};
 use crate::movegen::{forward, promotion_bits, Move, MAX_CAPTURES};
 use crate::position::Position;
-use crate::variant::{Color, CrowningInCapture, KingLanding, KingRange, PieceKind};
+use crate::variant::{CaptureChoice, Color, CrowningInCapture, KingLanding, KingRange, PieceKind};
 
 /// A position one move earlier, with the move that leads from it to the given position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -243,7 +244,7 @@ impl ReverseCapture<'_> {
         if last_kind == PieceKind::King
             && p.variant.king_captures == KingRange::Flying
             && p.variant.king_landing == KingLanding::MustContinue
-            && !p.variant.majority_capture
+            && p.variant.capture_choice != CaptureChoice::Majority
         {
             let empty_then = (p.empty_squares() | (1 << self.to)) & !restored;
             let mut l = self.geo.step(last_over, last_dir);
@@ -293,7 +294,15 @@ impl ReverseCapture<'_> {
             if kind == PieceKind::King {
                 q.kings |= fb;
             }
-            if p.variant.majority_capture && q.max_capture_count() != restored.count_ones() {
+            let allowed = match p.variant.capture_choice {
+                _ if !p.variant.men_capture_kings => q.legal_moves().iter().any(|m| m.same_outcome(&mv)),
+                CaptureChoice::Free => true,
+                CaptureChoice::Majority => q.max_capture_count() == restored.count_ones(),
+                CaptureChoice::KingFirst | CaptureChoice::Italian => {
+                    q.legal_moves().iter().any(|m| m.same_outcome(&mv))
+                }
+            };
+            if !allowed {
                 continue;
             }
             let pred = Predecessor { position: q, mv };
@@ -307,6 +316,8 @@ impl ReverseCapture<'_> {
     /// one-step check; the forward generator is not used here on purpose).
     fn can_capture(&self, at: u8, kind: PieceKind, enemy: u64, empty: u64) -> bool {
         let geo = self.geo;
+        let enemy =
+            if kind == PieceKind::Man && !self.p.variant.men_capture_kings { enemy & !self.p.kings } else { enemy };
         let (long, dirs): (bool, &[Dir]) = match kind {
             PieceKind::King => (self.p.variant.king_captures == KingRange::Flying, &Dir::ALL),
             PieceKind::Man if self.p.variant.men_capture_backward => (false, &Dir::ALL),

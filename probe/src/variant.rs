@@ -89,6 +89,22 @@ pub enum CrowningInCapture {
     CrownAndStop,
 }
 
+/// Which capture a player must choose when several are possible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaptureChoice {
+    /// Any capture (Russian, English, Pool, the 8x8 family game).
+    Free,
+    /// Majority rule: only the captures that take the most pieces, kings and men counting
+    /// the same (international, Brazilian).
+    Majority,
+    /// A king must capture if any king can; otherwise any capture (Czech).
+    KingFirst,
+    /// Italian precedence (FID rules, art. 6): the most pieces; then a capture by a king
+    /// before one by a man; then the most kings taken; then the capture that meets a
+    /// king earliest. What is still equal after that is free.
+    Italian,
+}
+
 /// How squares and moves are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NotationStyle {
@@ -116,13 +132,19 @@ pub struct Variant {
     pub king_captures: KingRange,
     /// Landing choice of a flying king after a capture.
     pub king_landing: KingLanding,
-    /// Majority rule: only the captures that take the most pieces are legal (kings and
-    /// men count the same).
-    pub majority_capture: bool,
+    /// Which of several captures may be chosen.
+    pub capture_choice: CaptureChoice,
+    /// Whether a man may capture a king (not in Italian draughts).
+    pub men_capture_kings: bool,
     /// A man reaching its far row during a capture.
     pub crowning_in_capture: CrowningInCapture,
     /// How squares and moves are written.
     pub notation: NotationStyle,
+    /// The board is placed with a light square in each player's left corner (Italian):
+    /// it is kabe's board seen in a mirror, so square names and numbers are mirrored along
+    /// each row (the game's square 1 is kabe's square 4). The rules are symmetric, so
+    /// only the names change.
+    pub mirrored_board: bool,
     /// PDN `GameType` number, where the standard assigns one.
     pub pdn_game_type: Option<u8>,
 }
@@ -137,9 +159,11 @@ impl Variant {
         king_moves: KingRange::Flying,
         king_captures: KingRange::Flying,
         king_landing: KingLanding::MustContinue,
-        majority_capture: true,
+        capture_choice: CaptureChoice::Majority,
+        men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::StaysMan,
         notation: NotationStyle::Numeric,
+        mirrored_board: false,
         pdn_game_type: Some(20),
     };
 
@@ -153,9 +177,11 @@ impl Variant {
         king_moves: KingRange::Flying,
         king_captures: KingRange::Flying,
         king_landing: KingLanding::MustContinue,
-        majority_capture: false,
+        capture_choice: CaptureChoice::Free,
+        men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndContinue,
         notation: NotationStyle::Algebraic,
+        mirrored_board: false,
         pdn_game_type: Some(25),
     };
 
@@ -180,9 +206,11 @@ impl Variant {
         king_moves: KingRange::Flying,
         king_captures: KingRange::Flying,
         king_landing: KingLanding::MustContinue,
-        majority_capture: false,
+        capture_choice: CaptureChoice::Free,
+        men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndStop,
         notation: NotationStyle::Algebraic,
+        mirrored_board: false,
         pdn_game_type: None,
     };
 
@@ -191,13 +219,102 @@ impl Variant {
     pub const KABE_SHORT_KING_CAPTURE: Variant =
         Variant { name: "kabe-short-king-capture", king_captures: KingRange::Short, ..Variant::KABE };
 
-    /// Every built-in variant.
-    pub const ALL: [Variant; 5] = [
+    /// English draughts (American checkers, PDN GameType 21): kings move and capture one
+    /// square, men capture forward only, free choice of capture, a man crowned during a
+    /// capture ends the move, Black (the dark side) moves first. Squares 1..32 from
+    /// Black's side, as in every English book.
+    pub const ENGLISH: Variant = Variant {
+        name: "english",
+        board: BoardSize::Eight,
+        first_to_move: Color::Black,
+        men_capture_backward: false,
+        king_moves: KingRange::Short,
+        king_captures: KingRange::Short,
+        king_landing: KingLanding::MustContinue,
+        capture_choice: CaptureChoice::Free,
+        men_capture_kings: true,
+        crowning_in_capture: CrowningInCapture::CrownAndStop,
+        notation: NotationStyle::Numeric,
+        mirrored_board: false,
+        pdn_game_type: Some(21),
+    };
+
+    /// Italian draughts (FID rules, GameType 22): short kings, men capture forward only
+    /// and never a king, the Italian precedence among captures, White first, on a board
+    /// whose corner square a1 is light (numbered as Italian books do).
+    pub const ITALIAN: Variant = Variant {
+        name: "italian",
+        first_to_move: Color::White,
+        capture_choice: CaptureChoice::Italian,
+        men_capture_kings: false,
+        mirrored_board: true,
+        pdn_game_type: Some(22),
+        ..Variant::ENGLISH
+    };
+
+    /// American pool checkers (GameType 23): flying kings, men capture backward too, free
+    /// choice of capture but a capture goes on while it can (a king lands where it can
+    /// go on), a man that reaches the far row during a capture and can jump back goes on
+    /// as a man and is crowned only where the capture ends there, Black first.
+    pub const POOL: Variant = Variant {
+        name: "pool",
+        board: BoardSize::Eight,
+        first_to_move: Color::Black,
+        men_capture_backward: true,
+        king_moves: KingRange::Flying,
+        king_captures: KingRange::Flying,
+        king_landing: KingLanding::MustContinue,
+        capture_choice: CaptureChoice::Free,
+        men_capture_kings: true,
+        crowning_in_capture: CrowningInCapture::StaysMan,
+        notation: NotationStyle::Numeric,
+        mirrored_board: false,
+        pdn_game_type: Some(23),
+    };
+
+    /// Brazilian draughts (GameType 26): the international rules on the 8x8 board
+    /// (majority rule, flying kings, men capture backward, a man passing the far row
+    /// during a capture stays a man), White first, algebraic notation.
+    pub const BRAZILIAN: Variant = Variant {
+        name: "brazilian",
+        board: BoardSize::Eight,
+        notation: NotationStyle::Algebraic,
+        pdn_game_type: Some(26),
+        ..Variant::INTERNATIONAL
+    };
+
+    /// Czech draughts (Czech Draughts Federation, GameType 29): flying kings, men move and
+    /// capture forward only, a king must capture if a king can, otherwise free choice;
+    /// a capture is taken to its end (a king lands where it can go on: our reading of
+    /// "no partial captures"), White first, algebraic notation.
+    pub const CZECH: Variant = Variant {
+        name: "czech",
+        board: BoardSize::Eight,
+        first_to_move: Color::White,
+        men_capture_backward: false,
+        king_moves: KingRange::Flying,
+        king_captures: KingRange::Flying,
+        king_landing: KingLanding::MustContinue,
+        capture_choice: CaptureChoice::KingFirst,
+        men_capture_kings: true,
+        crowning_in_capture: CrowningInCapture::CrownAndStop,
+        notation: NotationStyle::Algebraic,
+        mirrored_board: false,
+        pdn_game_type: Some(29),
+    };
+
+    /// Every built-in variant. New ones go at the end: the C ABI numbers them by place.
+    pub const ALL: [Variant; 10] = [
         Variant::INTERNATIONAL,
         Variant::RUSSIAN,
         Variant::RUSSIAN_FREE_LANDING,
         Variant::KABE,
         Variant::KABE_SHORT_KING_CAPTURE,
+        Variant::ENGLISH,
+        Variant::ITALIAN,
+        Variant::POOL,
+        Variant::BRAZILIAN,
+        Variant::CZECH,
     ];
 
     /// Looks a built-in variant up by name (also `fmjd`, `ussr`, `family`).
@@ -207,6 +324,11 @@ impl Variant {
             "fmjd" | "10x10" | "intl" => "international",
             "ussr" | "8x8" | "shashki" => "russian",
             "family" | "estonian" => "kabe",
+            "checkers" | "american" | "english-checkers" => "english",
+            "dama" | "italiana" => "italian",
+            "american-pool" | "pool-checkers" => "pool",
+            "brazil" => "brazilian",
+            "ceska" | "czech-draughts" => "czech",
             other => other,
         };
         Variant::ALL.into_iter().find(|v| v.name == canonical)
@@ -215,6 +337,27 @@ impl Variant {
     /// Number of playable squares.
     pub const fn squares(&self) -> u8 {
         self.board.squares()
+    }
+
+    /// The number `square` is written with in this variant (1-based; mirrored on a
+    /// mirrored board).
+    pub fn square_number(&self, square: Square) -> u32 {
+        self.mirror(square).number()
+    }
+
+    /// The square this variant writes as `number`, if it is on the board.
+    pub fn numbered_square(&self, number: u32) -> Option<Square> {
+        Square::from_number(number, self.squares()).map(|s| self.mirror(s))
+    }
+
+    /// `square` seen in the mirror where the board is mirrored (its own inverse).
+    fn mirror(&self, square: Square) -> Square {
+        if !self.mirrored_board {
+            return square;
+        }
+        let half = self.board.width() / 2;
+        let (row, col) = (square.0 / half, square.0 % half);
+        Square(row * half + half - 1 - col)
     }
 
     /// The row where `color`'s men are crowned, as square indices `lo..hi`.
@@ -235,7 +378,7 @@ impl fmt::Display for Variant {
 
 /// The name given is not a built-in variant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant '{0}' (known: international, russian, russian-free-landing, kabe, kabe-short-king-capture)")]
+#[error("unknown variant '{0}' (known: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech)")]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for Variant {

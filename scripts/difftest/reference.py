@@ -29,6 +29,9 @@ RULES = {
     "russian-free-landing": Rules(8, "W", True, True, True, False, False, "continue"),
     "kabe": Rules(8, "B", False, True, True, True, False, "stop"),
     "kabe-short-king-capture": Rules(8, "B", False, True, False, True, False, "stop"),
+    "english": Rules(8, "B", False, False, False, True, False, "stop"),
+    "pool": Rules(8, "B", True, True, True, True, False, "stays"),
+    "brazilian": Rules(8, "W", True, True, True, True, True, "stays"),
 }
 
 

@@ -25,7 +25,7 @@ make_venv pydraughts 'pydraughts>=0.6'
 status=0
 run() { "$@" || status=1; }
 cd "$here"
-for v in international russian russian-free-landing kabe kabe-short-king-capture; do
+for v in international russian russian-free-landing kabe kabe-short-king-capture english pool brazilian; do
   run python3 compare.py --impl reference --variant "$v" --positions "$positions" --kabe "$kabe"
 done
 for v in international russian; do

@@ -66,6 +66,18 @@ pub fn parse_setup(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
                 Some(rest) => (PieceKind::King, rest),
                 None => (PieceKind::Man, token),
             };
+            if let (Some((a, b)), true) = (squares.split_once('-'), variant.mirrored_board) {
+                // A range runs over the game's own numbers, which are not kabe's here.
+                let number =
+                    |t: &str| t.trim().parse::<u32>().map_err(|_| malformed(token, "a range needs square numbers"));
+                let (lo, hi) = (number(a)?, number(b)?);
+                if lo > hi || hi - lo > 100 {
+                    return Err(malformed(token, "range runs backwards or is too long"));
+                }
+                let internal = |n: u32| variant.numbered_square(n).map_or(n, |s| s.number());
+                setup.pieces.extend((lo..=hi).map(|n| SetupPiece { color, kind, square: internal(n) }));
+                continue;
+            }
             let (lo, hi) = match squares.split_once('-') {
                 Some((a, b)) => (
                     parse_square(variant, a).map_err(|r| malformed(token, r))?,

@@ -8,7 +8,7 @@ use crate::variant::{NotationStyle, Square, Variant};
 /// The name of `square` in the variant's notation: `28` or `c3`.
 pub fn square_name(variant: &Variant, square: Square) -> String {
     match variant.notation {
-        NotationStyle::Numeric => square.number().to_string(),
+        NotationStyle::Numeric => variant.square_number(square).to_string(),
         NotationStyle::Algebraic => algebraic_name(variant, square),
     }
 }
@@ -19,12 +19,14 @@ pub fn algebraic_name(variant: &Variant, square: Square) -> String {
     let half = width / 2;
     let row = square.index() / half;
     let col = 2 * (square.index() % half) + if row % 2 == 0 { 1 } else { 0 };
+    let col = if variant.mirrored_board { width - 1 - col } else { col };
     let file = (b'a' + col) as char;
     format!("{file}{}", width - row)
 }
 
-/// Reads one square: a number `1..=n` or, on any board, an algebraic name. Returns the
-/// 1-based square number (numbers are range-checked later, by validation) or a reason.
+/// Reads one square: a number `1..=n` or, on any board, an algebraic name. Returns kabe's
+/// 1-based square number (the game's own on all but a mirrored board; numbers are
+/// range-checked later, by validation) or a reason.
 pub fn parse_square(variant: &Variant, text: &str) -> Result<u32, &'static str> {
     let text = text.trim();
     let bytes = text.as_bytes();
@@ -32,7 +34,8 @@ pub fn parse_square(variant: &Variant, text: &str) -> Result<u32, &'static str> 
         return Err("empty square");
     }
     if bytes.iter().all(u8::is_ascii_digit) {
-        return text.parse::<u32>().map_err(|_| "square number too large");
+        let number = text.parse::<u32>().map_err(|_| "square number too large")?;
+        return Ok(variant.numbered_square(number).map_or(number, |s| s.number()));
     }
     let file = bytes[0].to_ascii_lowercase();
     let width = variant.board.width();
@@ -40,6 +43,7 @@ pub fn parse_square(variant: &Variant, text: &str) -> Result<u32, &'static str> 
         return Err("not a square (expected a number or a name like c3)");
     }
     let col = file - b'a';
+    let col = if variant.mirrored_board && col < width { width - 1 - col } else { col };
     let rank: u8 = text[1..].parse().map_err(|_| "bad rank")?;
     if col >= width || rank == 0 || rank > width {
         return Err("square name off the board");

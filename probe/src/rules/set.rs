@@ -83,10 +83,13 @@ impl DrawRuleSet {
 impl Variant {
     /// The draw rules a game of this variant is normally played under.
     pub fn default_draw_rules(&self) -> DrawRuleSet {
+        // The 8x8 games other than Russian have draw rules of their own (English: 40
+        // moves; Pool: 3 kings against 1 in 13 moves; Italian, Czech, Brazilian: their
+        // federations' counts) that kabe does not model yet: their tables are rule-free.
         match (self.board, self.pdn_game_type) {
             (BoardSize::Ten, _) => DrawRuleSet::Fmjd,
-            (BoardSize::Eight, Some(_)) => DrawRuleSet::Ussr1953,
-            (BoardSize::Eight, None) => DrawRuleSet::None,
+            (BoardSize::Eight, Some(25)) => DrawRuleSet::Ussr1953,
+            (BoardSize::Eight, _) => DrawRuleSet::None,
         }
     }
 }
@@ -119,6 +122,8 @@ mod tests {
         assert_eq!(Variant::INTERNATIONAL.default_draw_rules(), DrawRuleSet::Fmjd);
         assert_eq!(Variant::RUSSIAN.default_draw_rules(), DrawRuleSet::Ussr1953);
         assert_eq!(Variant::KABE.default_draw_rules(), DrawRuleSet::None);
+        assert_eq!(Variant::ENGLISH.default_draw_rules(), DrawRuleSet::None);
+        assert_eq!(Variant::BRAZILIAN.default_draw_rules(), DrawRuleSet::None);
         assert!(DrawRuleSet::Ussr1953.applies_to(&Variant::INTERNATIONAL));
         assert!(!DrawRuleSet::Fmjd.applies_to(&Variant::RUSSIAN));
         for r in DrawRuleSet::ALL {
