@@ -258,18 +258,11 @@ impl Variant {
     /// as a man and is crowned only where the capture ends there, Black first.
     pub const POOL: Variant = Variant {
         name: "pool",
-        board: BoardSize::Eight,
         first_to_move: Color::Black,
-        men_capture_backward: true,
-        king_moves: KingRange::Flying,
-        king_captures: KingRange::Flying,
-        king_landing: KingLanding::MustContinue,
-        capture_choice: CaptureChoice::Free,
-        men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::StaysMan,
         notation: NotationStyle::Numeric,
-        mirrored_board: false,
         pdn_game_type: Some(23),
+        ..Variant::RUSSIAN
     };
 
     /// Brazilian draughts (GameType 26): the international rules on the 8x8 board

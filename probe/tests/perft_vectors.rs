@@ -36,6 +36,16 @@ fn kabe_vectors() {
 }
 
 #[test]
+fn english_vectors_are_the_published_counts() {
+    check_file("english.perft");
+}
+
+#[test]
+fn other_8x8_vectors() {
+    check_file("other8x8.perft");
+}
+
+#[test]
 fn malformed_vector_files_are_errors_naming_the_line() {
     let err = parse_perft_vectors("id x\nvariant international\nfen W:W31:B1\nperft 1\n").expect_err("bad");
     assert!(err.starts_with("line 4:"), "{err}");
