@@ -139,6 +139,31 @@
 #define KABE_KABE_SHORT_KING_CAPTURE 4
 
 /*
+ English draughts (American checkers), 8x8.
+ */
+#define KABE_ENGLISH 5
+
+/*
+ Italian draughts, 8x8 (squares numbered as kabe's board, not mirrored: see the README).
+ */
+#define KABE_ITALIAN 6
+
+/*
+ American pool checkers, 8x8.
+ */
+#define KABE_POOL 7
+
+/*
+ Brazilian draughts, 8x8.
+ */
+#define KABE_BRAZILIAN 8
+
+/*
+ Czech draughts, 8x8.
+ */
+#define KABE_CZECH 9
+
+/*
  White to move.
  */
 #define KABE_WHITE 0

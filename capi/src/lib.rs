@@ -73,6 +73,16 @@ pub const KABE_RUSSIAN_FREE_LANDING: c_int = 2;
 pub const KABE_KABE: c_int = 3;
 /// Kabe with short king captures.
 pub const KABE_KABE_SHORT_KING_CAPTURE: c_int = 4;
+/// English draughts (American checkers), 8x8.
+pub const KABE_ENGLISH: c_int = 5;
+/// Italian draughts, 8x8 (squares numbered as kabe's board, not mirrored: see the README).
+pub const KABE_ITALIAN: c_int = 6;
+/// American pool checkers, 8x8.
+pub const KABE_POOL: c_int = 7;
+/// Brazilian draughts, 8x8.
+pub const KABE_BRAZILIAN: c_int = 8;
+/// Czech draughts, 8x8.
+pub const KABE_CZECH: c_int = 9;
 
 /// White to move.
 pub const KABE_WHITE: c_int = 0;

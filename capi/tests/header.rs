@@ -24,3 +24,24 @@ fn the_committed_header_is_current() {
         path.display()
     );
 }
+
+#[test]
+fn the_variant_numbers_are_the_places_in_variant_all() {
+    use kabe_probe::Variant;
+    let numbered = [
+        (kabe::KABE_INTERNATIONAL, Variant::INTERNATIONAL),
+        (kabe::KABE_RUSSIAN, Variant::RUSSIAN),
+        (kabe::KABE_RUSSIAN_FREE_LANDING, Variant::RUSSIAN_FREE_LANDING),
+        (kabe::KABE_KABE, Variant::KABE),
+        (kabe::KABE_KABE_SHORT_KING_CAPTURE, Variant::KABE_SHORT_KING_CAPTURE),
+        (kabe::KABE_ENGLISH, Variant::ENGLISH),
+        (kabe::KABE_ITALIAN, Variant::ITALIAN),
+        (kabe::KABE_POOL, Variant::POOL),
+        (kabe::KABE_BRAZILIAN, Variant::BRAZILIAN),
+        (kabe::KABE_CZECH, Variant::CZECH),
+    ];
+    assert_eq!(numbered.len(), Variant::ALL.len());
+    for (number, variant) in numbered {
+        assert_eq!(Variant::ALL[number as usize], variant, "{}", variant.name);
+    }
+}
