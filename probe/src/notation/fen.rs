@@ -2,7 +2,7 @@
 //! trailing `.`, algebraic squares (`W:Wa1,c1,Kd4:Bf8`), and lidraughts' `:H0:F1`
 //! counters, which are read and ignored here.
 
-use crate::notation::{parse_square, square_name};
+use crate::notation::{kabe_number, parse_square, square_name};
 use crate::position::{Position, Setup, SetupError, SetupPiece};
 use crate::variant::{Color, NotationStyle, PieceKind, Square, Variant};
 
@@ -74,8 +74,7 @@ pub fn parse_setup(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
                 if lo > hi || hi - lo > 100 {
                     return Err(malformed(token, "range runs backwards or is too long"));
                 }
-                let internal = |n: u32| variant.numbered_square(n).map_or(n, |s| s.number());
-                setup.pieces.extend((lo..=hi).map(|n| SetupPiece { color, kind, square: internal(n) }));
+                setup.pieces.extend((lo..=hi).map(|n| SetupPiece { color, kind, square: kabe_number(variant, n) }));
                 continue;
             }
             let (lo, hi) = match squares.split_once('-') {

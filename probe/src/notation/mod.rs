@@ -24,6 +24,12 @@ pub fn algebraic_name(variant: &Variant, square: Square) -> String {
     format!("{file}{}", width - row)
 }
 
+/// kabe's number of the square the game writes as `written` (numbers off the board are
+/// left for validation to report as written).
+pub(crate) fn kabe_number(variant: &Variant, written: u32) -> u32 {
+    variant.numbered_square(written).map_or(written, |s| s.number())
+}
+
 /// Reads one square: a number `1..=n` or, on any board, an algebraic name. Returns kabe's
 /// 1-based square number (the game's own on all but a mirrored board; numbers are
 /// range-checked later, by validation) or a reason.
@@ -35,7 +41,7 @@ pub fn parse_square(variant: &Variant, text: &str) -> Result<u32, &'static str> 
     }
     if bytes.iter().all(u8::is_ascii_digit) {
         let number = text.parse::<u32>().map_err(|_| "square number too large")?;
-        return Ok(variant.numbered_square(number).map_or(number, |s| s.number()));
+        return Ok(kabe_number(variant, number));
     }
     let file = bytes[0].to_ascii_lowercase();
     let width = variant.board.width();
