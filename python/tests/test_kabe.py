@@ -143,8 +143,8 @@ def test_bad_input_names_what_is_wrong(tb):
         kabe.Position("W:W3:B10")
     with pytest.raises(ValueError, match="square 31 is used twice"):
         tb.probe("W:W31,31:B1")
-    with pytest.raises(kabe.PositionError, match="variant 'checkers'"):
-        kabe.Position("W:W31:B1", "checkers")
+    with pytest.raises(kabe.PositionError, match="variant 'chess'"):
+        kabe.Position("W:W31:B1", "chess")
     with pytest.raises(kabe.PositionError, match="cannot read a position from a int"):
         tb.probe_wld(42)
     with pytest.raises(kabe.CounterError, match="no article '9.9'"):
