@@ -8,6 +8,7 @@ mod cli_perft;
 mod cli_plan;
 mod cli_rules;
 mod cli_serve;
+mod cli_solve;
 mod cli_tables;
 
 use std::process::ExitCode;
@@ -48,6 +49,8 @@ enum Command {
     Serve(cli_serve::ServeArgs),
     /// Check a study: verdict, key moves, main line, duals (exit 0 sound, 1 not, 2 bad input).
     Study(cli_analyze::StudyArgs),
+    /// Solve a small game whole from its start (wolf and sheep: every start, who wins, in how many plies, a best line).
+    Solve(cli_solve::SolveArgs),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cli_analyze::analyze(&args),
         Command::Study(args) => cli_analyze::study(&args),
         Command::Serve(args) => cli_serve::serve(&args),
+        Command::Solve(args) => cli_solve::solve(&args),
     };
     match result {
         Ok(code) => code,

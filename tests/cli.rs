@@ -88,3 +88,24 @@ fn bad_input_is_one_line_and_exit_code_2() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn solve_wolf_and_sheep_gives_every_start_and_a_best_line() {
+    let o = kabe(&["solve", "wolf-and-sheep", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let starts = v["starts"].as_array().expect("starts");
+    assert_eq!(starts.len(), 56, "28 squares, either side first");
+    // The classical result: the sheep win from every start.
+    assert!(starts.iter().all(|s| s["winner"] == "sheep"), "{v}");
+    for s in starts {
+        assert_eq!(s["line"].as_array().expect("line").len() as u64, s["plies"].as_u64().expect("plies"));
+    }
+    let o = kabe(&["solve", "wolf-and-sheep", "--wolf", "d8", "--first", "sheep"]);
+    let out = stdout(&o);
+    assert!(out.contains("wolf d8  sheep first: the sheep win in 43 plies"), "{out}");
+    assert!(out.contains("best line: a1-b2 d8-c7"), "{out}");
+    let o = kabe(&["solve", "wolf-and-sheep", "--wolf", "c1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--wolf c1"), "{}", stderr(&o));
+}

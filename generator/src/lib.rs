@@ -18,6 +18,7 @@ mod rule_solve;
 mod slices;
 mod solve;
 mod verify;
+pub mod wolf_sheep;
 mod write;
 
 pub use brute_layers::{LayerError, LayeredBrute};
