@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 pub struct MovesArgs {
     /// The position (PDN FEN, e.g. "W:W31-50:B1-20"); omit with --stdin.
     fen: Option<String>,
-    /// Variant: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech.
+    /// Variant: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech, giveaway, antidraughts, poddavki.
     #[arg(long, short, default_value = "international")]
     variant: String,
     /// Print JSON: the moves with their squares, captured pieces and the FEN after.
@@ -46,7 +46,8 @@ pub fn run(args: &MovesArgs) -> anyhow::Result<ExitCode> {
         let mut texts: Vec<String> = position.legal_moves().iter().map(|m| position.move_text(m)).collect();
         texts.sort_by_key(|t| sort_key(&variant, t));
         if texts.is_empty() {
-            println!("no legal moves: {} to move has lost", position.turn());
+            let result = if position.is_lost() { "lost" } else { "won (giveaway)" };
+            println!("no legal moves: {} to move has {result}", position.turn());
         }
         for t in texts {
             println!("{t}");

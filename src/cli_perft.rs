@@ -11,7 +11,7 @@ use kabe_probe::{parse_perft_vectors, perft, perft_divide, Position};
 /// Arguments of `kabe perft`.
 #[derive(Args)]
 pub struct PerftArgs {
-    /// Variant: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech.
+    /// Variant: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech, giveaway, antidraughts, poddavki.
     #[arg(long, short, default_value = "international")]
     variant: String,
     /// Start from this FEN instead of the variant's start position.

@@ -178,7 +178,7 @@ pub fn annotate(
             out.ended = Some(RuleEnd { ply, article: repetition_article(rules.set), repetition: true });
         }
         if let Some((article, 0)) = counters.governing(&rules, &position) {
-            if out.ended.is_none() && !position.is_lost() {
+            if out.ended.is_none() && !position.is_over() {
                 out.ended = Some(RuleEnd { ply, article, repetition: false });
             }
         }
@@ -302,8 +302,8 @@ fn result_of_move(
     after: &Position,
     after_counters: &Counters,
 ) -> Result<Wld, ProbeError> {
-    if after.is_lost() {
-        return Ok(Wld::Win);
+    if let Some(result) = after.result_if_over() {
+        return Ok(result.for_opponent());
     }
     // A third occurrence ends the game drawn at once.
     if !irreversible(mv) && seen.count(after) >= 2 {

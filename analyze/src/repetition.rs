@@ -95,8 +95,8 @@ struct Search<'a> {
 impl Search<'_> {
     /// The result for the side to move with the hot positions drawing.
     fn value(&mut self, position: &Position, counters: &Counters) -> Result<Wld, Stop> {
-        if position.is_lost() {
-            return Ok(Wld::Loss);
+        if let Some(result) = position.result_if_over() {
+            return Ok(result);
         }
         if let Some((_, 0)) = counters.governing(self.rules, position) {
             return Ok(Wld::Draw);

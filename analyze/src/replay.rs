@@ -125,7 +125,8 @@ fn candidates(game: &PdnGame) -> Result<Vec<Variant>, Problem> {
     }
 }
 
-/// Replays `game` from `file`: the variant from `variant` if given, else its GameType,
+/// Replays `game` from `file`: the variant from `variant` if given, else its `Variant`
+/// tag where that names a kabe variant, else its GameType,
 /// else the first game its tags and squares suggest that replays it; the start from its
 /// FEN (tag or `/FEN/` setup) or the variant's start.
 pub fn replay(file: &str, game: &PdnGame, variant: Option<Variant>) -> Result<Replay, ReplayError> {
@@ -136,7 +137,10 @@ pub fn replay(file: &str, game: &PdnGame, variant: Option<Variant>) -> Result<Re
         line,
         problem,
     };
-    let candidates = match (variant, game.tag("GameType")) {
+    // A `Variant` tag naming a game kabe plays ("Antidraughts" beside GameType 20) says
+    // more than the GameType, which has no number for a board played to lose.
+    let tagged = game.tag("Variant").and_then(Variant::by_name);
+    let candidates = match (variant.or(tagged), game.tag("GameType")) {
         (Some(v), _) => return replay_as(game, v, &fail),
         (None, Some(tag)) => return replay_as(game, variant_of_game_type(tag).map_err(|p| fail(game.line, p))?, &fail),
         (None, None) => candidates(game).map_err(|p| fail(game.line, p))?,
@@ -208,6 +212,8 @@ mod tests {
         assert!(!replay("t.pdn", &g, Some(Variant::RUSSIAN)).expect("legal").guessed);
         let g = game("1. 33-28 18-23 *");
         assert_eq!(replay("t.pdn", &g, None).expect("legal").variant.name, "international");
+        let g = game("[GameType \"20\"]\n[Variant \"Antidraughts\"]\n1. 32-28 19-23 *");
+        assert_eq!(replay("t.pdn", &g, None).expect("legal").variant.name, "antidraughts");
     }
 
     #[test]

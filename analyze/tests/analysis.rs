@@ -515,3 +515,28 @@ fn games_without_their_tables_are_named_once_and_the_analysis_goes_on() {
     let annotation = annotate(&tb, &replayed, &[], Reach { pieces: None }).expect("annotate");
     assert!(annotation.positions.is_empty());
 }
+
+#[test]
+fn giveaway_games_are_won_by_giving_every_piece_away() {
+    let dir =
+        shared_tables("analyze-giveaway-3", |dir| build(Variant::GIVEAWAY, 3, dir, &|_| {}).map(drop).expect("build"));
+    let tb = Tablebase::open(&dir).expect("open");
+    // White's king gives itself up on g7 and wins; a1-b2 throws the win away. The
+    // Variant tag names the game (GameType 20 alone would be international).
+    let text = "[Variant \"giveaway\"]\n[FEN \"W:WKa1:Bf8,h8\"]\n1. a1-g7 f8xh6 1-0\n\n\
+                [Variant \"giveaway\"]\n[FEN \"W:WKa1:Bf8,h8\"]\n1. a1-b2 *\n";
+    let outcomes = analyse_text(&tb, text);
+    let (replay, annotation) = analysed(&outcomes[0]);
+    assert_eq!(replay.variant.name, "giveaway");
+    assert_eq!(annotation.errors().count(), 0);
+    let first = &annotation.positions[0];
+    assert_eq!(first.exact, Wld::Win, "{first:?}");
+    // After f8xh6 White has no piece left: the game is over, and White has won.
+    let end = replay.moves.iter().fold(replay.start, |p, m| p.play(m));
+    assert!(end.is_over() && !end.is_lost());
+    assert_eq!(end.result_if_over(), Some(Wld::Win));
+    let (_, annotation) = analysed(&outcomes[1]);
+    let thrown: Vec<_> = annotation.errors().collect();
+    let error = thrown[0].played.as_ref().and_then(|m| m.error.as_ref()).expect("flagged");
+    assert_eq!((error.from, error.to, error.best.as_str()), (Wld::Win, Wld::Loss, "a1-g7"));
+}

@@ -164,6 +164,21 @@
 #define KABE_CZECH 9
 
 /*
+ Giveaway on the family game's 8x8 board (the first without a piece or a move wins).
+ */
+#define KABE_GIVEAWAY 10
+
+/*
+ International draughts played to lose (antidraughts), 10x10.
+ */
+#define KABE_ANTIDRAUGHTS 11
+
+/*
+ Russian draughts played to lose (poddavki), 8x8.
+ */
+#define KABE_PODDAVKI 12
+
+/*
  White to move.
  */
 #define KABE_WHITE 0

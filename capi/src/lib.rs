@@ -83,6 +83,12 @@ pub const KABE_POOL: c_int = 7;
 pub const KABE_BRAZILIAN: c_int = 8;
 /// Czech draughts, 8x8.
 pub const KABE_CZECH: c_int = 9;
+/// Giveaway on the family game's 8x8 board (the first without a piece or a move wins).
+pub const KABE_GIVEAWAY: c_int = 10;
+/// International draughts played to lose (antidraughts), 10x10.
+pub const KABE_ANTIDRAUGHTS: c_int = 11;
+/// Russian draughts played to lose (poddavki), 8x8.
+pub const KABE_PODDAVKI: c_int = 12;
 
 /// White to move.
 pub const KABE_WHITE: c_int = 0;

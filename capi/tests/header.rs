@@ -39,6 +39,9 @@ fn the_variant_numbers_are_the_places_in_variant_all() {
         (kabe::KABE_POOL, Variant::POOL),
         (kabe::KABE_BRAZILIAN, Variant::BRAZILIAN),
         (kabe::KABE_CZECH, Variant::CZECH),
+        (kabe::KABE_GIVEAWAY, Variant::GIVEAWAY),
+        (kabe::KABE_ANTIDRAUGHTS, Variant::ANTIDRAUGHTS),
+        (kabe::KABE_PODDAVKI, Variant::PODDAVKI),
     ];
     assert_eq!(numbered.len(), Variant::ALL.len());
     for (number, variant) in numbered {

@@ -48,12 +48,12 @@ impl Registry {
     }
 
     /// The score of any position whose material is solved (or where the side to move has
-    /// no piece: lost). `None` when its table is missing.
+    /// no piece: the game is over). `None` when its table is missing.
     pub fn score(&self, position: &Position) -> Option<Score> {
         let normalized = position.normalized();
         let sig = Signature::of(&normalized);
         if sig.white_men + sig.white_kings == 0 {
-            return Some(Score::loss(0));
+            return Some(self.variant.score_at_end());
         }
         let table = self.tables.get(&sig)?;
         Some(table.scores[table.index.index(&normalized) as usize])

@@ -104,7 +104,7 @@ impl Oracle for MemoryOracle<'_> {
         let normalized = position.normalized();
         let sig = Signature::of(&normalized);
         if sig.white_men + sig.white_kings == 0 {
-            return Ok(RuleScore::loss(0));
+            return Ok(RuleScore::from_score(position.variant().score_at_end()));
         }
         let table = self.done.table(sig).ok_or(MissingTable(sig))?;
         Ok(table.values[table.index.index(&normalized) as usize])

@@ -63,7 +63,8 @@ pub(crate) trait Graph: Sync {
     fn position(&self, node: u64) -> Position;
     /// The positions of consecutive nodes.
     fn positions(&self, range: std::ops::Range<u64>) -> Box<dyn Iterator<Item = Position> + '_>;
-    /// A node's moves: how many stay inside, and what the others give.
+    /// A node's moves: how many stay inside, and what the others give; `moves` is left
+    /// holding the position's legal moves (none: the game is over).
     fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, Self::Error>;
     /// The nodes one move inside the graph earlier.
     fn parents(&self, node: u64) -> impl Iterator<Item = u64> + '_;
@@ -250,9 +251,11 @@ pub(crate) fn solve_graph<G: Graph>(
                 Err(err) => return failed.set(err),
             };
             let value = match e.best_win {
+                // No move at all: the game is over (lost; in giveaway won).
+                _ if moves.is_empty() => position.variant().score_at_end().raw(),
                 Some(w) => w,
                 None if e.draw => CANNOT_LOSE,
-                // No move at all, or only moves out of the graph, all losing.
+                // Only moves out of the graph, all losing.
                 None if e.internal_moves == 0 => e.longest_loss,
                 None => {
                     assert!(e.internal_moves < 255, "{}: more than 254 moves", position.fen());

@@ -181,12 +181,12 @@ impl<'a> BlockCache<'a> {
 
 impl Tables {
     /// The stored DTW value of any position whose table is here (or where the side to
-    /// move has no piece: lost); `Ok(None)` when its table is missing.
+    /// move has no piece: the game is over); `Ok(None)` when its table is missing.
     fn score(&self, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
         let p = position.normalized();
         let sig = Signature::of(&p);
         if sig.white_men + sig.white_kings == 0 {
-            return Ok(Some(Score::loss(0)));
+            return Ok(Some(position.variant().score_at_end()));
         }
         let Some((index, file)) = self.dtw.get(&sig) else { return Ok(None) };
         cache.value(sig, file, index.index(&p))
@@ -199,7 +199,7 @@ impl Tables {
         let p = position.normalized();
         let sig = Signature::of(&p);
         if sig.white_men + sig.white_kings == 0 {
-            return Ok(Some(Wld::Loss));
+            return Ok(Some(position.variant().score_at_end().wld()));
         }
         if !p.has_capture() {
             let (Some((index, _)), Some(file)) = (self.dtw.get(&sig), self.wld.get(&sig)) else { return Ok(None) };
@@ -322,6 +322,9 @@ pub fn verify_only(
 /// The value the successors give, or `None` when a successor's table is missing.
 fn derive(tables: &Tables, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
     let moves = position.legal_moves();
+    if moves.is_empty() {
+        return Ok(Some(position.variant().score_at_end()));
+    }
     let mut best_win: Option<u16> = None;
     let mut longest_loss = 0u16;
     let mut all_win = true;

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use kabe_generator::{solve_all, Registry};
-use kabe_probe::{Color, PieceKind, Position, Score, Setup, SetupPiece, Signature, Variant, Wld};
+use kabe_probe::{Color, Goal, PieceKind, Position, Score, Setup, SetupPiece, Signature, Variant, Wld};
 
 /// Every position with up to `max_pieces` pieces, at least one per side, either side to move.
 fn all_positions(variant: Variant, max_pieces: u32) -> Vec<Position> {
@@ -42,10 +42,14 @@ fn brute_force(variant: Variant, max_pieces: u32) -> HashMap<Position, Score> {
     let positions = all_positions(variant, max_pieces);
     let children: Vec<Vec<Position>> =
         positions.iter().map(|p| p.legal_moves().iter().map(|m| p.play(m)).collect()).collect();
-    let mut known: HashMap<Position, Score> = HashMap::new();
+    // A side with no piece or no move on its turn has lost, or in giveaway won (counted
+    // as its winning turn: a win in 1).
+    let end = if variant.goal == Goal::Giveaway { Score::win(1) } else { Score::loss(0) };
+    let mut known: HashMap<Position, Score> =
+        positions.iter().zip(&children).filter(|(_, kids)| kids.is_empty()).map(|(p, _)| (*p, end)).collect();
     let value = |known: &HashMap<Position, Score>, c: &Position| -> Option<Score> {
         if c.count(c.turn(), PieceKind::Man) + c.count(c.turn(), PieceKind::King) == 0 {
-            return Some(Score::loss(0));
+            return Some(end);
         }
         known.get(c).copied()
     };
@@ -102,4 +106,20 @@ fn kabe_up_to_three_pieces() {
 #[test]
 fn international_up_to_three_pieces() {
     compare(Variant::INTERNATIONAL, 3);
+}
+
+#[test]
+fn giveaway_up_to_three_pieces() {
+    compare(Variant::GIVEAWAY, 3);
+}
+
+#[test]
+fn poddavki_up_to_three_pieces() {
+    compare(Variant::PODDAVKI, 3);
+}
+
+#[test]
+fn antidraughts_up_to_two_pieces() {
+    // The 10x10 moves are proven at 3 pieces above; the giveaway goal on 8x8.
+    compare(Variant::ANTIDRAUGHTS, 2);
 }

@@ -35,6 +35,6 @@ pub use rules::{Counters, DrawRuleSet, DrawRules, UnknownDrawRules};
 pub use score::{RuleScore, Score, Wld};
 pub use unmove::{Predecessor, Restore};
 pub use variant::{
-    CaptureChoice, Color, CrowningInCapture, KingLanding, KingRange, NotationStyle, PieceKind, Square, UnknownVariant,
-    Variant,
+    CaptureChoice, Color, CrowningInCapture, Goal, KingLanding, KingRange, NotationStyle, PieceKind, Square,
+    UnknownVariant, Variant,
 };

@@ -215,9 +215,21 @@ impl Position {
         scratch.0.len()
     }
 
-    /// Whether the side to move has no legal move (it has lost).
-    pub fn is_lost(&self) -> bool {
+    /// Whether the game is over: the side to move has no piece or no legal move.
+    pub fn is_over(&self) -> bool {
         !self.has_capture() && self.count_quiet_moves() == 0
+    }
+
+    /// The result for the side to move when the game is over ([`Position::is_over`]):
+    /// a loss, or in giveaway a win.
+    pub fn result_if_over(&self) -> Option<crate::Wld> {
+        self.is_over().then(|| self.variant().score_at_end().wld())
+    }
+
+    /// Whether the side to move has lost: the game is over and the variant's goal makes
+    /// that a loss (in giveaway it is a win).
+    pub fn is_lost(&self) -> bool {
+        self.result_if_over() == Some(crate::Wld::Loss)
     }
 
     /// The position after `mv`, which must be a legal move of this position.

@@ -105,6 +105,17 @@ pub enum CaptureChoice {
     Italian,
 }
 
+/// What a player plays for: how the game ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Goal {
+    /// A player left with no piece or no legal move on its turn has lost.
+    Capture,
+    /// Giveaway: a player left with no piece or no legal move on its turn has won
+    /// (seeds/004 "Äraandmine"; lidraughts' antidraughts; Russian poddavki). Captures stay
+    /// compulsory and every other rule is the family game's.
+    Giveaway,
+}
+
 /// How squares and moves are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NotationStyle {
@@ -138,6 +149,8 @@ pub struct Variant {
     pub men_capture_kings: bool,
     /// A man reaching its far row during a capture.
     pub crowning_in_capture: CrowningInCapture,
+    /// How the game is won.
+    pub goal: Goal,
     /// How squares and moves are written.
     pub notation: NotationStyle,
     /// The board is placed with a light square in each player's left corner (Italian):
@@ -162,6 +175,7 @@ impl Variant {
         capture_choice: CaptureChoice::Majority,
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::StaysMan,
+        goal: Goal::Capture,
         notation: NotationStyle::Numeric,
         mirrored_board: false,
         pdn_game_type: Some(20),
@@ -180,6 +194,7 @@ impl Variant {
         capture_choice: CaptureChoice::Free,
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndContinue,
+        goal: Goal::Capture,
         notation: NotationStyle::Algebraic,
         mirrored_board: false,
         pdn_game_type: Some(25),
@@ -209,6 +224,7 @@ impl Variant {
         capture_choice: CaptureChoice::Free,
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndStop,
+        goal: Goal::Capture,
         notation: NotationStyle::Algebraic,
         mirrored_board: false,
         pdn_game_type: None,
@@ -234,6 +250,7 @@ impl Variant {
         capture_choice: CaptureChoice::Free,
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndStop,
+        goal: Goal::Capture,
         notation: NotationStyle::Numeric,
         mirrored_board: false,
         pdn_game_type: Some(21),
@@ -260,6 +277,7 @@ impl Variant {
         name: "pool",
         first_to_move: Color::Black,
         crowning_in_capture: CrowningInCapture::StaysMan,
+        goal: Goal::Capture,
         notation: NotationStyle::Numeric,
         pdn_game_type: Some(23),
         ..Variant::RUSSIAN
@@ -291,13 +309,29 @@ impl Variant {
         capture_choice: CaptureChoice::KingFirst,
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndStop,
+        goal: Goal::Capture,
         notation: NotationStyle::Algebraic,
         mirrored_board: false,
         pdn_game_type: Some(29),
     };
 
+    /// Giveaway on the family game's board (seeds/004, "Äraandmine"): the rules of
+    /// [`Variant::KABE`], and the first player left without a piece or a move wins.
+    pub const GIVEAWAY: Variant =
+        Variant { name: "giveaway", goal: Goal::Giveaway, pdn_game_type: None, ..Variant::KABE };
+
+    /// International draughts played to lose (lidraughts' antidraughts): the FMJD moves,
+    /// and the first player left without a piece or a move wins.
+    pub const ANTIDRAUGHTS: Variant =
+        Variant { name: "antidraughts", goal: Goal::Giveaway, pdn_game_type: None, ..Variant::INTERNATIONAL };
+
+    /// Russian draughts played to lose (poddavki): the 1953 moves, and the first player
+    /// left without a piece or a move wins.
+    pub const PODDAVKI: Variant =
+        Variant { name: "poddavki", goal: Goal::Giveaway, pdn_game_type: None, ..Variant::RUSSIAN };
+
     /// Every built-in variant. New ones go at the end: the C ABI numbers them by place.
-    pub const ALL: [Variant; 10] = [
+    pub const ALL: [Variant; 13] = [
         Variant::INTERNATIONAL,
         Variant::RUSSIAN,
         Variant::RUSSIAN_FREE_LANDING,
@@ -308,6 +342,9 @@ impl Variant {
         Variant::POOL,
         Variant::BRAZILIAN,
         Variant::CZECH,
+        Variant::GIVEAWAY,
+        Variant::ANTIDRAUGHTS,
+        Variant::PODDAVKI,
     ];
 
     /// Looks a built-in variant up by name (also `fmjd`, `ussr`, `family`).
@@ -322,9 +359,24 @@ impl Variant {
             "american-pool" | "pool-checkers" => "pool",
             "brazil" => "brazilian",
             "ceska" | "czech-draughts" => "czech",
+            "araandmine" | "kabe-giveaway" => "giveaway",
+            "international-giveaway" | "anti-draughts" => "antidraughts",
+            "russian-giveaway" | "shashki-giveaway" => "poddavki",
             other => other,
         };
         Variant::ALL.into_iter().find(|v| v.name == canonical)
+    }
+
+    /// The value of a position whose side to move has no piece or no legal move: lost
+    /// at once, or in giveaway won. Distances count to the turn that decides the game,
+    /// the winner's included, so a win is an odd number of plies either way: in giveaway
+    /// the winner's deciding turn is the one where it has nothing left to play (win in
+    /// 1), one ply after the last move on the board.
+    pub fn score_at_end(&self) -> crate::Score {
+        match self.goal {
+            Goal::Capture => crate::Score::loss(0),
+            Goal::Giveaway => crate::Score::win(1),
+        }
     }
 
     /// Number of playable squares.
@@ -371,7 +423,7 @@ impl fmt::Display for Variant {
 
 /// The name given is not a built-in variant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant '{0}' (known: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech)")]
+#[error("unknown variant '{0}' (known: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech, giveaway, antidraughts, poddavki)")]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for Variant {

@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::geometry::BoardSize;
-use crate::variant::Variant;
+use crate::variant::{Goal, Variant};
 
 /// A named set of counted-move draw rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -73,6 +73,11 @@ impl DrawRuleSet {
 
     /// Whether the set is written for the board of `variant`.
     pub fn applies_to(self, variant: &Variant) -> bool {
+        // The counts of article 6 and of the 1953 rules stop a side winning by taking
+        // pieces; no source gives counts for the games played to lose.
+        if variant.goal == Goal::Giveaway {
+            return self == DrawRuleSet::None;
+        }
         match self {
             DrawRuleSet::Fmjd | DrawRuleSet::Fmjd2000 | DrawRuleSet::Fmjd64Stands => variant.board == BoardSize::Ten,
             DrawRuleSet::Ussr1953 | DrawRuleSet::Ussr1953CountEnds | DrawRuleSet::None => true,
@@ -87,6 +92,7 @@ impl Variant {
         // moves; Pool: 3 kings against 1 in 13 moves; Italian, Czech, Brazilian: their
         // federations' counts) that kabe does not model yet: their tables are rule-free.
         match (self.board, self.pdn_game_type) {
+            _ if self.goal == Goal::Giveaway => DrawRuleSet::None,
             (BoardSize::Ten, _) => DrawRuleSet::Fmjd,
             (BoardSize::Eight, Some(25)) => DrawRuleSet::Ussr1953,
             (BoardSize::Eight, _) => DrawRuleSet::None,
@@ -124,6 +130,10 @@ mod tests {
         assert_eq!(Variant::KABE.default_draw_rules(), DrawRuleSet::None);
         assert_eq!(Variant::ENGLISH.default_draw_rules(), DrawRuleSet::None);
         assert_eq!(Variant::BRAZILIAN.default_draw_rules(), DrawRuleSet::None);
+        assert_eq!(Variant::ANTIDRAUGHTS.default_draw_rules(), DrawRuleSet::None);
+        assert!(!DrawRuleSet::Fmjd.applies_to(&Variant::ANTIDRAUGHTS));
+        assert!(!DrawRuleSet::Ussr1953.applies_to(&Variant::PODDAVKI));
+        assert!(DrawRuleSet::None.applies_to(&Variant::GIVEAWAY));
         assert!(DrawRuleSet::Ussr1953.applies_to(&Variant::INTERNATIONAL));
         assert!(!DrawRuleSet::Fmjd.applies_to(&Variant::RUSSIAN));
         for r in DrawRuleSet::ALL {

@@ -80,7 +80,7 @@ impl Oracle for TableDir {
         let normalized = position.normalized();
         let sig = Signature::of(&normalized);
         if sig.white_men + sig.white_kings == 0 {
-            return Ok(Score::loss(0));
+            return Ok(position.variant().score_at_end());
         }
         let table = self.table(sig, Metric::Dtw)?;
         Ok(Score::from_raw(table.values[table.index.index(&normalized) as usize]))
@@ -90,7 +90,7 @@ impl Oracle for TableDir {
         let normalized = position.normalized();
         let sig = Signature::of(&normalized);
         if sig.white_men + sig.white_kings == 0 {
-            return Ok(RuleScore::loss(0));
+            return Ok(RuleScore::from_score(position.variant().score_at_end()));
         }
         let table = self.table(sig, Metric::Rules(self.rules.set))?;
         Ok(RuleScore::from_raw(table.values[table.index.index(&normalized) as usize]))

@@ -515,11 +515,13 @@ impl Tablebase {
         let tables = self.tables(position.variant())?;
         let normalized = position.normalized();
         let signature = Signature::of(&normalized);
+        // No piece on one side: the game is over (normally lost by the side without one).
+        let end = tables.variant.score_at_end().wld();
         if signature.white_men + signature.white_kings == 0 {
-            return Ok(Some(Wld::Loss));
+            return Ok(Some(end));
         }
         if signature.black_men + signature.black_kings == 0 {
-            return Ok(Some(Wld::Win));
+            return Ok(Some(end.for_opponent()));
         }
         // A WLD file holds no value of its own for a position with a capture to make.
         if let Some(slot) = tables.catalog.slot(signature, WLD).filter(|_| !position.has_capture()) {
@@ -553,7 +555,7 @@ impl Tablebase {
         let normalized = position.normalized();
         let signature = Signature::of(&normalized);
         if signature.white_men + signature.white_kings == 0 {
-            return Ok(Score::loss(0));
+            return Ok(tables.variant.score_at_end());
         }
         if let Some(slot) = tables.catalog.slot(signature, DTW) {
             let index = slot.index.index(&normalized);
@@ -579,7 +581,7 @@ impl Tablebase {
         let normalized = position.normalized();
         let signature = Signature::of(&normalized);
         if signature.white_men + signature.white_kings == 0 {
-            return Ok(RuleScore::loss(0));
+            return Ok(RuleScore::from_score(tables.variant.score_at_end()));
         }
         let metric = Metric::Rules(tables.rules.set);
         let slot = tables.catalog.slot(signature, RULES).ok_or_else(|| self.no_table(tables, signature, metric))?;
