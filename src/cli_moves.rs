@@ -69,10 +69,11 @@ fn moves_json(position: &Position) -> Value {
             json!({
                 "move": position.move_text(m),
                 "full": notation::movetext::format(variant, m, true),
-                "from": m.from().number(),
-                "to": m.to().number(),
+                // Numbers as the game writes them (Italian numbers the mirrored board).
+                "from": variant.square_number(m.from()),
+                "to": variant.square_number(m.to()),
                 "piece": if m.piece() == PieceKind::King { "king" } else { "man" },
-                "captured": m.captured_squares(variant).map(|s| s.number()).collect::<Vec<_>>(),
+                "captured": m.captured_squares(variant).map(|s| variant.square_number(s)).collect::<Vec<_>>(),
                 "promotes": m.promotes(),
                 "fen_after": position.play(m).fen(),
             })

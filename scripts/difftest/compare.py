@@ -20,7 +20,7 @@ import reference as R
 
 LIB_VARIANTS = {
     "py-draughts": {"international", "russian"},
-    "pydraughts": {"international", "russian"},
+    "pydraughts": {"international", "russian", "english", "italian", "brazilian", "antidraughts"},
     "reference": set(R.RULES),
 }
 
@@ -70,17 +70,38 @@ def random_placement(rules, variant, rng):
     return R.Position(variant, rng.choice("WB"), board)
 
 
-def canon_fen(size, fen):
+def canon_fen(size, fen, mirrored=False):
     m = re.search(r'"([^"]*)"', fen)
     turn, board = R.parse_fen(size, m.group(1) if m else fen)
+    if mirrored:
+        board = {R.square_to_rc(size, mirror(size, R.rc_to_square(size, rc))): p for rc, p in board.items()}
     return R.canonical(size, turn, board)
 
 
+def mirror(size, n):
+    """A square number on the mirrored board (Italian): the same row, counted from the
+    other end. Its own inverse."""
+    half = size // 2
+    row, k = divmod(n - 1, half)
+    return row * half + (half - 1 - k) + 1
+
+
+def written(variant, fen):
+    """A reference FEN in the numbers the game writes (mirrored for Italian)."""
+    r = R.RULES[variant]
+    if not r.mirrored:
+        return fen
+    turn, board = R.parse_fen(r.size, fen)
+    side = lambda c: ",".join(sorted(("K" if p.isupper() else "") + str(mirror(r.size, R.rc_to_square(r.size, rc))) for rc, p in board.items() if p.upper() == c))
+    return f"{turn}:W{side('W')}:B{side('B')}"
+
+
 def kabe_moves(kabe, variant, fens):
-    size = R.RULES[variant].size
+    size, mirrored = R.RULES[variant].size, R.RULES[variant].mirrored
+    back = (lambda n: mirror(size, n)) if mirrored else (lambda n: n)
     proc = subprocess.run(
         [kabe, "moves", "--variant", variant, "--stdin"],
-        input="\n".join(fens) + "\n",
+        input="\n".join(written(variant, f) for f in fens) + "\n",
         capture_output=True,
         text=True,
     )
@@ -91,7 +112,7 @@ def kabe_moves(kabe, variant, fens):
         data = json.loads(line)
         result.append(
             {
-                (m["from"], m["to"], frozenset(m["captured"]), canon_fen(size, m["fen_after"]))
+                (back(m["from"]), back(m["to"]), frozenset(back(c) for c in m["captured"]), canon_fen(size, m["fen_after"], mirrored))
                 for m in data["moves"]
             }
         )
@@ -128,8 +149,11 @@ def py_draughts_moves(variant, fen):
 
 
 def pydraughts_square(variant, n):
-    """pydraughts numbers Russian squares from White's bottom-left (a1 = 1)."""
-    if variant != "russian":
+    """pydraughts numbers Russian and Brazilian squares from White's bottom-left (a1 = 1),
+    Italian squares as Italian books do (the mirrored board)."""
+    if variant == "italian":
+        return mirror(8, n)
+    if variant not in ("russian", "brazilian"):
         return n
     rank, k = divmod(n - 1, 4)
     col = 2 * k + (0 if rank % 2 == 0 else 1)
@@ -139,8 +163,9 @@ def pydraughts_square(variant, n):
 def pydraughts_moves(variant, fen):
     from draughts import Board
 
-    size = R.RULES[variant].size
-    if variant == "russian":
+    size, mirrored = R.RULES[variant].size, R.RULES[variant].mirrored
+    fen = written(variant, fen)
+    if variant in ("russian", "brazilian"):
         turn, board = R.parse_fen(size, fen)
         side = lambda c: ",".join(("K" if p.isupper() else "") + R.rc_to_alg(size, rc) for rc, p in board.items() if p.upper() == c)
         fen = f"{turn}:W{side('W')}:B{side('B')}"
@@ -150,7 +175,7 @@ def pydraughts_moves(variant, fen):
     for m in board.legal_moves():
         after = board.copy()
         after.push(m)
-        out.add((sq(m.steps_move[0]), sq(m.steps_move[-1]), frozenset(sq(c) for c in m.captures), canon_fen(size, after.fen)))
+        out.add((sq(m.steps_move[0]), sq(m.steps_move[-1]), frozenset(sq(c) for c in m.captures), canon_fen(size, after.fen, mirrored)))
     return out
 
 

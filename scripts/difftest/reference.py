@@ -3,7 +3,8 @@
 Written for cross-checking kabe: plain (row, col) coordinates and dictionaries, no
 bitboards, nothing shared with the Rust code. Slow and simple on purpose. Covers every
 kabe variant through the same rule flags (board size, backward man captures, flying
-kings, king landing rule, majority rule, crowning during a capture).
+kings, king landing rule, which capture may be chosen (free, majority, king first, the
+Italian precedence), whether men may take kings, crowning during a capture).
 """
 
 from dataclasses import dataclass
@@ -19,20 +20,30 @@ class Rules:
     king_flying_move: bool
     king_flying_capture: bool
     must_land_to_continue: bool
-    majority: bool
+    choice: str  # 'free', 'majority', 'king-first' (Czech), 'italian'
     crowning: str  # 'stays', 'continue', 'stop'
+    men_take_kings: bool = True
+    # Italian books number the mirrored board; the rules do not change, only the names:
+    # this reference numbers every board alike and the caller translates (compare.py).
+    mirrored: bool = False
 
 
 RULES = {
-    "international": Rules(10, "W", True, True, True, True, True, "stays"),
-    "russian": Rules(8, "W", True, True, True, True, False, "continue"),
-    "russian-free-landing": Rules(8, "W", True, True, True, False, False, "continue"),
-    "kabe": Rules(8, "B", False, True, True, True, False, "stop"),
-    "kabe-short-king-capture": Rules(8, "B", False, True, False, True, False, "stop"),
-    "english": Rules(8, "B", False, False, False, True, False, "stop"),
-    "pool": Rules(8, "B", True, True, True, True, False, "stays"),
-    "brazilian": Rules(8, "W", True, True, True, True, True, "stays"),
+    "international": Rules(10, "W", True, True, True, True, "majority", "stays"),
+    "russian": Rules(8, "W", True, True, True, True, "free", "continue"),
+    "russian-free-landing": Rules(8, "W", True, True, True, False, "free", "continue"),
+    "kabe": Rules(8, "B", False, True, True, True, "free", "stop"),
+    "kabe-short-king-capture": Rules(8, "B", False, True, False, True, "free", "stop"),
+    "english": Rules(8, "B", False, False, False, True, "free", "stop"),
+    "italian": Rules(8, "W", False, False, False, True, "italian", "stop", men_take_kings=False, mirrored=True),
+    "pool": Rules(8, "B", True, True, True, True, "free", "stays"),
+    "brazilian": Rules(8, "W", True, True, True, True, "majority", "stays"),
+    "czech": Rules(8, "W", False, True, True, True, "king-first", "stop"),
 }
+# The games played to lose move as their base games.
+RULES["giveaway"] = RULES["kabe"]
+RULES["antidraughts"] = RULES["international"]
+RULES["poddavki"] = RULES["russian"]
 
 
 def square_to_rc(size, n):
@@ -111,9 +122,14 @@ class Position:
         """List of moves (from, to, captured frozenset, promotes, path)."""
         caps = self.captures()
         if caps:
-            if self.r.majority:
+            if self.r.choice == "majority":
                 best = max(len(c[2]) for c in caps)
                 caps = [c for c in caps if len(c[2]) == best]
+            elif self.r.choice == "king-first" and any(self.board[c[0]].isupper() for c in caps):
+                caps = [c for c in caps if self.board[c[0]].isupper()]
+            elif self.r.choice == "italian":
+                best = max(self.italian_rank(c) for c in caps)
+                caps = [c for c in caps if self.italian_rank(c) == best]
             seen, out = set(), []
             for c in caps:
                 key = c[:4]
@@ -122,6 +138,16 @@ class Position:
                     out.append(c)
             return out
         return self.quiet_moves()
+
+    def italian_rank(self, move):
+        """FID art. 6: most pieces; then by a king; then most kings taken; then the king
+        met first. Kings are short in Italian draughts, so the piece taken on each step is
+        the square between the two squares of the path."""
+        path = move[4]
+        taken = [((a[0] + b[0]) // 2, (a[1] + b[1]) // 2) for a, b in zip(path, path[1:])]
+        kings = [self.board[t].isupper() for t in taken]
+        first_king = next((i for i, k in enumerate(kings) if k), len(kings))
+        return (len(taken), self.board[move[0]].isupper(), sum(kings), -first_king)
 
     def quiet_moves(self):
         out = []
@@ -155,8 +181,10 @@ class Position:
             self._extend(rc, rc, p.isupper(), False, frozenset(), (rc,), occupied, out)
         return out
 
-    def _enemy(self, occupied, sq, captured):
-        return sq in occupied and occupied[sq].upper() != self.turn and sq not in captured
+    def _enemy(self, occupied, sq, captured, king=True):
+        if not (sq in occupied and occupied[sq].upper() != self.turn and sq not in captured):
+            return False
+        return king or self.r.men_take_kings or occupied[sq].islower()
 
     def _jumps(self, at, king, captured, occupied):
         """Possible single captures from `at`: list of (captured square, [landings])."""
@@ -169,7 +197,7 @@ class Position:
             if king and self.r.king_flying_capture:
                 while self.on(sq) and sq not in occupied:
                     sq = (sq[0] + d[0], sq[1] + d[1])
-            if not self.on(sq) or not self._enemy(occupied, sq, captured):
+            if not self.on(sq) or not self._enemy(occupied, sq, captured, king):
                 continue
             lands = []
             land = (sq[0] + d[0], sq[1] + d[1])
@@ -191,7 +219,7 @@ class Position:
             return
         for over, lands in jumps:
             cap = captured | {over}
-            if king and self.r.must_land_to_continue and not self.r.majority:
+            if king and self.r.must_land_to_continue and self.r.choice != "majority":
                 going_on = [l for l in lands if self._jumps(l, True, cap, occupied)]
                 if going_on:
                     lands = going_on

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cross-checks kabe's rules against independent implementations: the reference in
-# reference.py (all variants), py-draughts >= 1.9.1 and pydraughts (international and
-# Russian). Both libraries install a package named `draughts`, so each gets its own venv
+# reference.py (all variants), py-draughts >= 1.9.1 (international and Russian) and
+# pydraughts (international, Russian, English, Italian, Brazilian, antidraughts). Both libraries install a package named `draughts`, so each gets its own venv
 # under target/difftest. Usage: scripts/difftest/run.sh [POSITIONS]   (default 10000)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,11 +25,13 @@ make_venv pydraughts 'pydraughts>=0.6'
 status=0
 run() { "$@" || status=1; }
 cd "$here"
-for v in international russian russian-free-landing kabe kabe-short-king-capture english pool brazilian; do
+for v in international russian russian-free-landing kabe kabe-short-king-capture english italian pool brazilian czech giveaway poddavki; do
   run python3 compare.py --impl reference --variant "$v" --positions "$positions" --kabe "$kabe"
 done
 for v in international russian; do
   run "$venvs/py-draughts/bin/python" compare.py --impl py-draughts --variant "$v" --positions "$positions" --kabe "$kabe"
+done
+for v in international russian english italian brazilian antidraughts; do
   run "$venvs/pydraughts/bin/python" compare.py --impl pydraughts --variant "$v" --positions "$positions" --seed 2 --kabe "$kabe"
 done
 run python3 crosscheck_perft.py --impl reference --max-nodes 300000 "$root"/data/perft/*.perft
