@@ -6,12 +6,12 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use kabe_probe::{parse_perft_vectors, perft, perft_divide, Position};
+use kabe_probe::{parse_perft_vectors, perft, perft_divide, perft_routes, Position};
 
 /// Arguments of `kabe perft`.
 #[derive(Args)]
 pub struct PerftArgs {
-    /// Variant: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech, giveaway, antidraughts, poddavki.
+    /// Variant: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech, giveaway, antidraughts, poddavki, turkish (and its readings).
     #[arg(long, short, default_value = "international")]
     variant: String,
     /// Start from this FEN instead of the variant's start position.
@@ -23,6 +23,10 @@ pub struct PerftArgs {
     /// Print the count below each legal move.
     #[arg(long)]
     divide: bool,
+    /// Count captures that take the same pieces by different routes apart (kish's
+    /// convention for its Turkish counts); by default they are one move.
+    #[arg(long, conflicts_with = "divide")]
+    routes: bool,
     /// Check every vector of these perft data files (e.g. data/perft/*.perft) up to
     /// --max-nodes instead.
     #[arg(long, num_args = 1.., conflicts_with_all = ["fen", "divide"])]
@@ -51,11 +55,12 @@ pub fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
         println!("total {total}");
         return Ok(ExitCode::SUCCESS);
     }
-    let nodes = perft(&position, args.depth);
+    let nodes = if args.routes { perft_routes(&position, args.depth) } else { perft(&position, args.depth) };
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "perft {} {}: {nodes} nodes in {secs:.3} s ({:.1} M/s)",
+        "perft {}{} {}: {nodes} nodes in {secs:.3} s ({:.1} M/s)",
         variant.name,
+        if args.routes { " (routes apart)" } else { "" },
         args.depth,
         nodes as f64 / secs.max(1e-9) / 1e6
     );

@@ -42,7 +42,7 @@ pub struct ReplayError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Problem {
     /// A GameType kabe does not play.
-    #[error("GameType {tag}{name} is not a game kabe plays (20, 21, 22, 23, 25, 26, 29); skipped", tag = .0, name = game_type_name(.0).map(|n| format!(" ({n})")).unwrap_or_default())]
+    #[error("GameType {tag}{name} is not a game kabe plays (20, 21, 22, 23, 25, 26, 29, 30); skipped", tag = .0, name = game_type_name(.0).map(|n| format!(" ({n})")).unwrap_or_default())]
     UnsupportedGameType(String),
     /// No GameType and nothing that tells the game.
     #[error("no GameType tag and {0}; give --variant")]
@@ -222,10 +222,12 @@ mod tests {
         let e = replay("games.pdn", &g, None).expect_err("illegal").to_string();
         assert!(e.starts_with("games.pdn: game 1 (A - B), line 5: move 2. 28-22: illegal move"), "{e}");
         assert!(e.contains("28x19"), "{e}");
-        let g = game("[GameType \"30\"]\n1. a3-a4 *");
+        let g = game("[GameType \"40\"]\n1. 32-28 *");
         let e = replay("t.pdn", &g, None).expect_err("unsupported");
-        assert!(matches!(e.problem, Problem::UnsupportedGameType(ref t) if t == "30"), "{e}");
-        assert!(e.to_string().contains("GameType 30 (Turkish) is not a game kabe plays"), "{e}");
+        assert!(matches!(e.problem, Problem::UnsupportedGameType(ref t) if t == "40"), "{e}");
+        assert!(e.to_string().contains("GameType 40 (Frisian) is not a game kabe plays"), "{e}");
+        let g = game("[GameType \"30\"]\n1. a3-a4 b6-b5 *");
+        assert_eq!(replay("t.pdn", &g, None).expect("Turkish").variant.name, "turkish");
         let g = game("1. 11-15 23-19 *");
         let r = replay("e.pdn", &g, None).expect("English");
         assert_eq!((r.variant.name, r.guessed), ("english", true));

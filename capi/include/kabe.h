@@ -179,6 +179,21 @@
 #define KABE_PODDAVKI 12
 
 /*
+ Turkish draughts (the orthogonal board).
+ */
+#define KABE_TURKISH 13
+
+/*
+ Turkish draughts, a man crowned mid-capture only where the capture ends.
+ */
+#define KABE_TURKISH_CROWN_AT_END 14
+
+/*
+ Turkish draughts, a man crowned mid-capture ends the move.
+ */
+#define KABE_TURKISH_CROWN_AND_STOP 15
+
+/*
  White to move.
  */
 #define KABE_WHITE 0

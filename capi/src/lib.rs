@@ -89,6 +89,12 @@ pub const KABE_GIVEAWAY: c_int = 10;
 pub const KABE_ANTIDRAUGHTS: c_int = 11;
 /// Russian draughts played to lose (poddavki), 8x8.
 pub const KABE_PODDAVKI: c_int = 12;
+/// Turkish draughts (the orthogonal board).
+pub const KABE_TURKISH: c_int = 13;
+/// Turkish draughts, a man crowned mid-capture only where the capture ends.
+pub const KABE_TURKISH_CROWN_AT_END: c_int = 14;
+/// Turkish draughts, a man crowned mid-capture ends the move.
+pub const KABE_TURKISH_CROWN_AND_STOP: c_int = 15;
 
 /// White to move.
 pub const KABE_WHITE: c_int = 0;

@@ -42,6 +42,9 @@ fn the_variant_numbers_are_the_places_in_variant_all() {
         (kabe::KABE_GIVEAWAY, Variant::GIVEAWAY),
         (kabe::KABE_ANTIDRAUGHTS, Variant::ANTIDRAUGHTS),
         (kabe::KABE_PODDAVKI, Variant::PODDAVKI),
+        (kabe::KABE_TURKISH, Variant::TURKISH),
+        (kabe::KABE_TURKISH_CROWN_AT_END, Variant::TURKISH_CROWN_AT_END),
+        (kabe::KABE_TURKISH_CROWN_AND_STOP, Variant::TURKISH_CROWN_AND_STOP),
     ];
     assert_eq!(numbered.len(), Variant::ALL.len());
     for (number, variant) in numbered {

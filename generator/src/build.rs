@@ -204,7 +204,9 @@ fn slice_store_cache(budget: MemoryBudget) -> u64 {
 /// six bytes a position), the values kept on disk beside the tables.
 pub(crate) fn pair_state_bytes(variant: Variant, pair: &[Signature], budget: MemoryBudget) -> (u64, bool) {
     let whole = positions_of(variant, pair) * crate::solve::STATE_BYTES_PER_POSITION;
-    if whole <= budget.pair_bytes() {
+    // Men that step sideways (Turkish) can come back: their placements have no order to
+    // solve them in, so the pair is solved whole, within the budget or not at all.
+    if whole <= budget.pair_bytes() || variant.board.is_orthogonal() {
         return (whole, false);
     }
     let placement = MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64;

@@ -123,3 +123,16 @@ fn antidraughts_up_to_two_pieces() {
     // The 10x10 moves are proven at 3 pieces above; the giveaway goal on 8x8.
     compare(Variant::ANTIDRAUGHTS, 2);
 }
+
+#[test]
+fn turkish_up_to_two_pieces() {
+    // The orthogonal board, men stepping sideways (cycles of men moves in one pair).
+    compare(Variant::TURKISH, 2);
+}
+
+/// 3.5 minutes on 2 cores: run with `--ignored` (passed: see the README's Turkish notes).
+#[test]
+#[ignore]
+fn turkish_up_to_three_pieces() {
+    compare(Variant::TURKISH, 3);
+}

@@ -1,10 +1,17 @@
-//! Board geometry: the ghost-square bit layout that turns diagonal steps into shifts.
+//! Board geometry: bit layouts that turn steps into shifts.
 //!
-//! Dark squares are numbered 0.. in reading order from the top-left dark square as seen
-//! by White (square number 1 in notation). Square `s` lives at bit `s + s / width`: after
-//! every two rows one unused "ghost" bit is inserted, so that each diagonal direction is
-//! a constant shift (`half` or `half + 1`) and stepping off the left or right edge lands
-//! on a ghost bit that is never part of the board. One layout serves 8x8 and 10x10.
+//! **Diagonal boards** (8x8, 10x10): dark squares are numbered 0.. in reading order from
+//! the top-left dark square as seen by White (square number 1 in notation). Square `s`
+//! lives at bit `s + s / width`: after every two rows one unused "ghost" bit is inserted,
+//! so that each diagonal direction is a constant shift (`half` or `half + 1`) and stepping
+//! off the left or right edge lands on a ghost bit that is never part of the board.
+//!
+//! **The orthogonal board** (Turkish draughts): all 64 squares, square `s` at bit `s`,
+//! a8 first. North and south are shifts by 8, west and east by 1; a step is taken only
+//! from the squares that have a neighbour that way (`can_step`), so nothing wraps from
+//! one row's edge to the next row. The four [`Dir`] slots stand for north (NorthWest),
+//! west (NorthEast), east (SouthWest) and south (SouthEast): each pair of opposites stays
+//! opposite, and the first two still lead towards bit 0.
 
 /// The size of the board. Only the dark squares are played on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -13,26 +20,54 @@ pub enum BoardSize {
     Eight,
     /// 10x10, 50 playable squares (international draughts).
     Ten,
+    /// 8x8 with all 64 squares in play and orthogonal steps (Turkish draughts).
+    EightOrthogonal,
 }
 
 impl BoardSize {
     /// Files (and ranks) on the board: 8 or 10.
     pub const fn width(self) -> u8 {
         match self {
-            BoardSize::Eight => 8,
+            BoardSize::Eight | BoardSize::EightOrthogonal => 8,
             BoardSize::Ten => 10,
         }
     }
 
-    /// Number of playable (dark) squares: 32 or 50.
+    /// Number of playable squares: 32, 50 (the dark squares) or 64.
     pub const fn squares(self) -> u8 {
-        self.width() * self.width() / 2
+        self.row_len() * self.width()
+    }
+
+    /// Playable squares in one row: 4, 5 or 8.
+    pub const fn row_len(self) -> u8 {
+        match self {
+            BoardSize::Eight => 4,
+            BoardSize::Ten => 5,
+            BoardSize::EightOrthogonal => 8,
+        }
+    }
+
+    /// Whether pieces step along rows and columns (every square in play).
+    pub const fn is_orthogonal(self) -> bool {
+        matches!(self, BoardSize::EightOrthogonal)
+    }
+
+    /// The rows each side's men fill at the start, counted from its own edge: the first
+    /// row filled and how many.
+    pub const fn start_rows(self) -> (u8, u8) {
+        match self {
+            BoardSize::Eight => (0, 3),
+            BoardSize::Ten => (0, 4),
+            // Turkish: the back row stays empty, men on the second and third rows.
+            BoardSize::EightOrthogonal => (1, 2),
+        }
     }
 
     pub(crate) const fn geometry(self) -> &'static Geometry {
         match self {
             BoardSize::Eight => &GEOMETRY_8,
             BoardSize::Ten => &GEOMETRY_10,
+            BoardSize::EightOrthogonal => &GEOMETRY_ORTHOGONAL,
         }
     }
 }
@@ -51,6 +86,10 @@ impl Dir {
     pub(crate) const ALL: [Dir; 4] = [Dir::NorthWest, Dir::NorthEast, Dir::SouthWest, Dir::SouthEast];
     pub(crate) const NORTH: [Dir; 2] = [Dir::NorthWest, Dir::NorthEast];
     pub(crate) const SOUTH: [Dir; 2] = [Dir::SouthWest, Dir::SouthEast];
+    /// Orthogonal board: north, west and east (a White man's steps).
+    pub(crate) const NORTH_AND_SIDEWAYS: [Dir; 3] = [Dir::NorthWest, Dir::NorthEast, Dir::SouthWest];
+    /// Orthogonal board: south, west and east (a Black man's steps).
+    pub(crate) const SOUTH_AND_SIDEWAYS: [Dir; 3] = [Dir::SouthEast, Dir::NorthEast, Dir::SouthWest];
 
     pub(crate) const fn opposite(self) -> Dir {
         match self {
@@ -80,9 +119,13 @@ pub(crate) struct Geometry {
     pub next: [[u8; 64]; 4],
     /// Every square beyond a bit in each direction, to the edge.
     pub ray: [[u64; 64]; 4],
-    /// A step in each direction as a left rotation: bits that wrap around land on ghost
-    /// or unused high bits, which every board set leaves empty.
+    /// A step in each direction as a left rotation, taken from `can_step` squares only.
     pub rotation: [u32; 4],
+    /// The squares that have a neighbour in each direction.
+    pub can_step: [u64; 4],
+    /// The directions a man of each colour (White, Black) steps in: forward, and on the
+    /// orthogonal board sideways too.
+    pub men_dirs: [&'static [Dir]; 2],
     /// Bit of square index `s`.
     pub bit_of: [u8; 64],
     /// Square index of a bit, or [`OFF`] for ghosts and bits past the board.
@@ -92,8 +135,9 @@ pub(crate) struct Geometry {
 impl Geometry {
     const fn new(size: BoardSize) -> Geometry {
         let width = size.width() as u32;
-        let half = width / 2;
+        let half = size.row_len() as u32;
         let squares = size.squares() as u32;
+        let orthogonal = size.is_orthogonal();
         let mut bit_of = [OFF; 64];
         let mut square_of = [OFF; 64];
         let mut mask = 0u64;
@@ -101,7 +145,7 @@ impl Geometry {
         let mut bottom_row = 0u64;
         let mut s = 0;
         while s < squares {
-            let bit = s + s / width;
+            let bit = if orthogonal { s } else { s + s / width };
             bit_of[s as usize] = bit as u8;
             square_of[bit as usize] = s as u8;
             mask |= 1 << bit;
@@ -113,23 +157,33 @@ impl Geometry {
             }
             s += 1;
         }
-        let deltas: [i32; 4] = [-(half as i32) - 1, -(half as i32), half as i32, half as i32 + 1];
+        let deltas: [i32; 4] = if orthogonal {
+            [-8, -1, 1, 8]
+        } else {
+            [-(half as i32) - 1, -(half as i32), half as i32, half as i32 + 1]
+        };
         let mut next = [[OFF; 64]; 4];
+        let mut can_step = [0u64; 4];
         let mut d = 0;
         while d < 4 {
             let mut b = 0;
             while b < 64 {
                 if mask & (1 << b) != 0 {
                     let to = b as i32 + deltas[d];
-                    if to >= 0 && to < 64 && mask & (1 << to) != 0 {
+                    // Orthogonal west and east steps stay in their row.
+                    let same_row = !orthogonal || deltas[d].abs() != 1 || to / 8 == b as i32 / 8;
+                    if to >= 0 && to < 64 && mask & (1 << to) != 0 && same_row {
                         next[d][b] = to as u8;
+                        can_step[d] |= 1 << b;
                     }
                 }
                 b += 1;
             }
             d += 1;
         }
-        let rotation = [64 - (half + 1), 64 - half, half, half + 1];
+        let rotation = if orthogonal { [64 - 8, 64 - 1, 1, 8] } else { [64 - (half + 1), 64 - half, half, half + 1] };
+        let men_dirs: [&'static [Dir]; 2] =
+            if orthogonal { [&Dir::NORTH_AND_SIDEWAYS, &Dir::SOUTH_AND_SIDEWAYS] } else { [&Dir::NORTH, &Dir::SOUTH] };
         let mut ray = [[0u64; 64]; 4];
         let mut d = 0;
         while d < 4 {
@@ -144,13 +198,14 @@ impl Geometry {
             }
             d += 1;
         }
-        Geometry { half, mask, top_row, bottom_row, next, ray, rotation, bit_of, square_of }
+        Geometry { half, mask, top_row, bottom_row, next, ray, rotation, can_step, men_dirs, bit_of, square_of }
     }
 
-    /// Shifts every bit of `bb` one step in `dir`, dropping bits that leave the board.
+    /// Shifts every bit of `bb` (squares of the board) one step in `dir`, dropping bits
+    /// that would leave the board.
     #[inline(always)]
     pub(crate) fn shift(&self, bb: u64, dir: Dir) -> u64 {
-        bb.rotate_left(self.rotation[dir as usize]) & self.mask
+        (bb & self.can_step[dir as usize]).rotate_left(self.rotation[dir as usize])
     }
 
     /// The first bit of `occupied` from `bit` along `dir`, or [`OFF`].
@@ -177,6 +232,7 @@ impl Geometry {
 
 pub(crate) static GEOMETRY_8: Geometry = Geometry::new(BoardSize::Eight);
 pub(crate) static GEOMETRY_10: Geometry = Geometry::new(BoardSize::Ten);
+pub(crate) static GEOMETRY_ORTHOGONAL: Geometry = Geometry::new(BoardSize::EightOrthogonal);
 
 /// Iterates the set bits of a bitboard, lowest first.
 #[derive(Clone, Copy)]
@@ -217,6 +273,24 @@ mod tests {
         assert_eq!(g.step(bit(46), Dir::SouthWest), OFF);
         assert_eq!(num(g.step(bit(46), Dir::NorthEast)), 41);
         assert_eq!(g.mask.count_ones(), 50);
+    }
+
+    #[test]
+    fn orthogonal_steps_stay_in_their_row_and_column() {
+        let g = BoardSize::EightOrthogonal.geometry();
+        assert_eq!(g.mask, u64::MAX);
+        for s in 0..64u8 {
+            let (r, c) = (s as i32 / 8, s as i32 % 8);
+            for (d, (dr, dc)) in Dir::ALL.iter().zip([(-1, 0), (0, -1), (0, 1), (1, 0)]) {
+                let to = g.step(s, *d);
+                let on_board = (0..8).contains(&(r + dr)) && (0..8).contains(&(c + dc));
+                assert_eq!(to != OFF, on_board, "square {s} {d:?}");
+                if on_board {
+                    assert_eq!(to as i32, (r + dr) * 8 + c + dc);
+                }
+                assert_eq!(g.shift(1 << s, *d), if on_board { 1 << to } else { 0 }, "square {s} {d:?}");
+            }
+        }
     }
 
     #[test]

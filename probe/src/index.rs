@@ -190,7 +190,8 @@ impl MaterialIndex {
     /// to count in 64 bits (far beyond any table: some 20 pieces on 10x10).
     pub fn new(variant: Variant, signature: Signature) -> Option<MaterialIndex> {
         let n = variant.squares() as u32;
-        let half = variant.board.width() as u32 / 2;
+        // Squares per row: the promotion rows are the first and last `half` squares.
+        let half = variant.board.row_len() as u32;
         let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         let top = (1u64 << half) - 1;
         let bottom = top << (n - half);

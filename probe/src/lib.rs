@@ -29,12 +29,12 @@ pub use index::{MaterialIndex, Signature};
 pub use movegen::{Move, MoveList, MAX_CAPTURES};
 pub use notation::fen::FenError;
 pub use notation::movetext::MoveError;
-pub use perft::{parse_perft_vectors, perft, perft_divide, PerftVector};
+pub use perft::{parse_perft_vectors, perft, perft_divide, perft_routes, PerftVector};
 pub use position::{Position, Setup, SetupError, SetupPiece};
 pub use rules::{Counters, DrawRuleSet, DrawRules, UnknownDrawRules};
 pub use score::{RuleScore, Score, Wld};
 pub use unmove::{Predecessor, Restore};
 pub use variant::{
-    CaptureChoice, Color, CrowningInCapture, Goal, KingLanding, KingRange, NotationStyle, PieceKind, Square,
-    UnknownVariant, Variant,
+    CaptureChoice, CapturedPieces, Color, CrowningInCapture, Goal, KingLanding, KingRange, NotationStyle, PieceKind,
+    Square, UnknownVariant, Variant,
 };

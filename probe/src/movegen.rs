@@ -10,7 +10,9 @@ use std::ops::Deref;
 
 use crate::geometry::{Bits, Dir, Geometry, OFF};
 use crate::position::Position;
-use crate::variant::{CaptureChoice, Color, CrowningInCapture, KingLanding, KingRange, PieceKind, Square, Variant};
+use crate::variant::{
+    CaptureChoice, CapturedPieces, Color, CrowningInCapture, KingLanding, KingRange, PieceKind, Square, Variant,
+};
 
 /// The most pieces one capture can take: only squares off the board's edge can be
 /// jumped, and a 10x10 board has 32 such dark squares.
@@ -149,19 +151,17 @@ impl<'a> IntoIterator for &'a MoveList {
     }
 }
 
-/// Directions in which `color`'s men move: towards the opponent.
-pub(crate) fn forward(color: Color) -> &'static [Dir] {
-    match color {
-        Color::White => &Dir::NORTH,
-        Color::Black => &Dir::SOUTH,
-    }
+/// Directions in which `color`'s men move: towards the opponent (and on the orthogonal
+/// board sideways).
+pub(crate) fn forward(geo: &Geometry, color: Color) -> &'static [Dir] {
+    geo.men_dirs[color as usize]
 }
 
 fn man_capture_dirs(variant: &Variant, color: Color) -> &'static [Dir] {
     if variant.men_capture_backward {
         &Dir::ALL
     } else {
-        forward(color)
+        forward(variant.board.geometry(), color)
     }
 }
 
@@ -331,7 +331,7 @@ impl Position {
         let empty = self.empty_squares();
         let men = own & !self.kings;
         let mut count = 0;
-        for &d in forward(self.turn) {
+        for &d in forward(geo, self.turn) {
             count += (geo.shift(men, d) & empty).count_ones() as usize;
         }
         let flying = self.variant.king_moves == KingRange::Flying;
@@ -356,7 +356,7 @@ impl Position {
         let empty = self.empty_squares();
         let men = own & !self.kings;
         let promo = promotion_bits(geo, self.turn);
-        for &d in forward(self.turn) {
+        for &d in forward(geo, self.turn) {
             for to in Bits(geo.shift(men, d) & empty) {
                 let from = geo.step(to, d.opposite());
                 let promotes = promo & (1 << to) != 0;
@@ -411,6 +411,7 @@ impl Position {
             empty: 0,
             promotion_row: promotion_bits(geo, color),
             man_dirs: man_capture_dirs(&self.variant, color),
+            removed_at_once: self.variant.captured_pieces == CapturedPieces::RemovedAtOnce,
             from: 0,
             piece: PieceKind::Man,
             crowned: false,
@@ -449,6 +450,9 @@ struct CaptureSearch<'a> {
     empty: u64,
     promotion_row: u64,
     man_dirs: &'static [Dir],
+    /// Jumped pieces leave at once (Turkish): their squares are free for the rest of the
+    /// capture.
+    removed_at_once: bool,
     from: u8,
     piece: PieceKind,
     /// A man crowned during this capture, going on as a king.
@@ -462,16 +466,25 @@ struct CaptureSearch<'a> {
 }
 
 impl CaptureSearch<'_> {
+    /// The squares a piece may cross or land on, having jumped `captured`.
+    #[inline(always)]
+    fn free(&self, captured: u64) -> u64 {
+        if self.removed_at_once {
+            self.empty | captured
+        } else {
+            self.empty
+        }
+    }
+
     /// Extends a man's capture from `at`; returns whether any capture was possible.
     fn man(&mut self, at: u8, captured: u64) -> bool {
         let targets = self.man_targets & !captured;
+        let free = self.free(captured);
         let from = 1u64 << at;
         let mut found = false;
         for &d in self.man_dirs {
-            // `targets` and `empty` lie inside the board, so no mask is needed.
-            let rotation = self.geo.rotation[d as usize];
-            let over = from.rotate_left(rotation) & targets;
-            let land_bit = over.rotate_left(rotation) & self.empty;
+            let over = self.geo.shift(from, d) & targets;
+            let land_bit = self.geo.shift(over, d) & free;
             if land_bit == 0 {
                 continue;
             }
@@ -534,9 +547,10 @@ impl CaptureSearch<'_> {
     /// The enemy piece a king on `at` can capture in direction `d`, with its landing squares.
     fn king_capture_in(&self, at: u8, captured: u64, d: Dir) -> Option<(u8, Landings)> {
         let flying = self.variant.king_captures == KingRange::Flying;
+        let free = self.free(captured);
         let mut over = self.geo.step(at, d);
         if flying {
-            while over != OFF && self.empty & (1 << over) != 0 {
+            while over != OFF && free & (1 << over) != 0 {
                 over = self.geo.step(over, d);
             }
         }
@@ -545,7 +559,7 @@ impl CaptureSearch<'_> {
         }
         let mut landings = Landings::default();
         let mut land = self.geo.step(over, d);
-        while land != OFF && self.empty & (1 << land) != 0 {
+        while land != OFF && free & (1 << land) != 0 {
             landings.push(land);
             if !flying {
                 break;

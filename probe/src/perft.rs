@@ -28,6 +28,23 @@ fn perft_with(position: &Position, depth: u32, lists: &mut [MoveList]) -> u64 {
     }
 }
 
+/// [`perft`] counting every capture route apart: two captures that take the same pieces
+/// from the same square to the same square by different paths count twice (the
+/// convention of the kish engine's published Turkish counts).
+pub fn perft_routes(position: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut moves = position.capture_routes();
+    if moves.is_empty() {
+        moves = position.legal_moves().into_iter().collect();
+    }
+    if depth == 1 {
+        return moves.len() as u64;
+    }
+    moves.iter().map(|mv| perft_routes(&position.play(mv), depth - 1)).sum()
+}
+
 /// Perft below each legal move ("divide"), for finding where two generators differ.
 pub fn perft_divide(position: &Position, depth: u32) -> Vec<(Move, u64)> {
     let depth = depth.max(1);

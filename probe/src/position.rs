@@ -73,14 +73,15 @@ pub struct Position {
 
 impl Position {
     /// The start position of `variant`: men on the three (8x8) or four (10x10) rows
-    /// nearest each side, the variant's first player to move.
+    /// nearest each side, or on the second and third (Turkish), the variant's first
+    /// player to move.
     pub fn start(variant: Variant) -> Position {
         let geo = variant.board.geometry();
-        let rows = (variant.board.width() / 2 - 1) as u32;
-        let per_side = rows * geo.half;
+        let (skip, rows) = variant.board.start_rows();
+        let row_len = geo.half;
         let n = variant.squares() as u32;
         let mut p = Position::empty(variant, variant.first_to_move);
-        for s in 0..per_side {
+        for s in skip as u32 * row_len..(skip + rows) as u32 * row_len {
             p.black |= 1 << geo.bit_of[s as usize];
             p.white |= 1 << geo.bit_of[(n - 1 - s) as usize];
         }
@@ -253,15 +254,15 @@ impl fmt::Display for Position {
     /// A diagram from White's side: `w`/`b` men, `W`/`B` kings, `.` empty dark squares.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let width = self.variant.board.width();
-        let half = width / 2;
+        let orthogonal = self.variant.board.is_orthogonal();
         for row in 0..width {
             for col in 0..width {
                 let dark = (row + col) % 2 == 1;
-                if !dark {
+                if !dark && !orthogonal {
                     f.write_str("  ")?;
                     continue;
                 }
-                let square = Square(row * half + col / 2);
+                let square = if orthogonal { Square(row * width + col) } else { Square(row * (width / 2) + col / 2) };
                 let c = match self.piece_at(square) {
                     None => '.',
                     Some((Color::White, PieceKind::Man)) => 'w',

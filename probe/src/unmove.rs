@@ -10,7 +10,7 @@
 use crate::geometry::{Bits, Dir, Geometry, OFF};
 use crate::movegen::{forward, promotion_bits, Move, MAX_CAPTURES};
 use crate::position::Position;
-use crate::variant::{CaptureChoice, Color, CrowningInCapture, KingLanding, KingRange, PieceKind};
+use crate::variant::{CaptureChoice, CapturedPieces, Color, CrowningInCapture, KingLanding, KingRange, PieceKind};
 
 /// A position one move earlier, with the move that leads from it to the given position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +40,7 @@ impl Position {
         let mover = self.turn.opposite();
         let own = self.side(mover);
         let empty = self.empty_squares();
-        let backward = forward(mover.opposite());
+        let backward = forward(geo, mover.opposite());
         let promo = promotion_bits(geo, mover);
         let mut add = |from: u8, to: u8, was: PieceKind| {
             let mut q = self.with_turn(mover);
@@ -79,7 +79,9 @@ impl Position {
             if promo & (1 << to) != 0 {
                 for &d in backward {
                     let from = geo.step(to, d);
-                    if from != OFF && empty & (1 << from) != 0 {
+                    // From off the row: a man on it would be a king (a sideways step
+                    // along the row, on the orthogonal board, is no un-crowning).
+                    if from != OFF && empty & (1 << from) != 0 && promo & (1 << from) == 0 {
                         add(from, to, PieceKind::Man);
                     }
                 }
@@ -106,6 +108,7 @@ impl Position {
                 restore,
                 passable: self.empty_squares() | (1 << to),
                 promo: promotion_bits(geo, mover),
+                at_once: self.variant.captured_pieces == CapturedPieces::RemovedAtOnce,
                 landings: Vec::new(),
                 last: None,
                 out: &mut out,
@@ -141,6 +144,9 @@ struct ReverseCapture<'a> {
     /// Squares the mover may cross: empty in the position, and its final square.
     passable: u64,
     promo: u64,
+    /// Jumped pieces left at once (Turkish): the search is relaxed and every candidate
+    /// checked against the forward generator.
+    at_once: bool,
     /// Landing bits, last first.
     landings: Vec<u8>,
     /// The last capture: piece jumped, direction, kind of the capturing piece.
@@ -156,7 +162,7 @@ impl ReverseCapture<'_> {
         let (long, dirs): (bool, &[Dir]) = match kind {
             PieceKind::King => (self.p.variant.king_captures == KingRange::Flying, &Dir::ALL),
             PieceKind::Man if self.p.variant.men_capture_backward => (false, &Dir::ALL),
-            PieceKind::Man => (false, forward(self.mover)),
+            PieceKind::Man => (false, forward(self.geo, self.mover)),
         };
         let geo = self.geo;
         for &d in dirs {
@@ -166,7 +172,9 @@ impl ReverseCapture<'_> {
             let mut between = 0u64;
             while over != OFF && free & (1 << over) != 0 {
                 let ob = 1u64 << over;
-                if over != self.to && crossed & ob == 0 {
+                // Pieces removed at once (Turkish) free their squares: a piece jumped
+                // earlier may stand where the capture later passed or ended.
+                if self.at_once || (over != self.to && crossed & ob == 0) {
                     let mut from = geo.step(over, back);
                     let mut approach = 0u64;
                     while from != OFF && free & !ob & (1 << from) != 0 {
@@ -223,6 +231,15 @@ impl ReverseCapture<'_> {
             return;
         }
         let Some((last_over, last_dir, last_kind)) = self.last else { return };
+        if !self.at_once && self.ends_too_early(last_over, last_dir, last_kind, restored) {
+            return;
+        }
+        self.record(from, kind, restored);
+    }
+
+    /// Whether the capture could have gone on from `to` (or a flying king had to land
+    /// elsewhere to go on): then it did not end there.
+    fn ends_too_early(&self, last_over: u8, last_dir: Dir, last_kind: PieceKind, restored: u64) -> bool {
         let p = self.p;
         let enemy = p.side(self.mover.opposite());
         let empty_at_end = p.empty_squares() & !restored;
@@ -237,7 +254,7 @@ impl ReverseCapture<'_> {
         };
         if let Some(k) = checked_as {
             if self.can_capture(self.to, k, enemy, empty_at_end) {
-                return;
+                return true;
             }
         }
         // A flying king must have landed where it could go on, if it could anywhere.
@@ -250,11 +267,18 @@ impl ReverseCapture<'_> {
             let mut l = self.geo.step(last_over, last_dir);
             while l != OFF && empty_then & (1 << l) != 0 {
                 if l != self.to && self.can_capture(l, PieceKind::King, enemy, empty_then) {
-                    return;
+                    return true;
                 }
                 l = self.geo.step(l, last_dir);
             }
         }
+        false
+    }
+
+    /// Records the predecessors of a capture from `from` that took `restored`, for every
+    /// way the restored pieces may have been kings.
+    fn record(&mut self, from: u8, kind: PieceKind, restored: u64) {
+        let p = self.p;
         let mut mv_path = [0u8; MAX_CAPTURES];
         for (i, &b) in self.landings.iter().rev().enumerate() {
             mv_path[i] = self.geo.square_of[b as usize];
@@ -295,7 +319,9 @@ impl ReverseCapture<'_> {
                 q.kings |= fb;
             }
             let allowed = match p.variant.capture_choice {
-                _ if !p.variant.men_capture_kings => q.legal_moves().iter().any(|m| m.same_outcome(&mv)),
+                _ if !p.variant.men_capture_kings || self.at_once => {
+                    q.legal_moves().iter().any(|m| m.same_outcome(&mv))
+                }
                 CaptureChoice::Free => true,
                 CaptureChoice::Majority => q.max_capture_count() == restored.count_ones(),
                 CaptureChoice::KingFirst | CaptureChoice::Italian => {
@@ -321,7 +347,7 @@ impl ReverseCapture<'_> {
         let (long, dirs): (bool, &[Dir]) = match kind {
             PieceKind::King => (self.p.variant.king_captures == KingRange::Flying, &Dir::ALL),
             PieceKind::Man if self.p.variant.men_capture_backward => (false, &Dir::ALL),
-            PieceKind::Man => (false, forward(self.mover)),
+            PieceKind::Man => (false, forward(self.geo, self.mover)),
         };
         dirs.iter().any(|&d| {
             let mut sq = geo.step(at, d);

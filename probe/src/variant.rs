@@ -89,6 +89,17 @@ pub enum CrowningInCapture {
     CrownAndStop,
 }
 
+/// When the pieces jumped in a capture leave the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CapturedPieces {
+    /// At the end of the move: until then they block, and none is jumped twice (every
+    /// diagonal game; the "Turkish strike" cannot happen).
+    RemovedAtEnd,
+    /// Each as it is jumped: its square is free at once (Turkish draughts). A king may
+    /// then not turn straight back, which the rules forbid in words.
+    RemovedAtOnce,
+}
+
 /// Which capture a player must choose when several are possible.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CaptureChoice {
@@ -151,6 +162,8 @@ pub struct Variant {
     pub crowning_in_capture: CrowningInCapture,
     /// How the game is won.
     pub goal: Goal,
+    /// When jumped pieces leave the board.
+    pub captured_pieces: CapturedPieces,
     /// How squares and moves are written.
     pub notation: NotationStyle,
     /// The board is placed with a light square in each player's left corner (Italian):
@@ -176,6 +189,7 @@ impl Variant {
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::StaysMan,
         goal: Goal::Capture,
+        captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Numeric,
         mirrored_board: false,
         pdn_game_type: Some(20),
@@ -195,6 +209,7 @@ impl Variant {
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndContinue,
         goal: Goal::Capture,
+        captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Algebraic,
         mirrored_board: false,
         pdn_game_type: Some(25),
@@ -225,6 +240,7 @@ impl Variant {
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndStop,
         goal: Goal::Capture,
+        captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Algebraic,
         mirrored_board: false,
         pdn_game_type: None,
@@ -251,6 +267,7 @@ impl Variant {
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndStop,
         goal: Goal::Capture,
+        captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Numeric,
         mirrored_board: false,
         pdn_game_type: Some(21),
@@ -278,6 +295,7 @@ impl Variant {
         first_to_move: Color::Black,
         crowning_in_capture: CrowningInCapture::StaysMan,
         goal: Goal::Capture,
+        captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Numeric,
         pdn_game_type: Some(23),
         ..Variant::RUSSIAN
@@ -310,6 +328,7 @@ impl Variant {
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndStop,
         goal: Goal::Capture,
+        captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Algebraic,
         mirrored_board: false,
         pdn_game_type: Some(29),
@@ -330,8 +349,52 @@ impl Variant {
     pub const PODDAVKI: Variant =
         Variant { name: "poddavki", goal: Goal::Giveaway, pdn_game_type: None, ..Variant::RUSSIAN };
 
+    /// Turkish draughts (seeds/003 "Türgi kabe"; GameType 30): all 64 squares, 16 men
+    /// each on the second and third rows, men step and capture one square forward or
+    /// sideways, kings fly along rows and columns, the majority rule (men and kings count
+    /// the same), jumped pieces removed at once and no turning straight back, White first.
+    /// A man reaching the last row during a capture is crowned and goes on as a king (the
+    /// reading of the kish engine and of the Turkish federation's rules as kish cites
+    /// them; [`Variant::TURKISH_CROWN_AT_END`] and [`Variant::TURKISH_CROWN_AND_STOP`]
+    /// are the other readings).
+    pub const TURKISH: Variant = Variant {
+        name: "turkish",
+        board: BoardSize::EightOrthogonal,
+        first_to_move: Color::White,
+        men_capture_backward: false,
+        king_moves: KingRange::Flying,
+        king_captures: KingRange::Flying,
+        king_landing: KingLanding::Free,
+        capture_choice: CaptureChoice::Majority,
+        men_capture_kings: true,
+        crowning_in_capture: CrowningInCapture::CrownAndContinue,
+        goal: Goal::Capture,
+        captured_pieces: CapturedPieces::RemovedAtOnce,
+        notation: NotationStyle::Algebraic,
+        mirrored_board: false,
+        pdn_game_type: Some(30),
+    };
+
+    /// Turkish draughts read so that a man reaching the last row mid-capture goes on as
+    /// a man and is crowned only if the capture ends there.
+    pub const TURKISH_CROWN_AT_END: Variant = Variant {
+        name: "turkish-crown-at-end",
+        crowning_in_capture: CrowningInCapture::StaysMan,
+        pdn_game_type: None,
+        ..Variant::TURKISH
+    };
+
+    /// Turkish draughts read so that a man reaching the last row mid-capture is crowned
+    /// and the move ends.
+    pub const TURKISH_CROWN_AND_STOP: Variant = Variant {
+        name: "turkish-crown-and-stop",
+        crowning_in_capture: CrowningInCapture::CrownAndStop,
+        pdn_game_type: None,
+        ..Variant::TURKISH
+    };
+
     /// Every built-in variant. New ones go at the end: the C ABI numbers them by place.
-    pub const ALL: [Variant; 13] = [
+    pub const ALL: [Variant; 16] = [
         Variant::INTERNATIONAL,
         Variant::RUSSIAN,
         Variant::RUSSIAN_FREE_LANDING,
@@ -345,6 +408,9 @@ impl Variant {
         Variant::GIVEAWAY,
         Variant::ANTIDRAUGHTS,
         Variant::PODDAVKI,
+        Variant::TURKISH,
+        Variant::TURKISH_CROWN_AT_END,
+        Variant::TURKISH_CROWN_AND_STOP,
     ];
 
     /// Looks a built-in variant up by name (also `fmjd`, `ussr`, `family`).
@@ -355,13 +421,14 @@ impl Variant {
             "ussr" | "8x8" | "shashki" => "russian",
             "family" | "estonian" => "kabe",
             "checkers" | "american" | "english-checkers" => "english",
-            "dama" | "italiana" => "italian",
+            "damiera" | "italiana" | "italian-draughts" => "italian",
             "american-pool" | "pool-checkers" => "pool",
             "brazil" => "brazilian",
             "ceska" | "czech-draughts" => "czech",
             "araandmine" | "kabe-giveaway" => "giveaway",
             "international-giveaway" | "anti-draughts" => "antidraughts",
             "russian-giveaway" | "shashki-giveaway" => "poddavki",
+            "dama" | "turkish-draughts" | "turk" => "turkish",
             other => other,
         };
         Variant::ALL.into_iter().find(|v| v.name == canonical)
@@ -400,14 +467,14 @@ impl Variant {
         if !self.mirrored_board {
             return square;
         }
-        let half = self.board.width() / 2;
+        let half = self.board.row_len();
         let (row, col) = (square.0 / half, square.0 % half);
         Square(row * half + half - 1 - col)
     }
 
     /// The row where `color`'s men are crowned, as square indices `lo..hi`.
     pub fn promotion_row(&self, color: Color) -> std::ops::Range<u8> {
-        let half = self.board.width() / 2;
+        let half = self.board.row_len();
         match color {
             Color::White => 0..half,
             Color::Black => self.squares() - half..self.squares(),
@@ -423,7 +490,7 @@ impl fmt::Display for Variant {
 
 /// The name given is not a built-in variant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant '{0}' (known: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech, giveaway, antidraughts, poddavki)")]
+#[error("unknown variant '{0}' (known: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech, giveaway, antidraughts, poddavki, turkish, turkish-crown-at-end, turkish-crown-and-stop)")]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for Variant {

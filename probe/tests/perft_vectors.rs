@@ -41,6 +41,11 @@ fn english_vectors_are_the_published_counts() {
 }
 
 #[test]
+fn turkish_vectors() {
+    check_file("turkish.perft");
+}
+
+#[test]
 fn other_8x8_vectors() {
     check_file("other8x8.perft");
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Cross-checks kabe's rules against independent implementations: the reference in
 # reference.py (all variants), py-draughts >= 1.9.1 (international and Russian) and
-# pydraughts (international, Russian, English, Italian, Brazilian, antidraughts). Both libraries install a package named `draughts`, so each gets its own venv
+# pydraughts (international, Russian, English, Italian, Brazilian, antidraughts) and the
+# kish engine (Turkish). Both libraries install a package named `draughts`, so each gets its own venv
 # under target/difftest. Usage: scripts/difftest/run.sh [POSITIONS]   (default 10000)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,15 +13,16 @@ kabe="$root/target/release/kabe"
 
 cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin kabe
 
-make_venv() { # name, pip requirement
+make_venv() { # name, pip requirement, module it installs
   local dir="$venvs/$1"
-  if [ ! -x "$dir/bin/python" ] || ! "$dir/bin/python" -c "import draughts" 2>/dev/null; then
+  if [ ! -x "$dir/bin/python" ] || ! "$dir/bin/python" -c "import ${3:-draughts}" 2>/dev/null; then
     python3 -m venv "$dir"
     "$dir/bin/pip" install --quiet --disable-pip-version-check "$2"
   fi
 }
 make_venv py-draughts 'py-draughts>=1.9.1'
 make_venv pydraughts 'pydraughts>=0.6'
+make_venv kish 'kish>=1.1' kish
 
 status=0
 run() { "$@" || status=1; }
@@ -34,6 +36,7 @@ done
 for v in international russian english italian brazilian antidraughts; do
   run "$venvs/pydraughts/bin/python" compare.py --impl pydraughts --variant "$v" --positions "$positions" --seed 2 --kabe "$kabe"
 done
+run "$venvs/kish/bin/python" compare_kish.py --positions "$positions" --kabe "$kabe"
 run python3 crosscheck_perft.py --impl reference --max-nodes 300000 "$root"/data/perft/*.perft
 run "$venvs/py-draughts/bin/python" crosscheck_perft.py --impl py-draughts --max-nodes 300000 "$root"/data/perft/*.perft
 exit $status

@@ -16,9 +16,13 @@ pub fn square_name(variant: &Variant, square: Square) -> String {
 /// The algebraic name (`a1` at White's bottom left) of `square`.
 pub fn algebraic_name(variant: &Variant, square: Square) -> String {
     let width = variant.board.width();
-    let half = width / 2;
-    let row = square.index() / half;
-    let col = 2 * (square.index() % half) + if row % 2 == 0 { 1 } else { 0 };
+    let (row, col) = if variant.board.is_orthogonal() {
+        (square.index() / width, square.index() % width)
+    } else {
+        let half = width / 2;
+        let row = square.index() / half;
+        (row, 2 * (square.index() % half) + if row % 2 == 0 { 1 } else { 0 })
+    };
     let col = if variant.mirrored_board { width - 1 - col } else { col };
     let file = (b'a' + col) as char;
     format!("{file}{}", width - row)
@@ -55,6 +59,9 @@ pub fn parse_square(variant: &Variant, text: &str) -> Result<u32, &'static str> 
         return Err("square name off the board");
     }
     let row = width - rank;
+    if variant.board.is_orthogonal() {
+        return Ok(row as u32 * width as u32 + col as u32 + 1);
+    }
     if (row + col) % 2 == 0 {
         return Err("a light square (play is on the dark squares)");
     }

@@ -304,11 +304,15 @@ impl DrawRules {
             }
             DrawRuleSet::Ussr1953 => match variant.board {
                 crate::BoardSize::Ten => DrawRules { set, reset: Some(USSR_16B), material: &[USSR_31] },
-                crate::BoardSize::Eight => DrawRules { set, reset: Some(USSR_16B), material: &[USSR_16C] },
+                crate::BoardSize::Eight | crate::BoardSize::EightOrthogonal => {
+                    DrawRules { set, reset: Some(USSR_16B), material: &[USSR_16C] }
+                }
             },
             DrawRuleSet::Ussr1953CountEnds => match variant.board {
                 crate::BoardSize::Ten => DrawRules { set, reset: Some(USSR_16B), material: &[USSR_31_COUNT_ENDS] },
-                crate::BoardSize::Eight => DrawRules { set, reset: Some(USSR_16B), material: &[USSR_16C_COUNT_ENDS] },
+                crate::BoardSize::Eight | crate::BoardSize::EightOrthogonal => {
+                    DrawRules { set, reset: Some(USSR_16B), material: &[USSR_16C_COUNT_ENDS] }
+                }
             },
             DrawRuleSet::None => DrawRules::NONE,
         }

@@ -80,7 +80,8 @@ impl DrawRuleSet {
         }
         match self {
             DrawRuleSet::Fmjd | DrawRuleSet::Fmjd2000 | DrawRuleSet::Fmjd64Stands => variant.board == BoardSize::Ten,
-            DrawRuleSet::Ussr1953 | DrawRuleSet::Ussr1953CountEnds | DrawRuleSet::None => true,
+            DrawRuleSet::Ussr1953 | DrawRuleSet::Ussr1953CountEnds => !variant.board.is_orthogonal(),
+            DrawRuleSet::None => true,
         }
     }
 }
@@ -95,7 +96,7 @@ impl Variant {
             _ if self.goal == Goal::Giveaway => DrawRuleSet::None,
             (BoardSize::Ten, _) => DrawRuleSet::Fmjd,
             (BoardSize::Eight, Some(25)) => DrawRuleSet::Ussr1953,
-            (BoardSize::Eight, _) => DrawRuleSet::None,
+            (BoardSize::Eight | BoardSize::EightOrthogonal, _) => DrawRuleSet::None,
         }
     }
 }
