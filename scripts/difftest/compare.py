@@ -196,23 +196,26 @@ def main():
     fens = [p.fen() for p in positions]
     ours = kabe_moves(args.kabe, args.variant, fens)
     theirs_fn = IMPLS[args.impl]
-    passed = failed = kings = captures = 0
-    for fen, mine in zip(fens, ours):
-        theirs = theirs_fn(args.variant, fen)
-        kings += "K" in fen
-        captures += any(m[2] for m in mine)
-        if mine == theirs:
+    theirs = [theirs_fn(args.variant, fen) for fen in fens]
+    sys.exit(report(args.impl, args.variant, fens, ours, theirs, ["K" in fen for fen in fens]))
+
+
+def report(impl, variant, fens, ours, theirs, with_kings):
+    """Prints the first ten disagreements and the totals; returns the exit status."""
+    passed = failed = 0
+    for fen, mine, other in zip(fens, ours, theirs):
+        if mine == other:
             passed += 1
             continue
         failed += 1
         if failed <= 10:
-            print(f"DIFFER {args.variant} {fen}")
-            print(f"  only kabe:       {sorted(mine - theirs, key=str)}")
-            print(f"  only {args.impl}: {sorted(theirs - mine, key=str)}")
-    print(f"{args.impl} {args.variant}: {len(fens)} positions, {kings} with kings, {captures} with captures")
+            print(f"DIFFER {variant} {fen}")
+            print(f"  only kabe: {sorted(mine - other, key=str)}")
+            print(f"  only {impl}: {sorted(other - mine, key=str)}")
+    captures = sum(any(m[2] for m in mine) for mine in ours)
+    print(f"{impl} {variant}: {len(fens)} positions, {sum(with_kings)} with kings, {captures} with captures")
     print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
-
+    return 1 if failed else 0
 
 if __name__ == "__main__":
     main()

@@ -23,6 +23,8 @@ import sys
 
 import kish
 
+from compare import report
+
 
 def bit(name):
     """kish's bit of an algebraic square: a1 = 0, h8 = 63."""
@@ -151,23 +153,9 @@ def main():
     boards = random_positions(args.positions, args.seed)
     fens = [fen_of(b) for b in boards]
     ours = kabe_moves(args.kabe, args.variant, fens)
-    passed = failed = kings = captures = 0
-    for board, fen, mine in zip(boards, fens, ours):
-        theirs = kish_moves(board)
-        kings += board.bitboards()[2] != 0
-        captures += any(m[2] for m in mine)
-        if mine == theirs:
-            passed += 1
-            continue
-        failed += 1
-        if failed <= 10:
-            print(f"DIFFER {args.variant} {fen}")
-            print(f"  only kabe: {sorted(mine - theirs, key=str)}")
-            print(f"  only kish: {sorted(theirs - mine, key=str)}")
-    print(f"kish {args.variant}: {len(fens)} positions, {kings} with kings, {captures} with captures")
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
-
+    theirs = [kish_moves(b) for b in boards]
+    with_kings = [b.bitboards()[2] != 0 for b in boards]
+    sys.exit(report("kish", args.variant, fens, ours, theirs, with_kings))
 
 if __name__ == "__main__":
     main()
