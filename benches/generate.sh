@@ -3,17 +3,19 @@
 # positions per second (per thread too), peak memory against the budget, bytes on disk
 # and bits per position per metric, the largest files. With KABE_REFERENCE=DIR (a set
 # built before, e.g. by an earlier kabe), every file is compared with it byte for byte.
-# Usage: benches/generate.sh VARIANT PIECES [--memory SIZE] [--keep]
+# Usage: benches/generate.sh VARIANT PIECES [--memory SIZE] [--rules RULES] [--keep]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 variant=${1:?variant}
 pieces=${2:?pieces}
 shift 2
 memory=()
+rules=()
 keep=no
 while [ $# -gt 0 ]; do
   case "$1" in
     --memory) memory=(--memory "$2"); shift 2 ;;
+    --rules) rules=(--rules "$2"); shift 2 ;;
     --keep) keep=yes; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -26,18 +28,18 @@ threads=$(nproc)
 echo "machine: $threads cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 log=$(mktemp)
 if [ -x /usr/bin/time ]; then
-  /usr/bin/time -v "$kabe" generate --variant "$variant" --pieces "$pieces" --dir "$dir" "${memory[@]}" 2>"$log" | tail -n 2
+  /usr/bin/time -v "$kabe" generate --variant "$variant" --pieces "$pieces" --dir "$dir" "${memory[@]}" "${rules[@]}" 2>"$log" | tail -n 2
   peak_kb=$(awk -F: '/Maximum resident/{gsub(/ /,"",$2); print $2}' "$log")
   wall=$(awk '/Elapsed \(wall clock\)/{print $NF}' "$log")
 else
   start=$(date +%s)
-  "$kabe" generate --variant "$variant" --pieces "$pieces" --dir "$dir" "${memory[@]}" 2>/dev/null | tail -n 2
+  "$kabe" generate --variant "$variant" --pieces "$pieces" --dir "$dir" "${memory[@]}" "${rules[@]}" 2>/dev/null | tail -n 2
   wall="$(( $(date +%s) - start )) s"
   peak_kb=0
 fi
 positions=$("$kabe" info --variant "$variant" --pieces "$pieces" | awk '/signatures,/{print $3}')
 secs=$(echo "$wall" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else if (NF==2) print $1*60+$2; else print $1+0 }')
-echo "variant $variant, 2-$pieces pieces, WLD + DTW + rule tables, memory budget: ${memory[1]:-default (3/4 of RAM)}"
+echo "variant $variant, 2-$pieces pieces, WLD + DTW + rule tables (${rules[1]:-the variant's usual rules}), memory budget: ${memory[1]:-default (3/4 of RAM)}"
 echo "wall time:            $wall"
 echo "positions:            $positions"
 awk -v p="$positions" -v s="$secs" -v t="$threads" 'BEGIN{printf "positions/s:          %.2f M (%.2f M per thread), theory and rule tables together\n", p/s/1e6, p/s/t/1e6}'
