@@ -39,7 +39,7 @@ else
 fi
 positions=$("$kabe" info --variant "$variant" --pieces "$pieces" | awk '/signatures,/{print $3}')
 secs=$(echo "$wall" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else if (NF==2) print $1*60+$2; else print $1+0 }')
-echo "variant $variant, 2-$pieces pieces, WLD + DTW + rule tables (${rules[1]:-the variant's usual rules}), memory budget: ${memory[1]:-default (3/4 of RAM)}"
+echo "variant $variant, 2-$pieces pieces, WLD + DTW + rule tables (${rules[1]:-the usual rules of the variant}), memory budget: ${memory[1]:-default (3/4 of RAM)}"
 echo "wall time:            $wall"
 echo "positions:            $positions"
 awk -v p="$positions" -v s="$secs" -v t="$threads" 'BEGIN{printf "positions/s:          %.2f M (%.2f M per thread), theory and rule tables together\n", p/s/1e6, p/s/t/1e6}'

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 echo "== format and lints"
 cargo fmt --all --check
-cargo clippy --all-targets --release --quiet -- -D warnings
+cargo clippy --workspace --all-targets --release --quiet -- -D warnings
 
 echo "== Rust tests"
 cargo test --doc --workspace --release --quiet

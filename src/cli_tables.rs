@@ -50,7 +50,7 @@ impl TableSet {
 pub fn rules_arg(name: Option<&str>, variant: &Variant) -> anyhow::Result<DrawRules> {
     let set = match name {
         Some(n) => n.parse::<DrawRuleSet>()?,
-        None => variant.default_draw_rules(),
+        None => DrawRuleSet::usual_for(variant),
     };
     anyhow::ensure!(set.applies_to(variant), "the {set} rules are not written for {}", variant.name);
     let rules = DrawRules::new(set, variant);

@@ -60,7 +60,7 @@ fn tables_dir() -> &'static Path {
         shared_tables("analyze-tables-4", |dir| {
             for variant in [Variant::INTERNATIONAL, Variant::RUSSIAN] {
                 build(variant, 4, dir, &|_| {}).expect("build");
-                let rules = DrawRules::new(variant.default_draw_rules(), &variant);
+                let rules = DrawRules::new(kabe_probe::DrawRuleSet::usual_for(&variant), &variant);
                 build_rules(variant, rules, 4, dir, &|_| {}).expect("rules");
             }
         })

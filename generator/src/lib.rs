@@ -68,7 +68,7 @@ pub fn solve_all(variant: Variant, max_pieces: u32, mut done: impl FnMut(&Solved
 pub fn build_small_tables(dir: &std::path::Path) -> Result<(), BuildError> {
     for variant in [Variant::INTERNATIONAL, Variant::RUSSIAN] {
         build(variant, 3, dir, &|_| {})?;
-        let rules = kabe_probe::DrawRules::new(variant.default_draw_rules(), &variant);
+        let rules = kabe_probe::DrawRules::new(kabe_probe::DrawRuleSet::usual_for(&variant), &variant);
         build_rules(variant, rules, 3, dir, &|_| {})?;
     }
     Ok(())

@@ -47,14 +47,14 @@ impl Registry {
         self.tables.keys().copied()
     }
 
-    /// The score of any position whose material is solved (or where the side to move has
-    /// no piece: the game is over). `None` when its table is missing.
+    /// The score of any position whose material is solved (or whose material decides it:
+    /// [`Position::settled_score`]). `None` when its table is missing.
     pub fn score(&self, position: &Position) -> Option<Score> {
+        if let Some(settled) = position.settled_score() {
+            return Some(settled);
+        }
         let normalized = position.normalized();
         let sig = Signature::of(&normalized);
-        if sig.white_men + sig.white_kings == 0 {
-            return Some(self.variant.score_at_end());
-        }
         let table = self.tables.get(&sig)?;
         Some(table.scores[table.index.index(&normalized) as usize])
     }

@@ -101,11 +101,11 @@ impl Oracle for MemoryOracle<'_> {
     }
 
     fn counted(&self, position: &Position) -> Result<RuleScore, MissingTable> {
+        if let Some(settled) = position.settled_score() {
+            return Ok(RuleScore::from_score(settled));
+        }
         let normalized = position.normalized();
         let sig = Signature::of(&normalized);
-        if sig.white_men + sig.white_kings == 0 {
-            return Ok(RuleScore::from_score(position.variant().score_at_end()));
-        }
         let table = self.done.table(sig).ok_or(MissingTable(sig))?;
         Ok(table.values[table.index.index(&normalized) as usize])
     }

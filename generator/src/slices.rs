@@ -377,7 +377,7 @@ mod tests {
             .filter(|s| *s <= s.flipped() && pair_state_bytes(variant, &[*s], budget).1)
             .collect();
         assert!(sliced.contains(&Signature::new(1, 1, 1, 1)), "sliced: {sliced:?}");
-        let rules = kabe_probe::DrawRules::new(variant.default_draw_rules(), &variant);
+        let rules = kabe_probe::DrawRules::new(kabe_probe::DrawRuleSet::usual_for(&variant), &variant);
         assert!(sliced.iter().any(|s| rules.context(*s).is_some()), "no sliced pair keeps rule tables: {sliced:?}");
         for (dir, budget) in [(&roomy, MemoryBudget::default()), (&tight, budget)] {
             build_scope(variant, Scope::Pieces(4), dir, budget, &|_| {}).expect("theory");

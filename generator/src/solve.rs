@@ -251,6 +251,9 @@ pub(crate) fn solve_graph<G: Graph>(
                 Err(err) => return failed.set(err),
             };
             let value = match e.best_win {
+                // A draw by material (Turkish: one piece each) is final; every node of
+                // its pair has the same material, so none of them can change it.
+                _ if position.is_drawn_by_material() => CANNOT_LOSE,
                 // No move at all: the game is over (lost; in giveaway won).
                 _ if moves.is_empty() => position.variant().score_at_end().raw(),
                 Some(w) => w,

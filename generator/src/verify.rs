@@ -180,14 +180,14 @@ impl<'a> BlockCache<'a> {
 }
 
 impl Tables {
-    /// The stored DTW value of any position whose table is here (or where the side to
-    /// move has no piece: the game is over); `Ok(None)` when its table is missing.
+    /// The stored DTW value of any position whose table is here (or whose material
+    /// decides it: [`Position::settled_score`]); `Ok(None)` when its table is missing.
     fn score(&self, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
+        if let Some(settled) = position.settled_score() {
+            return Ok(Some(settled));
+        }
         let p = position.normalized();
         let sig = Signature::of(&p);
-        if sig.white_men + sig.white_kings == 0 {
-            return Ok(Some(position.variant().score_at_end()));
-        }
         let Some((index, file)) = self.dtw.get(&sig) else { return Ok(None) };
         cache.value(sig, file, index.index(&p))
     }
@@ -196,11 +196,11 @@ impl Tables {
     /// make (which holds no value of its own there) the best of its captures, resolved
     /// the same way.
     fn wld(&self, position: &Position, cache: &mut BlockCache) -> Result<Option<Wld>, TableError> {
+        if let Some(settled) = position.settled_score() {
+            return Ok(Some(settled.wld()));
+        }
         let p = position.normalized();
         let sig = Signature::of(&p);
-        if sig.white_men + sig.white_kings == 0 {
-            return Ok(Some(position.variant().score_at_end().wld()));
-        }
         if !p.has_capture() {
             let (Some((index, _)), Some(file)) = (self.dtw.get(&sig), self.wld.get(&sig)) else { return Ok(None) };
             return Ok(cache.value(sig, file, index.index(&p))?.map(Score::wld));
@@ -321,6 +321,9 @@ pub fn verify_only(
 
 /// The value the successors give, or `None` when a successor's table is missing.
 fn derive(tables: &Tables, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
+    if position.is_drawn_by_material() {
+        return Ok(Some(Score::DRAW));
+    }
     let moves = position.legal_moves();
     if moves.is_empty() {
         return Ok(Some(position.variant().score_at_end()));

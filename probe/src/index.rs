@@ -10,9 +10,7 @@
 
 use std::fmt;
 
-use crate::geometry::Bits;
-use crate::position::Position;
-use crate::variant::{Color, Variant};
+use kabe_rules::{Bits, Color, PieceKind, Position, SquareSets, Variant};
 
 /// The material of one table, seen from the side to move ("white").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -35,12 +33,14 @@ impl Signature {
 
     /// The signature of `position` from its side to move's point of view.
     pub fn of(position: &Position) -> Signature {
-        let (me, you) = (position.turn, position.turn.opposite());
-        let count = |c: Color, kings: bool| {
-            let k = if kings { position.kings } else { !position.kings };
-            (position.side(c) & k).count_ones() as u8
-        };
-        Signature::new(count(me, false), count(me, true), count(you, false), count(you, true))
+        let (me, you) = (position.turn(), position.turn().opposite());
+        let count = |c: Color, kind: PieceKind| position.count(c, kind) as u8;
+        Signature::new(
+            count(me, PieceKind::Man),
+            count(me, PieceKind::King),
+            count(you, PieceKind::Man),
+            count(you, PieceKind::King),
+        )
     }
 
     /// The same material with the sides exchanged.
@@ -255,9 +255,9 @@ impl MaterialIndex {
 
     /// The index of `position`, which must have White to move and this signature.
     pub fn index(&self, position: &Position) -> u64 {
-        debug_assert_eq!(position.turn, Color::White);
+        debug_assert_eq!(position.turn(), Color::White);
         debug_assert_eq!(Signature::of(position), self.signature);
-        let sets = SquareSets::of(position);
+        let sets = position.square_sets();
         let middle = self.all & !self.top & !self.bottom;
         let white_bottom = sets.white_men & self.bottom;
         let white_middle = sets.white_men & middle;
@@ -321,49 +321,7 @@ impl MaterialIndex {
         let bk_count = C.get(free.count_ones() - wk, bk);
         let white_kings = unrank_subset(king_rank / bk_count, wk, free);
         let black_kings = unrank_subset(king_rank % bk_count, bk, free & !white_kings);
-        SquareSets { white_men: men.white_men, white_kings, black_men: men.black_men, black_kings }
-            .into_position(self.variant)
-    }
-}
-
-/// Pieces as masks of square indices (bit s = square index s), the index's own layout.
-struct SquareSets {
-    white_men: u64,
-    white_kings: u64,
-    black_men: u64,
-    black_kings: u64,
-}
-
-impl SquareSets {
-    fn of(p: &Position) -> SquareSets {
-        let geo = p.geo();
-        let squares = |bits: u64| Bits(bits).fold(0u64, |m, b| m | 1u64 << geo.square_of[b as usize]);
-        SquareSets {
-            white_men: squares(p.white & !p.kings),
-            white_kings: squares(p.white & p.kings),
-            black_men: squares(p.black & !p.kings),
-            black_kings: squares(p.black & p.kings),
-        }
-    }
-
-    fn into_position(self, variant: Variant) -> Position {
-        let geo = variant.board.geometry();
-        let bits = |squares: u64| Bits(squares).fold(0u64, |m, s| m | 1u64 << geo.bit_of[s as usize]);
-        let mut p = Position::empty(variant, Color::White);
-        p.white = bits(self.white_men | self.white_kings);
-        p.black = bits(self.black_men | self.black_kings);
-        p.kings = bits(self.white_kings | self.black_kings);
-        p
-    }
-}
-
-impl Position {
-    /// The position with the side to move as White: itself, or its colour flip.
-    #[must_use]
-    pub fn normalized(&self) -> Position {
-        match self.turn {
-            Color::White => *self,
-            Color::Black => self.flipped(),
-        }
+        let sets = SquareSets { white_men: men.white_men, white_kings, black_men: men.black_men, black_kings };
+        Position::from_square_sets(self.variant, Color::White, &sets)
     }
 }

@@ -1,5 +1,6 @@
-//! kabe-probe: the rules of draughts as data, one move generator for every variant,
-//! notation, the draw rules, and the endgame table reader for engines ([`tablebase`]).
+//! kabe-probe: the endgame table reader for engines ([`tablebase`]), the table index and
+//! file format, and the counted draw rules, over the games of [`kabe_rules`] (re-exported
+//! here, so one dependency serves an engine).
 //!
 //! ```
 //! use kabe_probe::{Position, Variant};
@@ -11,30 +12,17 @@
 //! # Ok::<(), kabe_probe::MoveError>(())
 //! ```
 
-mod geometry;
 mod index;
-mod movegen;
-pub mod notation;
-mod perft;
-mod position;
 pub mod rules;
-mod score;
 pub mod table;
 pub mod tablebase;
-mod unmove;
-mod variant;
 
-pub use geometry::BoardSize;
 pub use index::{MaterialIndex, Signature};
-pub use movegen::{Move, MoveList, MAX_CAPTURES};
-pub use notation::fen::FenError;
-pub use notation::movetext::MoveError;
-pub use perft::{parse_perft_vectors, perft, perft_divide, perft_routes, PerftVector};
-pub use position::{Position, Setup, SetupError, SetupPiece};
-pub use rules::{Counters, DrawRuleSet, DrawRules, UnknownDrawRules};
-pub use score::{RuleScore, Score, Wld};
-pub use unmove::{Predecessor, Restore};
-pub use variant::{
-    CaptureChoice, CapturedPieces, Color, CrowningInCapture, Goal, KingLanding, KingRange, NotationStyle, PieceKind,
-    Square, UnknownVariant, Variant,
+pub use kabe_rules::notation;
+pub use kabe_rules::{
+    parse_perft_vectors, perft, perft_divide, perft_routes, BoardSize, CaptureChoice, CapturedPieces, Color,
+    CrowningInCapture, DrawnMaterial, FenError, Goal, KingLanding, KingRange, Move, MoveError, MoveList, NotationStyle,
+    PerftVector, PieceKind, Position, Predecessor, Restore, RuleScore, Score, Setup, SetupError, SetupPiece, Square,
+    SquareSets, UnknownVariant, Variant, Wld, MAX_CAPTURES,
 };
+pub use rules::{Counters, DrawRuleSet, DrawRules, UnknownDrawRules};

@@ -20,7 +20,7 @@ pub struct Counters {
 pub fn rule_set(name: Option<&str>, variant: &Variant) -> PyResult<DrawRuleSet> {
     let set = match name {
         Some(n) => n.parse::<DrawRuleSet>().map_err(|e| CounterError::new_err(e.to_string()))?,
-        None => variant.default_draw_rules(),
+        None => DrawRuleSet::usual_for(variant),
     };
     if !set.applies_to(variant) {
         return Err(CounterError::new_err(format!(

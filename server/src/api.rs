@@ -45,7 +45,7 @@ fn read<'a>(explorer: &'a Explorer, q: &Question) -> Result<Asked<'a>, ApiError>
         q.variant.parse().map_err(|e| ApiError::NotFound(format!("variant '{}': {e}", q.variant)))?;
     let set = match q.rules.as_deref().filter(|r| !r.is_empty()) {
         Some(name) => name.parse::<DrawRuleSet>().map_err(|e| ApiError::bad("bad_rules", format!("rules: {e}")))?,
-        None => variant.default_draw_rules(),
+        None => DrawRuleSet::usual_for(&variant),
     };
     if !set.applies_to(&variant) {
         return Err(ApiError::bad("bad_rules", format!("rules: the {set} rules are not written for {}", variant.name)));
@@ -294,7 +294,7 @@ pub(crate) async fn variants(State(explorer): State<Arc<Explorer>>) -> Json<Valu
                     "notation": if v.notation == NotationStyle::Numeric { "numeric" } else { "algebraic" },
                 },
                 "pieces": pieces,
-                "default_rules": v.default_draw_rules().name(),
+                "default_rules": DrawRuleSet::usual_for(&v).name(),
                 "rules": DrawRuleSet::ALL.iter().filter(|s| s.applies_to(&v)).map(|s| s.name()).collect::<Vec<_>>(),
             })
         })

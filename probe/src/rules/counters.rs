@@ -2,9 +2,9 @@
 
 use super::{DrawRules, Persistence, RuleRef};
 use crate::index::Signature;
-use crate::movegen::Move;
-use crate::position::Position;
-use crate::variant::Color;
+use crate::Color;
+use crate::Move;
+use crate::Position;
 
 /// The running count of a material rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

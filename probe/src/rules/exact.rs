@@ -11,9 +11,9 @@
 //! DTW.
 
 use super::{Counters, DrawRules, Persistence};
-use crate::movegen::Move;
-use crate::position::Position;
-use crate::score::{RuleScore, Score, Wld};
+use crate::Move;
+use crate::Position;
+use crate::{RuleScore, Score, Wld};
 
 /// Where the values come from: tables on disk, or tables being built.
 pub trait Oracle {

@@ -24,9 +24,9 @@ pub use counters::{CounterError, Counters, MaterialCount};
 pub use set::{DrawRuleSet, UnknownDrawRules};
 
 use crate::index::Signature;
-use crate::movegen::Move;
-use crate::position::Position;
-use crate::variant::{Color, PieceKind};
+use crate::Move;
+use crate::Position;
+use crate::{Color, PieceKind};
 
 /// A count that any move of a given kind sets back to zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

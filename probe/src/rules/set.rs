@@ -5,8 +5,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::geometry::BoardSize;
-use crate::variant::{Goal, Variant};
+use crate::BoardSize;
+use crate::{Goal, Variant};
 
 /// A named set of counted-move draw rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -86,14 +86,15 @@ impl DrawRuleSet {
     }
 }
 
-impl Variant {
-    /// The draw rules a game of this variant is normally played under.
-    pub fn default_draw_rules(&self) -> DrawRuleSet {
+impl DrawRuleSet {
+    /// The draw rules a game of `variant` is normally played under.
+    pub fn usual_for(variant: &Variant) -> DrawRuleSet {
+        let v = variant;
         // The 8x8 games other than Russian have draw rules of their own (English: 40
         // moves; Pool: 3 kings against 1 in 13 moves; Italian, Czech, Brazilian: their
         // federations' counts) that kabe does not model yet: their tables are rule-free.
-        match (self.board, self.pdn_game_type) {
-            _ if self.goal == Goal::Giveaway => DrawRuleSet::None,
+        match (v.board, v.pdn_game_type) {
+            _ if v.goal == Goal::Giveaway => DrawRuleSet::None,
             (BoardSize::Ten, _) => DrawRuleSet::Fmjd,
             (BoardSize::Eight, Some(25)) => DrawRuleSet::Ussr1953,
             (BoardSize::Eight | BoardSize::EightOrthogonal, _) => DrawRuleSet::None,
@@ -126,12 +127,12 @@ mod tests {
 
     #[test]
     fn each_variant_has_its_usual_rules() {
-        assert_eq!(Variant::INTERNATIONAL.default_draw_rules(), DrawRuleSet::Fmjd);
-        assert_eq!(Variant::RUSSIAN.default_draw_rules(), DrawRuleSet::Ussr1953);
-        assert_eq!(Variant::KABE.default_draw_rules(), DrawRuleSet::None);
-        assert_eq!(Variant::ENGLISH.default_draw_rules(), DrawRuleSet::None);
-        assert_eq!(Variant::BRAZILIAN.default_draw_rules(), DrawRuleSet::None);
-        assert_eq!(Variant::ANTIDRAUGHTS.default_draw_rules(), DrawRuleSet::None);
+        assert_eq!(DrawRuleSet::usual_for(&Variant::INTERNATIONAL), DrawRuleSet::Fmjd);
+        assert_eq!(DrawRuleSet::usual_for(&Variant::RUSSIAN), DrawRuleSet::Ussr1953);
+        assert_eq!(DrawRuleSet::usual_for(&Variant::KABE), DrawRuleSet::None);
+        assert_eq!(DrawRuleSet::usual_for(&Variant::ENGLISH), DrawRuleSet::None);
+        assert_eq!(DrawRuleSet::usual_for(&Variant::BRAZILIAN), DrawRuleSet::None);
+        assert_eq!(DrawRuleSet::usual_for(&Variant::ANTIDRAUGHTS), DrawRuleSet::None);
         assert!(!DrawRuleSet::Fmjd.applies_to(&Variant::ANTIDRAUGHTS));
         assert!(!DrawRuleSet::Ussr1953.applies_to(&Variant::PODDAVKI));
         assert!(DrawRuleSet::None.applies_to(&Variant::GIVEAWAY));

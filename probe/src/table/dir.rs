@@ -7,11 +7,11 @@ use std::sync::{Arc, RwLock};
 use super::format::{file_name, Metric, TableError};
 use super::reader::TableFile;
 use crate::index::{MaterialIndex, Signature};
-use crate::position::Position;
 use crate::rules::exact::Oracle;
 use crate::rules::{DrawRuleSet, DrawRules};
-use crate::score::{RuleScore, Score};
-use crate::variant::Variant;
+use crate::Position;
+use crate::Variant;
+use crate::{RuleScore, Score};
 
 /// The tables of one variant and rule set under a directory. A table is read whole, its
 /// checksum checked, the first time a position needs it, and kept decoded in memory: the
@@ -77,21 +77,21 @@ impl Oracle for TableDir {
     type Error = TableError;
 
     fn theoretical(&self, position: &Position) -> Result<Score, TableError> {
+        if let Some(settled) = position.settled_score() {
+            return Ok(settled);
+        }
         let normalized = position.normalized();
         let sig = Signature::of(&normalized);
-        if sig.white_men + sig.white_kings == 0 {
-            return Ok(position.variant().score_at_end());
-        }
         let table = self.table(sig, Metric::Dtw)?;
         Ok(Score::from_raw(table.values[table.index.index(&normalized) as usize]))
     }
 
     fn counted(&self, position: &Position) -> Result<RuleScore, TableError> {
+        if let Some(settled) = position.settled_score() {
+            return Ok(RuleScore::from_score(settled));
+        }
         let normalized = position.normalized();
         let sig = Signature::of(&normalized);
-        if sig.white_men + sig.white_kings == 0 {
-            return Ok(RuleScore::from_score(position.variant().score_at_end()));
-        }
         let table = self.table(sig, Metric::Rules(self.rules.set))?;
         Ok(RuleScore::from_raw(table.values[table.index.index(&normalized) as usize]))
     }

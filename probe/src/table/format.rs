@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::index::Signature;
 use crate::rules::DrawRuleSet;
-use crate::score::{RuleScore, Score, Wld};
+use crate::{RuleScore, Score, Wld};
 
 /// First bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"KABETBL\x1a";

@@ -8,8 +8,8 @@ use memmap2::Mmap;
 
 use super::format::{decode_entry, decode_rule_entry, Header, Metric, TableError, HEADER_LEN};
 use crate::index::{MaterialIndex, Signature};
-use crate::score::{RuleScore, Score};
-use crate::variant::Variant;
+use crate::Variant;
+use crate::{RuleScore, Score};
 
 /// One open table file.
 #[derive(Debug)]

@@ -9,7 +9,7 @@ use super::ProbeError;
 use crate::index::{MaterialIndex, Signature};
 use crate::rules::DrawRuleSet;
 use crate::table::{Header, Metric, TableError, TableFile, HEADER_LEN};
-use crate::variant::Variant;
+use crate::Variant;
 
 /// One table file of the directory.
 #[derive(Debug)]

@@ -36,13 +36,13 @@ use self::cache::BlockCache;
 pub use self::cache::CacheStats;
 use self::catalog::{Catalog, Slot};
 use crate::index::Signature;
-use crate::movegen::Move;
-use crate::position::Position;
 use crate::rules::exact::{self, MoveVerdict, Oracle, Verdict};
 use crate::rules::{Counters, DrawRuleSet, DrawRules};
-use crate::score::{RuleScore, Score, Wld};
 use crate::table::{file_name, Header, Metric, TableError};
-use crate::variant::Variant;
+use crate::Move;
+use crate::Position;
+use crate::Variant;
+use crate::{RuleScore, Score, Wld};
 
 /// The block cache's size when the caller does not set one: 64 MiB of decompressed
 /// blocks (4,096 DTW blocks, or 16,384 WLD blocks of 16,384 positions each).
@@ -167,7 +167,7 @@ impl TablebaseBuilder {
                 .iter()
                 .copied()
                 .find(|s| s.applies_to(&variant))
-                .unwrap_or_else(|| variant.default_draw_rules());
+                .unwrap_or_else(|| DrawRuleSet::usual_for(&variant));
             let catalog = Catalog::scan(&self.dir, &variant, set, &mut next_id)?;
             open.push(VariantTables { variant, rules: DrawRules::new(set, &variant), catalog });
         }
@@ -513,15 +513,14 @@ impl Tablebase {
 
     fn wld(&self, position: &Position, access: Access) -> Result<Option<Wld>, ProbeError> {
         let tables = self.tables(position.variant())?;
+        if let Some(settled) = position.settled_score() {
+            return Ok(Some(settled.wld()));
+        }
         let normalized = position.normalized();
         let signature = Signature::of(&normalized);
-        // No piece on one side: the game is over (normally lost by the side without one).
-        let end = tables.variant.score_at_end().wld();
-        if signature.white_men + signature.white_kings == 0 {
-            return Ok(Some(end));
-        }
+        // No piece on the other side: the game is over (normally won by the side to move).
         if signature.black_men + signature.black_kings == 0 {
-            return Ok(Some(end.for_opponent()));
+            return Ok(Some(tables.variant.score_at_end().wld().for_opponent()));
         }
         // A WLD file holds no value of its own for a position with a capture to make.
         if let Some(slot) = tables.catalog.slot(signature, WLD).filter(|_| !position.has_capture()) {
@@ -552,11 +551,11 @@ impl Tablebase {
     }
 
     fn dtw(&self, tables: &VariantTables, position: &Position) -> Result<Score, ProbeError> {
+        if let Some(settled) = position.settled_score() {
+            return Ok(settled);
+        }
         let normalized = position.normalized();
         let signature = Signature::of(&normalized);
-        if signature.white_men + signature.white_kings == 0 {
-            return Ok(tables.variant.score_at_end());
-        }
         if let Some(slot) = tables.catalog.slot(signature, DTW) {
             let index = slot.index.index(&normalized);
             let found = self.entry(&tables.variant, slot, index, Access::Disk, |header, block, i| {
@@ -578,11 +577,11 @@ impl Tablebase {
     }
 
     fn counted(&self, tables: &VariantTables, position: &Position) -> Result<RuleScore, ProbeError> {
+        if let Some(settled) = position.settled_score() {
+            return Ok(RuleScore::from_score(settled));
+        }
         let normalized = position.normalized();
         let signature = Signature::of(&normalized);
-        if signature.white_men + signature.white_kings == 0 {
-            return Ok(RuleScore::from_score(tables.variant.score_at_end()));
-        }
         let metric = Metric::Rules(tables.rules.set);
         let slot = tables.catalog.slot(signature, RULES).ok_or_else(|| self.no_table(tables, signature, metric))?;
         let index = slot.index.index(&normalized);

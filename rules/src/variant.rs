@@ -127,6 +127,17 @@ pub enum Goal {
     Giveaway,
 }
 
+/// Material that ends the game as a draw as soon as it is on the board, whoever moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawnMaterial {
+    /// None: the game goes on while the side to move has a move.
+    Never,
+    /// One piece against one, men or kings: a draw (Turkish draughts: "when both players
+    /// have one piece left, even if one of them is a king, the game is a draw", the Turkish
+    /// rules as taught by the Dama Akademisi, rule 19b; kish plays the same rule).
+    OnePieceEach,
+}
+
 /// How squares and moves are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NotationStyle {
@@ -162,6 +173,8 @@ pub struct Variant {
     pub crowning_in_capture: CrowningInCapture,
     /// How the game is won.
     pub goal: Goal,
+    /// Material that is a draw on the board (Turkish: one piece each).
+    pub drawn_material: DrawnMaterial,
     /// When jumped pieces leave the board.
     pub captured_pieces: CapturedPieces,
     /// How squares and moves are written.
@@ -189,6 +202,7 @@ impl Variant {
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::StaysMan,
         goal: Goal::Capture,
+        drawn_material: DrawnMaterial::Never,
         captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Numeric,
         mirrored_board: false,
@@ -209,6 +223,7 @@ impl Variant {
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndContinue,
         goal: Goal::Capture,
+        drawn_material: DrawnMaterial::Never,
         captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Algebraic,
         mirrored_board: false,
@@ -240,6 +255,7 @@ impl Variant {
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndStop,
         goal: Goal::Capture,
+        drawn_material: DrawnMaterial::Never,
         captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Algebraic,
         mirrored_board: false,
@@ -267,6 +283,7 @@ impl Variant {
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndStop,
         goal: Goal::Capture,
+        drawn_material: DrawnMaterial::Never,
         captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Numeric,
         mirrored_board: false,
@@ -295,6 +312,7 @@ impl Variant {
         first_to_move: Color::Black,
         crowning_in_capture: CrowningInCapture::StaysMan,
         goal: Goal::Capture,
+        drawn_material: DrawnMaterial::Never,
         captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Numeric,
         pdn_game_type: Some(23),
@@ -328,6 +346,7 @@ impl Variant {
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndStop,
         goal: Goal::Capture,
+        drawn_material: DrawnMaterial::Never,
         captured_pieces: CapturedPieces::RemovedAtEnd,
         notation: NotationStyle::Algebraic,
         mirrored_board: false,
@@ -369,6 +388,7 @@ impl Variant {
         men_capture_kings: true,
         crowning_in_capture: CrowningInCapture::CrownAndContinue,
         goal: Goal::Capture,
+        drawn_material: DrawnMaterial::OnePieceEach,
         captured_pieces: CapturedPieces::RemovedAtOnce,
         notation: NotationStyle::Algebraic,
         mirrored_board: false,

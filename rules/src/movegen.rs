@@ -215,14 +215,37 @@ impl Position {
         scratch.0.len()
     }
 
-    /// Whether the game is over: the side to move has no piece or no legal move.
+    /// Whether the game is over: the side to move has no piece or no legal move, or the
+    /// material on the board is a draw by the variant's rules.
     pub fn is_over(&self) -> bool {
-        !self.has_capture() && self.count_quiet_moves() == 0
+        self.is_drawn_by_material() || !self.has_capture() && self.count_quiet_moves() == 0
+    }
+
+    /// Whether the pieces on the board draw the game by the variant's rules
+    /// ([`crate::DrawnMaterial`]; Turkish: one piece each), whatever the moves.
+    pub fn is_drawn_by_material(&self) -> bool {
+        match self.variant.drawn_material {
+            crate::DrawnMaterial::Never => false,
+            crate::DrawnMaterial::OnePieceEach => self.white.count_ones() == 1 && self.black.count_ones() == 1,
+        }
+    }
+
+    /// The score the material alone decides, before any move is looked at: a draw by
+    /// material ([`Position::is_drawn_by_material`]), or the end of the game when the side
+    /// to move has no piece. `None` when the moves decide.
+    pub fn settled_score(&self) -> Option<crate::Score> {
+        if self.is_drawn_by_material() {
+            return Some(crate::Score::DRAW);
+        }
+        (self.side(self.turn) == 0).then(|| self.variant.score_at_end())
     }
 
     /// The result for the side to move when the game is over ([`Position::is_over`]):
-    /// a loss, or in giveaway a win.
+    /// a draw by material, else a loss (in giveaway a win).
     pub fn result_if_over(&self) -> Option<crate::Wld> {
+        if self.is_drawn_by_material() {
+            return Some(crate::Wld::Draw);
+        }
         self.is_over().then(|| self.variant().score_at_end().wld())
     }
 

@@ -3,8 +3,8 @@
 
 mod common;
 
-use kabe_probe::notation::movetext::format;
-use kabe_probe::{perft, Move, MoveError, PieceKind, Position, Restore, Variant};
+use kabe_rules::notation::movetext::format;
+use kabe_rules::{perft, Move, MoveError, PieceKind, Position, Restore, Variant};
 use proptest::prelude::*;
 
 fn same_outcome(a: &Move, b: &Move, v: &Variant) -> bool {

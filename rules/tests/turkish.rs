@@ -1,7 +1,7 @@
 //! Turkish draughts: the orthogonal board, men stepping forward and sideways, flying
 //! kings along rows and columns, pieces removed as they are jumped, no turning back.
 
-use kabe_probe::{perft, perft_routes, Position, Variant};
+use kabe_rules::{perft, perft_routes, Position, Variant};
 
 fn moves(fen: &str, variant: Variant) -> Vec<String> {
     let p = Position::from_fen(variant, fen).expect("fen");
@@ -53,4 +53,25 @@ fn a_man_reaching_the_last_row_mid_capture_follows_the_named_reading() {
     assert_eq!(moves(fen, Variant::TURKISH), ["b6:h1"]);
     assert_eq!(moves(fen, Variant::TURKISH_CROWN_AT_END), ["b6:d8"]);
     assert_eq!(moves(fen, Variant::TURKISH_CROWN_AND_STOP), ["b6:b8"]);
+}
+
+#[test]
+fn one_piece_against_one_is_a_draw_as_soon_as_it_is_on_the_board() {
+    use kabe_rules::{DrawnMaterial, Score, Wld};
+    // A king against a man: the king could take it, but one piece each is a draw.
+    let lone = Position::from_fen(Variant::TURKISH, "W:WKd1:Bd5").expect("fen");
+    assert!(lone.is_drawn_by_material() && lone.is_over());
+    assert_eq!(lone.result_if_over(), Some(Wld::Draw));
+    assert_eq!(lone.settled_score(), Some(Score::DRAW));
+    // The capture that leaves one piece each ends the game drawn.
+    let before = Position::from_fen(Variant::TURKISH, "W:WKd1:Bd5,h7").expect("fen");
+    assert!(!before.is_over() && before.settled_score().is_none());
+    let after = before.play(&before.legal_moves().iter().next().expect("a capture").clone());
+    assert_eq!(after.result_if_over(), Some(Wld::Draw), "{}", after.fen());
+    // Only Turkish draws by material; a side without a piece has lost everywhere.
+    let russian = Position::from_fen(Variant::RUSSIAN, "W:WKc3:Bf6").expect("fen");
+    assert!(!russian.is_drawn_by_material() && russian.settled_score().is_none());
+    assert_eq!(Variant::RUSSIAN.drawn_material, DrawnMaterial::Never);
+    let gone = Position::from_fen(Variant::TURKISH, "B:Wd4,e4:B").expect("fen");
+    assert_eq!(gone.settled_score(), Some(Score::loss(0)));
 }

@@ -234,9 +234,9 @@ pub(crate) static GEOMETRY_8: Geometry = Geometry::new(BoardSize::Eight);
 pub(crate) static GEOMETRY_10: Geometry = Geometry::new(BoardSize::Ten);
 pub(crate) static GEOMETRY_ORTHOGONAL: Geometry = Geometry::new(BoardSize::EightOrthogonal);
 
-/// Iterates the set bits of a bitboard, lowest first.
-#[derive(Clone, Copy)]
-pub(crate) struct Bits(pub u64);
+/// Iterates the set bits of a bitboard (or of a [`crate::SquareSets`] mask), lowest first.
+#[derive(Clone, Copy, Debug)]
+pub struct Bits(pub u64);
 
 impl Iterator for Bits {
     type Item = u8;

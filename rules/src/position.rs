@@ -58,6 +58,20 @@ pub enum SetupError {
     NoSideToMove,
 }
 
+/// Pieces as masks of square indices: bit `s` set means a piece on [`Square`] index `s`
+/// (numbered 0.. in the order of the board's squares).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SquareSets {
+    /// Men of White.
+    pub white_men: u64,
+    /// Kings of White.
+    pub white_kings: u64,
+    /// Men of Black.
+    pub black_men: u64,
+    /// Kings of Black.
+    pub black_kings: u64,
+}
+
 /// A legal arrangement of pieces with a side to move, for one variant.
 ///
 /// Bitboards use the ghost-square layout of the board geometry; they are private so
@@ -185,6 +199,45 @@ impl Position {
         };
         let geo = self.geo();
         Bits(self.side(color) & kings).map(move |b| Square(geo.square_of[b as usize]))
+    }
+
+    /// The pieces as masks of square indices (bit `s` is [`Square`] index `s`): the
+    /// layout the table index ranks, independent of the board's internal bitboards.
+    pub fn square_sets(&self) -> SquareSets {
+        let geo = self.geo();
+        let squares = |bits: u64| Bits(bits).fold(0u64, |m, b| m | 1u64 << geo.square_of[b as usize]);
+        SquareSets {
+            white_men: squares(self.white & !self.kings),
+            white_kings: squares(self.white & self.kings),
+            black_men: squares(self.black & !self.kings),
+            black_kings: squares(self.black & self.kings),
+        }
+    }
+
+    /// The position with these pieces and `turn` to move, without the checks of
+    /// [`Position::from_setup`]: for the table index, whose every number stands for a
+    /// legal arrangement (no man on its promotion row, no square taken twice).
+    pub fn from_square_sets(variant: Variant, turn: Color, sets: &SquareSets) -> Position {
+        debug_assert_eq!(sets.white_men & sets.white_kings, 0);
+        debug_assert_eq!((sets.white_men | sets.white_kings) & (sets.black_men | sets.black_kings), 0);
+        let geo = variant.board.geometry();
+        let bits = |squares: u64| Bits(squares).fold(0u64, |m, s| m | 1u64 << geo.bit_of[s as usize]);
+        Position {
+            variant,
+            white: bits(sets.white_men | sets.white_kings),
+            black: bits(sets.black_men | sets.black_kings),
+            kings: bits(sets.white_kings | sets.black_kings),
+            turn,
+        }
+    }
+
+    /// The position with the side to move as White: itself, or its colour flip.
+    #[must_use]
+    pub fn normalized(&self) -> Position {
+        match self.turn {
+            Color::White => *self,
+            Color::Black => self.flipped(),
+        }
     }
 
     /// Number of `color`'s pieces of `kind`.

@@ -145,10 +145,10 @@ impl Position {
     /// Reads a FEN as a position of `variant`.
     ///
     /// ```
-    /// use kabe_probe::{Position, Variant};
+    /// use kabe_rules::{Position, Variant};
     /// let p = Position::from_fen(Variant::INTERNATIONAL, "W:W31-50:B1-20")?;
     /// assert_eq!(p, Position::start(Variant::INTERNATIONAL));
-    /// # Ok::<(), kabe_probe::FenError>(())
+    /// # Ok::<(), kabe_rules::FenError>(())
     /// ```
     pub fn from_fen(variant: Variant, fen: &str) -> Result<Position, FenError> {
         parse(&variant, fen)

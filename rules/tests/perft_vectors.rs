@@ -1,7 +1,7 @@
 //! Streams the perft data files under data/perft and checks every count that is cheap
 //! enough for a test run; `kabe perft --vectors FILE` runs the deep ones.
 
-use kabe_probe::{parse_perft_vectors, perft};
+use kabe_rules::{parse_perft_vectors, perft};
 
 const MAX_NODES: u64 = 2_000_000;
 

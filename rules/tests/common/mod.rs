@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use kabe_probe::{Color, PieceKind, Position, Setup, SetupPiece, Variant};
+use kabe_rules::{Color, PieceKind, Position, Setup, SetupPiece, Variant};
 
 pub struct Rng(u64);
 

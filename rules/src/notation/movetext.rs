@@ -81,12 +81,12 @@ impl Position {
     /// Finds the legal move written as `text`.
     ///
     /// ```
-    /// use kabe_probe::{Position, Variant};
+    /// use kabe_rules::{Position, Variant};
     /// let p = Position::start(Variant::INTERNATIONAL);
     /// let mv = p.parse_move("32-28")?;
     /// assert_eq!(p.move_text(&mv), "32-28");
     /// assert!(p.parse_move("32-26").is_err());
-    /// # Ok::<(), kabe_probe::MoveError>(())
+    /// # Ok::<(), kabe_rules::MoveError>(())
     /// ```
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         let squares = self.parse_squares(text)?;

@@ -7,7 +7,7 @@ use crate::position::Position;
 /// Number of leaf nodes of the move tree `depth` plies deep.
 ///
 /// ```
-/// use kabe_probe::{perft, Position, Variant};
+/// use kabe_rules::{perft, Position, Variant};
 /// assert_eq!(perft(&Position::start(Variant::INTERNATIONAL), 3), 658);
 /// ```
 pub fn perft(position: &Position, depth: u32) -> u64 {

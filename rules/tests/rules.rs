@@ -1,17 +1,17 @@
 //! The rules that differ between variants, each on a position built to show it.
 
-use kabe_probe::{PieceKind, Position, Square, Variant};
+use kabe_rules::{PieceKind, Position, Square, Variant};
 
 fn moves(variant: Variant, fen: &str) -> Vec<String> {
     let p = Position::from_fen(variant, fen).expect("test FEN");
     let mut v: Vec<String> =
-        p.legal_moves().iter().map(|m| kabe_probe::notation::movetext::format(&variant, m, true)).collect();
+        p.legal_moves().iter().map(|m| kabe_rules::notation::movetext::format(&variant, m, true)).collect();
     v.sort();
     v
 }
 
 fn piece_on(variant: Variant, fen_after: &Position, square: &str) -> Option<PieceKind> {
-    let n = kabe_probe::notation::parse_square(&variant, square).expect("square");
+    let n = kabe_rules::notation::parse_square(&variant, square).expect("square");
     fen_after.piece_at(Square::from_number(n, variant.squares()).expect("on board")).map(|(_, k)| k)
 }
 
@@ -80,7 +80,7 @@ fn same_outcome_by_two_routes_is_one_move() {
     let p = Position::from_fen(Variant::INTERNATIONAL, "W:WK2:B7,8,17,18").expect("fen");
     let legal = p.legal_moves();
     let routes = p.capture_routes();
-    let full_circle = |m: &&kabe_probe::Move| m.captured_count() == 4 && m.to() == m.from();
+    let full_circle = |m: &&kabe_rules::Move| m.captured_count() == 4 && m.to() == m.from();
     assert_eq!(legal.iter().filter(full_circle).count(), 1);
     assert!(routes.iter().filter(full_circle).count() >= 2);
 }
@@ -115,5 +115,5 @@ fn a_full_path_names_its_own_route_only() {
     assert_eq!(short.captured_count(), 2);
     assert_eq!(p.parse_move("e1:h4:f6:d4:a1").expect("exact path").captured_count(), 4);
     assert_eq!(p.parse_move("e1:h4:a1").expect("partial path").captured_count(), 4);
-    assert!(matches!(p.parse_move("e1:a1"), Err(kabe_probe::MoveError::Ambiguous { .. })));
+    assert!(matches!(p.parse_move("e1:a1"), Err(kabe_rules::MoveError::Ambiguous { .. })));
 }

@@ -4,7 +4,7 @@
 //! 25 = b2, 22 = c3, 23 = e3, 19 = f4, 16 = g5; the Italian board is mirrored, so the
 //! same squares have other numbers there (a1 is its 32, e3 its 22).
 
-use kabe_probe::{PieceKind, Position, Variant};
+use kabe_rules::{PieceKind, Position, Variant};
 
 fn moves(variant: Variant, fen: &str) -> Vec<(u32, u32, PieceKind)> {
     let p = Position::from_fen(variant, fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
