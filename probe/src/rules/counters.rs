@@ -2,9 +2,7 @@
 
 use super::{DrawRules, Persistence, RuleRef};
 use crate::index::Signature;
-use crate::Color;
-use crate::Move;
-use crate::Position;
+use crate::{Color, Move, Position};
 
 /// The running count of a material rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

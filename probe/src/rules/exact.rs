@@ -11,9 +11,7 @@
 //! DTW.
 
 use super::{Counters, DrawRules, Persistence};
-use crate::Move;
-use crate::Position;
-use crate::{RuleScore, Score, Wld};
+use crate::{Move, Position, RuleScore, Score, Wld};
 
 /// Where the values come from: tables on disk, or tables being built.
 pub trait Oracle {

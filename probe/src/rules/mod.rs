@@ -24,9 +24,7 @@ pub use counters::{CounterError, Counters, MaterialCount};
 pub use set::{DrawRuleSet, UnknownDrawRules};
 
 use crate::index::Signature;
-use crate::Move;
-use crate::Position;
-use crate::{Color, PieceKind};
+use crate::{Color, Move, PieceKind, Position};
 
 /// A count that any move of a given kind sets back to zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,8 +5,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::BoardSize;
-use crate::{Goal, Variant};
+use crate::{BoardSize, Goal, Variant};
 
 /// A named set of counted-move draw rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -9,9 +9,7 @@ use super::reader::TableFile;
 use crate::index::{MaterialIndex, Signature};
 use crate::rules::exact::Oracle;
 use crate::rules::{DrawRuleSet, DrawRules};
-use crate::Position;
-use crate::Variant;
-use crate::{RuleScore, Score};
+use crate::{Position, RuleScore, Score, Variant};
 
 /// The tables of one variant and rule set under a directory. A table is read whole, its
 /// checksum checked, the first time a position needs it, and kept decoded in memory: the

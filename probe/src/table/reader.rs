@@ -8,8 +8,7 @@ use memmap2::Mmap;
 
 use super::format::{decode_entry, decode_rule_entry, Header, Metric, TableError, HEADER_LEN};
 use crate::index::{MaterialIndex, Signature};
-use crate::Variant;
-use crate::{RuleScore, Score};
+use crate::{RuleScore, Score, Variant};
 
 /// One open table file.
 #[derive(Debug)]

@@ -39,10 +39,7 @@ use crate::index::Signature;
 use crate::rules::exact::{self, MoveVerdict, Oracle, Verdict};
 use crate::rules::{Counters, DrawRuleSet, DrawRules};
 use crate::table::{file_name, Header, Metric, TableError};
-use crate::Move;
-use crate::Position;
-use crate::Variant;
-use crate::{RuleScore, Score, Wld};
+use crate::{Move, Position, RuleScore, Score, Variant, Wld};
 
 /// The block cache's size when the caller does not set one: 64 MiB of decompressed
 /// blocks (4,096 DTW blocks, or 16,384 WLD blocks of 16,384 positions each).
