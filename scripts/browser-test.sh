@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The explorer in a real browser: serves TABLES (international and Russian, up to 4
-# pieces) with `kabe serve` and drives Debian's Chromium headless through chromedriver
+# The explorer in a real browser: serves TABLES (international and Russian up to 4
+# pieces, Turkish up to 3) with `kabe serve` and drives Debian's Chromium headless through chromedriver
 # (server/tests/browser/explorer.mjs). Screenshots go to docs/screenshots/.
 #
 #   bash scripts/browser-test.sh TABLES

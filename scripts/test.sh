@@ -21,12 +21,12 @@ cargo run --release --quiet --bin kabe -- perft --vectors data/perft/*.perft | t
 echo "== endgame tables: build, verify through the reader, statistics"
 tables=target/ci-tables
 rm -rf "$tables"
-for spec in international:4 russian:4 kabe:3; do
+for spec in international:4 russian:4 kabe:3 turkish:3; do
   v=${spec%:*}; n=${spec#*:}
   cargo run --release --quiet --bin kabe -- generate --variant "$v" --pieces "$n" --dir "$tables" 2>/dev/null
   cargo run --release --quiet --bin kabe -- verify --variant "$v" --dir "$tables"
 done
-echo "== the explorer (kabe serve) in headless Chromium: load, hover, play, back, count, edit, 8x8, phone"
+echo "== the explorer (kabe serve) in headless Chromium: load, hover, play, back, count, edit, 8x8, Turkish, phone"
 bash scripts/browser-test.sh "$tables"
 
 echo "== cluster build: kabe plan --slurm on a one-node Slurm (Debian slurm-wlm, munge), faults"

@@ -23,7 +23,7 @@ impl Drop for Server {
 
 fn tables() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("kabe-serve-tables-{}", std::process::id()));
-    for variant in ["international", "russian"] {
+    for variant in ["international", "russian", "turkish"] {
         let ok = Command::new(env!("CARGO_BIN_EXE_kabe"))
             .args(["generate", "--variant", variant, "--pieces", "3", "--dir"])
             .arg(&dir)
@@ -166,7 +166,7 @@ fn the_api_answers_as_kabe_probe_does_in_the_documented_shape() {
     conforms(&doc, &response_schema(&doc, "/api/variants", "200"), &variants, "variants");
     let names: Vec<&str> =
         variants["variants"].as_array().expect("list").iter().filter_map(|v| v["name"].as_str()).collect();
-    assert_eq!(names, ["international", "russian"]);
+    assert_eq!(names, ["international", "russian", "turkish"]);
 
     let cases = [
         ("international", "W:WK46,K47:BK5", "6.4=6"),
@@ -175,6 +175,8 @@ fn the_api_answers_as_kabe_probe_does_in_the_documented_shape() {
         ("international", "W:W33:BK10,K4", ""),
         ("russian", "W:WKa1,Kc1:BKh8", "16b=58"),
         ("russian", "B:Wc3,e3:Bd6", ""),
+        ("turkish", "W:Wd5,Ka1:Bh8", ""),
+        ("turkish", "B:Wa2:Bb4,Kh1", ""),
     ];
     for (variant, fen, counters) in cases {
         let path = format!("/api/{variant}?fen={}&counters={}", query(fen), query(counters));

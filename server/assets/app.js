@@ -2,7 +2,8 @@
 // one board, a few lists and the URL (?variant=&fen=&rules=&counters=) as the state.
 "use strict";
 
-const DEFAULT_FEN = { international: "W:WK46,K47,K48:BK5", russian: "W:WKa1,Kc1:BKh8" };
+// A starting position per variant; others get two kings against one (defaultFen).
+const DEFAULT_FEN = { international: "W:WK46,K47,K48:BK5", russian: "W:WKa1,Kc1:BKh8", turkish: "W:Wd5,Ka1:Bh8" };
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
@@ -15,46 +16,50 @@ const state = {
   flipped: false,
   editing: false,
   tool: "wm",
-  board: null, // { width, notation, turn, pieces: Map(number -> {color, king}) }
+  board: null, // { geo, kind, notation, turn, pieces: Map(kabe square -> {color, king}) }
   answer: null,
 };
 
-// ---- geometry: square numbers 1..n, row 0 at the top (Black's side), White at the bottom
+// ---- geometry: the server lists every playable square with the cell it is drawn in
+// (row 0 at the top, Black's side; White at the bottom), its number and its name, so one
+// page draws diagonal, orthogonal (Turkish) and mirrored (Italian) boards alike.
 
-function geometry(width) {
-  const half = width / 2;
+function geometry(board) {
+  const bySquare = new Map();
+  const byName = new Map();
+  const byCell = new Map();
+  for (const c of board.cells) {
+    bySquare.set(c.square, c);
+    byName.set(c.name.toLowerCase(), c.square);
+    byName.set(String(c.number), c.square); // numbers are read on every board
+    byCell.set(`${c.row},${c.col}`, c);
+  }
   return {
-    width,
-    squares: width * half,
-    cell(number) {
-      const i = number - 1;
-      const row = Math.floor(i / half);
-      const col = 2 * (i % half) + (row % 2 === 0 ? 1 : 0);
-      return { row, col };
-    },
-    name(number, notation) {
-      if (notation === "numeric") return String(number);
-      const { row, col } = this.cell(number);
-      return "abcdefghij"[col] + String(width - row);
-    },
-    number(name) {
-      if (/^\d+$/.test(name)) return Number(name);
-      const col = "abcdefghij".indexOf(name[0]);
-      const row = width - Number(name.slice(1));
-      if (col < 0 || row < 0 || row >= width || (row + col) % 2 === 0) return null;
-      return row * half + Math.floor(col / 2) + 1;
-    },
+    width: board.width,
+    cells: board.cells,
+    cell: (square) => bySquare.get(square),
+    at: (row, col) => byCell.get(`${row},${col}`),
+    name: (square) => bySquare.get(square).name,
+    square: (name) => byName.get(name.toLowerCase()) ?? null,
   };
 }
 
 function variantInfo(name) {
-  return state.variants.find((v) => v.name === name) || { name, board: { width: 10, notation: "numeric" } };
+  return state.variants.find((v) => v.name === name) || { name, board: { width: 10, kind: "diagonal", notation: "numeric", cells: [] } };
+}
+
+// Two kings against one in the corners, where no default is written for the variant.
+function defaultFen(name) {
+  if (DEFAULT_FEN[name]) return DEFAULT_FEN[name];
+  const cells = [...variantInfo(name).board.cells].sort((a, b) => b.row - a.row || a.col - b.col);
+  if (cells.length < 3) return DEFAULT_FEN.international;
+  return `W:WK${cells[0].name},K${cells[1].name}:BK${cells[cells.length - 1].name}`;
 }
 
 // ---- FEN: "W:W31,K33:B1-3" or "B:Wa1,Kc3:Bh8"
 
 function parseFen(fen, info) {
-  const geo = geometry(info.board.width);
+  const geo = geometry(info.board);
   const pieces = new Map();
   const parts = fen.trim().replace(/\.$/, "").split(":");
   const turn = (parts[0] || "W").toUpperCase() === "B" ? "black" : "white";
@@ -66,20 +71,23 @@ function parseFen(fen, info) {
       const king = /^k/i.test(item);
       if (king) item = item.slice(1);
       const range = item.match(/^(\d+)-(\d+)$/);
-      const numbers = range ? Array.from({ length: range[2] - range[1] + 1 }, (_, k) => Number(range[1]) + k) : [geo.number(item.toLowerCase())];
-      for (const n of numbers) if (n && n >= 1 && n <= geo.squares) pieces.set(n, { color, king });
+      const names = range ? Array.from({ length: range[2] - range[1] + 1 }, (_, k) => String(Number(range[1]) + k)) : [item];
+      for (const name of names) {
+        const square = geo.square(name);
+        if (square) pieces.set(square, { color, king });
+      }
     }
   }
-  return { width: info.board.width, notation: info.board.notation, turn, pieces };
+  return { geo, kind: info.board.kind, notation: info.board.notation, turn, pieces };
 }
 
 function writeFen(board) {
-  const geo = geometry(board.width);
+  const geo = board.geo;
   const side = (color) =>
     [...board.pieces.entries()]
       .filter(([, p]) => p.color === color)
-      .sort((a, b) => a[0] - b[0])
-      .map(([n, p]) => (p.king ? "K" : "") + geo.name(n, board.notation))
+      .sort((a, b) => geo.cell(a[0]).number - geo.cell(b[0]).number)
+      .map(([n, p]) => (p.king ? "K" : "") + geo.name(n))
       .join(",");
   return `${board.turn === "white" ? "W" : "B"}:W${side("white")}:B${side("black")}`;
 }
@@ -88,42 +96,44 @@ function writeFen(board) {
 
 function drawBoard(highlight) {
   const board = state.board;
-  const geo = geometry(board.width);
+  const geo = board.geo;
+  const width = geo.width;
   const size = 48;
   const margin = 16;
   const svg = document.createElementNS(SVG, "svg");
-  const total = board.width * size + margin;
+  const total = width * size + margin;
   svg.setAttribute("viewBox", `0 0 ${total} ${total}`);
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", `board: ${writeFen(board)}`);
   const place = (row, col) => {
-    const r = state.flipped ? board.width - 1 - row : row;
-    const c = state.flipped ? board.width - 1 - col : col;
+    const r = state.flipped ? width - 1 - row : row;
+    const c = state.flipped ? width - 1 - col : col;
     return { x: margin + c * size, y: r * size };
   };
-  for (let row = 0; row < board.width; row++) {
-    for (let col = 0; col < board.width; col++) {
-      if ((row + col) % 2 === 0) {
+  for (let row = 0; row < width; row++) {
+    for (let col = 0; col < width; col++) {
+      if (!geo.at(row, col)) {
         const { x, y } = place(row, col);
         svg.appendChild(el("rect", { x, y, width: size, height: size, class: "square light" }));
       }
     }
   }
   const center = {};
-  for (let n = 1; n <= geo.squares; n++) {
-    const { row, col } = geo.cell(n);
-    const { x, y } = place(row, col);
+  for (const cell of geo.cells) {
+    const n = cell.square;
+    const { x, y } = place(cell.row, cell.col);
     center[n] = { x: x + size / 2, y: y + size / 2 };
-    let cls = "square dark";
+    // Every square is played on an orthogonal board: shade alternate ones for the eye.
+    let cls = board.kind === "orthogonal" && (cell.row + cell.col) % 2 === 0 ? "square dark alt" : "square dark";
     if (highlight) {
       if (highlight.path[0] === n) cls += " hl-from";
       else if (highlight.path.includes(n)) cls += " hl-to";
       if (highlight.captured.includes(n)) cls += " hl-captured";
     }
-    const rect = el("rect", { x, y, width: size, height: size, class: cls, "data-square": n });
+    const rect = el("rect", { x, y, width: size, height: size, class: cls, "data-square": n, "data-name": cell.name });
     rect.addEventListener("click", () => squareClicked(n));
     svg.appendChild(rect);
-    if (board.notation === "numeric") svg.appendChild(text(x + 3, y + 10, String(n), "num"));
+    if (board.notation === "numeric") svg.appendChild(text(x + 3, y + 10, String(cell.number), "num"));
     const piece = board.pieces.get(n);
     if (piece) {
       const g = el("g", { class: `piece ${piece.color}`, "data-piece-square": n });
@@ -133,11 +143,11 @@ function drawBoard(highlight) {
     }
   }
   if (board.notation === "algebraic") {
-    for (let i = 0; i < board.width; i++) {
-      const file = place(board.width - 1, i);
+    for (let i = 0; i < width; i++) {
+      const file = place(width - 1, i);
       svg.appendChild(text(file.x + size / 2 - 3, total - 3, "abcdefghij"[i], "coord"));
       const rank = place(i, 0);
-      svg.appendChild(text(2, rank.y + size / 2 + 4, String(board.width - i), "coord"));
+      svg.appendChild(text(2, rank.y + size / 2 + 4, String(width - i), "coord"));
     }
   }
   if (highlight && highlight.path.length > 1) {
@@ -192,7 +202,7 @@ function readUrl() {
   const q = new URLSearchParams(location.search);
   state.variant = q.get("variant") || state.variant;
   state.rules = q.get("rules") || "";
-  state.fen = q.get("fen") || DEFAULT_FEN[state.variant] || DEFAULT_FEN.international;
+  state.fen = q.get("fen") || defaultFen(state.variant);
   state.counters = q.get("counters") || "";
 }
 
@@ -410,7 +420,7 @@ async function start() {
   });
   $("variant").addEventListener("change", () => {
     const v = $("variant").value;
-    go({ variant: v, rules: "", fen: DEFAULT_FEN[v] || "W:W:B", counters: "" });
+    go({ variant: v, rules: "", fen: defaultFen(v), counters: "" });
   });
   $("rules").addEventListener("change", () => go({ rules: $("rules").value, counters: "" }));
   $("flip").addEventListener("click", () => {

@@ -92,6 +92,32 @@ fn square_name(variant: &Variant, s: Square) -> String {
     kabe_probe::notation::square_name(variant, s)
 }
 
+/// A board as a page draws it: its size, notation and every playable square with kabe's
+/// number, the game's number and name and the cell it is drawn in, so that a client needs
+/// no geometry of its own (diagonal, orthogonal or mirrored).
+fn board_json(variant: &Variant) -> Value {
+    let cells: Vec<Value> = (1..=u32::from(variant.squares()))
+        .filter_map(|n| Square::from_number(n, variant.squares()))
+        .map(|s| {
+            let (row, col) = kabe_probe::notation::square_cell(variant, s);
+            json!({
+                "square": s.number(),
+                "number": variant.square_number(s),
+                "name": square_name(variant, s),
+                "row": row,
+                "col": col,
+            })
+        })
+        .collect();
+    json!({
+        "width": variant.board.width(),
+        "squares": variant.squares(),
+        "kind": if variant.board.is_orthogonal() { "orthogonal" } else { "diagonal" },
+        "notation": if variant.notation == NotationStyle::Numeric { "numeric" } else { "algebraic" },
+        "cells": cells,
+    })
+}
+
 fn pieces_json(position: &Position) -> Value {
     let variant = position.variant();
     let mut pieces = Vec::new();
@@ -193,11 +219,7 @@ pub fn explore(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
         "rules": asked.rules.set.name(),
         "counters": asked.counters.describe_at(&asked.rules, p),
         "turn": color_word(p.turn()),
-        "board": {
-            "width": variant.board.width(),
-            "squares": variant.squares(),
-            "notation": if variant.notation == NotationStyle::Numeric { "numeric" } else { "algebraic" },
-        },
+        "board": board_json(variant),
         "pieces": pieces_json(p),
         "counts": counts_json(&asked.rules, &asked.counters),
         "verdict": verdict_json(&verdict),
@@ -288,11 +310,7 @@ pub(crate) async fn variants(State(explorer): State<Arc<Explorer>>) -> Json<Valu
         .map(|(v, pieces)| {
             json!({
                 "name": v.name,
-                "board": {
-                    "width": v.board.width(),
-                    "squares": v.squares(),
-                    "notation": if v.notation == NotationStyle::Numeric { "numeric" } else { "algebraic" },
-                },
+                "board": board_json(&v),
                 "pieces": pieces,
                 "default_rules": DrawRuleSet::usual_for(&v).name(),
                 "rules": DrawRuleSet::ALL.iter().filter(|s| s.applies_to(&v)).map(|s| s.name()).collect::<Vec<_>>(),
@@ -300,4 +318,39 @@ pub(crate) async fn variants(State(explorer): State<Arc<Explorer>>) -> Json<Valu
         })
         .collect();
     Json(json!({ "variants": list }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every board the page may draw: each playable square once, in its own cell on the
+    /// board, named as the notation reads it back, and on a diagonal board on a dark cell
+    /// (a1 dark, as the games place the board; mirrored: a1 light).
+    #[test]
+    fn board_cells_place_and_name_every_square_once() {
+        for variant in Variant::ALL {
+            let board = board_json(&variant);
+            let cells = board["cells"].as_array().expect("cells");
+            assert_eq!(cells.len(), usize::from(variant.squares()), "{}", variant.name);
+            let width = u64::from(variant.board.width());
+            let mut seen = std::collections::HashSet::new();
+            for c in cells {
+                let (row, col) = (c["row"].as_u64().expect("row"), c["col"].as_u64().expect("col"));
+                assert!(row < width && col < width, "{}: {c}", variant.name);
+                assert!(seen.insert((row, col)), "{}: two squares in one cell: {c}", variant.name);
+                let name = c["name"].as_str().expect("name");
+                let read = kabe_probe::notation::parse_square(&variant, name).expect("name reads back");
+                assert_eq!(u64::from(read), c["square"].as_u64().expect("square"), "{}: {c}", variant.name);
+                let number = c["number"].as_u64().expect("number").to_string();
+                let read = kabe_probe::notation::parse_square(&variant, &number).expect("number reads back");
+                assert_eq!(u64::from(read), c["square"].as_u64().expect("square"), "{}: {c}", variant.name);
+                if !variant.board.is_orthogonal() {
+                    // a1 (row width-1, col 0) is played on a standard board, not on a mirrored one
+                    let coloured_as_a1 = (row + col) % 2 == (width - 1) % 2;
+                    assert_eq!(coloured_as_a1, !variant.mirrored_board, "{}: {c}", variant.name);
+                }
+            }
+        }
+    }
 }

@@ -53,16 +53,10 @@ impl Explorer {
         &self.tables.iter().find(|(s, _)| *s == set).expect("every set is opened").1
     }
 
-    /// The variants with tables, and the pieces up to which each is complete. The page
-    /// draws diagonal boards only: the orthogonal board (Turkish) is not offered on it
-    /// yet (the JSON API still answers for it).
+    /// The variants with tables, and the pieces up to which each is complete.
     pub fn variants(&self) -> Vec<(Variant, u32)> {
         let any = &self.tables[0].1;
-        Variant::ALL
-            .into_iter()
-            .filter(|v| any.draw_rules(v).is_some() && !v.board.is_orthogonal())
-            .map(|v| (v, any.max_pieces_of(&v)))
-            .collect()
+        Variant::ALL.into_iter().filter(|v| any.draw_rules(v).is_some()).map(|v| (v, any.max_pieces_of(&v))).collect()
     }
 }
 

@@ -13,8 +13,10 @@ pub fn square_name(variant: &Variant, square: Square) -> String {
     }
 }
 
-/// The algebraic name (`a1` at White's bottom left) of `square`.
-pub fn algebraic_name(variant: &Variant, square: Square) -> String {
+/// Where `square` is drawn: (row, column) with row 0 the far row from White (Black's
+/// side) and column 0 White's left, as the game's own board is seen from White (a
+/// mirrored board is drawn mirrored).
+pub fn square_cell(variant: &Variant, square: Square) -> (u8, u8) {
     let width = variant.board.width();
     let (row, col) = if variant.board.is_orthogonal() {
         (square.index() / width, square.index() % width)
@@ -23,9 +25,14 @@ pub fn algebraic_name(variant: &Variant, square: Square) -> String {
         let row = square.index() / half;
         (row, 2 * (square.index() % half) + if row % 2 == 0 { 1 } else { 0 })
     };
-    let col = if variant.mirrored_board { width - 1 - col } else { col };
+    (row, if variant.mirrored_board { width - 1 - col } else { col })
+}
+
+/// The algebraic name (`a1` at White's bottom left) of `square`.
+pub fn algebraic_name(variant: &Variant, square: Square) -> String {
+    let (row, col) = square_cell(variant, square);
     let file = (b'a' + col) as char;
-    format!("{file}{}", width - row)
+    format!("{file}{}", variant.board.width() - row)
 }
 
 /// kabe's number of the square the game writes as `written` (numbers off the board are

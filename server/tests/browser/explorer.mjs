@@ -5,7 +5,8 @@
 //
 // Loads a position by URL, checks the verdict and the move list against the API, hovers
 // and plays the best move, goes back, edits a piece, changes a count and sees the verdict
-// change; writes screenshots of a 10x10 and an 8x8 position and of a phone-sized page.
+// change; draws the orthogonal Turkish board and plays on it; writes screenshots of a
+// 10x10, an 8x8 diagonal and an 8x8 orthogonal position and of a phone-sized page.
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -166,8 +167,49 @@ try {
   assert.ok(overflow <= 0, `no sideways scrolling on a phone (${overflow}px too wide)`);
   await screenshot("phone");
 
-  // 8. A bad FEN in the box: the API's error shown, no crash.
   await call("POST", s("/window/rect"), { width: 1100, height: 900 });
+
+  // 8. The orthogonal board (Turkish): every square played, chosen from the variant list
+  // (its default position), a move played, a piece placed by its name.
+  await call("POST", s("/url"), { url: `${base}/?variant=russian&fen=${encodeURIComponent(russian)}` });
+  await waitLoaded(russian);
+  const select = await find("#variant");
+  await call("POST", s("/execute/sync"), {
+    script: "const e = arguments[0]; e.value = 'turkish'; e.dispatchEvent(new Event('change'));",
+    args: [{ [ELEMENT]: select }],
+  });
+  const turkish = "W:Wd5,Ka1:Bh8";
+  await waitLoaded(turkish);
+  assert.equal(await run("return document.querySelectorAll('#board rect.dark').length"), 64);
+  assert.equal(await run("return document.querySelectorAll('#board rect.light').length"), 0);
+  const pieceOn = (name) =>
+    run(`const n = document.querySelector('#board [data-name="${name}"]').dataset.square;
+         const p = document.querySelector('#board [data-piece-square="' + n + '"]');
+         return p ? p.getAttribute('class') : null`);
+  assert.deepEqual([await pieceOn("d5"), await pieceOn("a1"), await pieceOn("h8"), await pieceOn("e4")],
+    ["piece white", "piece white", "piece black", null], "pieces drawn on their named squares");
+  const tanswer = await apiAnswer("turkish", turkish);
+  assert.equal(await run("return document.getElementById('verdict-exact').dataset.exact"), tanswer.verdict.exact);
+  const tshown = await run("return [...document.querySelectorAll('#moves .move')].map(b => b.dataset.move)");
+  assert.deepEqual(tshown, tanswer.moves.map((m) => m.move));
+  await screenshot("turkish-man-king-king");
+  const tbest = tanswer.moves[0];
+  await click(`#moves .move[data-move="${tbest.move}"]`);
+  await waitLoaded(tbest.fen_after);
+  console.log(`   turkish ${turkish}: ${tanswer.verdict.exact}, played ${tbest.move} (sideways and forward steps on 64 squares)`);
+  await call("POST", s("/back"), {});
+  await waitLoaded(turkish);
+  if (!(await run("return document.getElementById('palette').hidden === false"))) await click("#edit-toggle");
+  await click('#palette [data-piece="none"]');
+  await click('[data-name="d5"]');
+  const tedited = "W:WKa1:Bh8"; // one piece each: a draw on the board in Turkish
+  await until("the edited Turkish position", async () => (await params()).fen === tedited);
+  await waitLoaded(tedited);
+  assert.equal(await run("return document.getElementById('verdict-exact').dataset.exact"), "draw");
+  assert.equal((await apiAnswer("turkish", tedited)).verdict.exact, "draw");
+  console.log(`   took the man off d5: ${tedited}, a draw (one piece each)`);
+
+  // 9. A bad FEN in the box: the API's error shown, no crash.
   const box = await find("#fen-input");
   await call("POST", s(`/element/${box}/value`), { text: "\uE009a\uE009W:Wz9:B1\uE007" });
   await until("the error", () => run("return !document.getElementById('error').hidden && document.getElementById('error').textContent"));
