@@ -21,8 +21,8 @@ fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir.join("russian"))
+fn files(dir: &Path, variant: &str) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir.join(variant))
         .expect("tables")
         .map(|e| e.expect("entry").path())
         .map(|p| (p.file_name().expect("name").to_string_lossy().into_owned(), fs::read(&p).expect("read")))
@@ -31,22 +31,23 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-fn plan(dir: &Path) -> serde_json::Value {
-    let out = kabe(&["plan", "--variant", "russian", "--pieces", "3", "--cpus", "1", "--json"], dir);
+fn plan(dir: &Path, variant: &str) -> serde_json::Value {
+    let out = kabe(&["plan", "--variant", variant, "--pieces", "3", "--cpus", "1", "--json"], dir);
     assert!(out.status.success(), "{}", text(&out));
     serde_json::from_slice(&out.stdout).expect("plan JSON")
 }
 
-fn pair_job(sig: &str, dir: &Path) -> Output {
-    kabe(&["generate", "--variant", "russian", "--pair", sig, "--memory", "512M"], dir)
+fn pair_job(variant: &str, sig: &str, dir: &Path) -> Output {
+    kabe(&["generate", "--variant", variant, "--pair", sig, "--memory", "512M"], dir)
 }
 
-#[test]
-fn the_jobs_of_the_plan_in_order_give_the_files_of_a_whole_build() {
-    let whole = temp_dir("whole");
-    assert!(kabe(&["generate", "--variant", "russian", "--pieces", "3"], &whole).status.success());
-    let dir = temp_dir("jobs");
-    let graph = plan(&dir);
+/// Runs every job of the plan of `variant` 2-3 in the plan's order, checks the files
+/// equal a whole `kabe generate`'s, and returns the directory of the jobs' files.
+fn jobs_in_order_give_a_whole_build(variant: &str) -> PathBuf {
+    let whole = temp_dir(&format!("whole-{variant}"));
+    assert!(kabe(&["generate", "--variant", variant, "--pieces", "3"], &whole).status.success());
+    let dir = temp_dir(&format!("jobs-{variant}"));
+    let graph = plan(&dir, variant);
     let jobs = graph["jobs"].as_array().expect("jobs");
     assert!(jobs.iter().all(|j| j["status"] == "ready" || j["status"] == "waiting"));
     assert_eq!(jobs[0]["status"], "ready");
@@ -55,27 +56,42 @@ fn the_jobs_of_the_plan_in_order_give_the_files_of_a_whole_build() {
         for dep in job["depends_on"].as_array().expect("deps") {
             assert!(jobs[..i].iter().any(|j| j["name"] == *dep), "{dep} comes after {}", job["name"]);
         }
-        let out = pair_job(job["signatures"][0].as_str().expect("sig"), &dir);
-        assert!(out.status.success(), "{}", text(&out));
+        let out = pair_job(variant, job["signatures"][0].as_str().expect("sig"), &dir);
+        assert!(out.status.success(), "{variant}: {}", text(&out));
         outputs += job["outputs"].as_array().expect("outputs").len();
     }
-    assert_eq!(files(&dir), files(&whole));
-    assert_eq!(files(&dir).len(), outputs, "the plan names every file a job writes");
-    assert!(plan(&dir)["jobs"].as_array().expect("jobs").iter().all(|j| j["status"] == "done"));
+    assert!(!files(&whole, variant).is_empty());
+    assert_eq!(files(&dir, variant), files(&whole, variant), "{variant}");
+    assert_eq!(files(&dir, variant).len(), outputs, "{variant}: the plan names every file a job writes");
+    assert!(plan(&dir, variant)["jobs"].as_array().expect("jobs").iter().all(|j| j["status"] == "done"));
+    let _ = fs::remove_dir_all(&whole);
+    dir
+}
 
+#[test]
+fn the_jobs_of_the_plan_in_order_give_the_files_of_a_whole_build() {
+    let dir = jobs_in_order_give_a_whole_build("russian");
     // Done already: exits at once and touches nothing.
     let before = fs::metadata(dir.join("russian/1101.dtw.kabe")).and_then(|m| m.modified()).expect("mtime");
-    let out = pair_job("0111", &dir);
+    let out = pair_job("russian", "0111", &dir);
     assert!(out.status.success() && text(&out).contains("already complete"), "{}", text(&out));
     assert_eq!(fs::metadata(dir.join("russian/1101.dtw.kabe")).and_then(|m| m.modified()).expect("mtime"), before);
-    let _ = fs::remove_dir_all(&whole);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// The orthogonal board and its draw by material go through the same job graph: Turkish
+/// pairs are solved whole (men step sideways, so no slices), and the rule-free tables
+/// (draw rules `none`) are the files a whole build writes.
+#[test]
+fn turkish_jobs_of_the_plan_give_the_files_of_a_whole_build() {
+    let dir = jobs_in_order_give_a_whole_build("turkish");
     let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_job_refuses_missing_and_corrupt_inputs_by_name_and_writes_nothing() {
     let dir = temp_dir("inputs");
-    let out = pair_job("1101", &dir);
+    let out = pair_job("russian", "1101", &dir);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out);
     assert!(err.contains("0111+1101 needs tables that are not built yet"), "{err}");
@@ -83,19 +99,19 @@ fn a_job_refuses_missing_and_corrupt_inputs_by_name_and_writes_nothing() {
     assert!(!dir.join("russian/1101.dtw.kabe").exists());
 
     for sig in ["0101", "0110", "1010", "0102"] {
-        assert!(pair_job(sig, &dir).status.success());
+        assert!(pair_job("russian", sig, &dir).status.success());
     }
     let input = dir.join("russian/0101.dtw.kabe");
     let mut bytes = fs::read(&input).expect("read");
     let middle = bytes.len() / 2 + 8;
     bytes[middle] ^= 0x10;
     fs::write(&input, bytes).expect("write");
-    let out = pair_job("0111", &dir);
+    let out = pair_job("russian", "0111", &dir);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains(&input.display().to_string()), "{}", text(&out));
     assert!(!dir.join("russian/0111.dtw.kabe").exists() && !dir.join("russian/1101.wld.kabe").exists());
 
-    let out = pair_job("5555", &dir);
+    let out = pair_job("russian", "5555", &dir);
     assert!(text(&out).contains("signature 5555 has no table"), "{}", text(&out));
     let _ = fs::remove_dir_all(&dir);
 }
@@ -104,7 +120,7 @@ fn a_job_refuses_missing_and_corrupt_inputs_by_name_and_writes_nothing() {
 fn a_slurm_submission_leaves_out_the_jobs_done_and_waits_on_the_rest() {
     let dir = temp_dir("slurm");
     for sig in ["0101", "0110"] {
-        assert!(pair_job(sig, &dir).status.success());
+        assert!(pair_job("russian", sig, &dir).status.success());
     }
     let sub = dir.join("submission");
     let out = kabe(
