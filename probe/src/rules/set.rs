@@ -89,9 +89,10 @@ impl DrawRuleSet {
     /// The draw rules a game of `variant` is normally played under.
     pub fn usual_for(variant: &Variant) -> DrawRuleSet {
         let v = variant;
-        // The 8x8 games other than Russian have draw rules of their own (English: 40
-        // moves; Pool: 3 kings against 1 in 13 moves; Italian, Czech, Brazilian: their
-        // federations' counts) that kabe does not model yet: their tables are rule-free.
+        // The 8x8 games other than Russian are rule-free by a named choice (README,
+        // "Variants"): English's 40-move rule is a claim judged on advantage, not a count;
+        // Pool's 13-move rule depends on a "long king" whose count start no text at hand
+        // gives; no Italian, Czech or Brazilian federation text is in the sources.
         match (v.board, v.pdn_game_type) {
             _ if v.goal == Goal::Giveaway => DrawRuleSet::None,
             (BoardSize::Ten, _) => DrawRuleSet::Fmjd,
