@@ -31,6 +31,11 @@ pub struct PlanArgs {
     /// Threads (cores) per job: the estimates assume them, and the Slurm jobs ask for them.
     #[arg(long, default_value_t = 8)]
     cpus: usize,
+    /// The most memory one job may ask for (a node's memory, e.g. 4G): a pair whose whole
+    /// working state is larger is planned as a job that solves it one men placement at a
+    /// time within this. Default: each job asks for what its whole pair needs.
+    #[arg(long, value_name = "SIZE", value_parser = MemoryBudget::parse)]
+    job_memory: Option<MemoryBudget>,
     /// Print the graph as JSON.
     #[arg(long)]
     json: bool,
@@ -48,9 +53,21 @@ pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     let scope = scope_arg(&variant, args.pieces, args.closure.as_deref())?;
     anyhow::ensure!((1..=1024).contains(&args.cpus), "--cpus must be 1 to 1024");
-    let plan = Plan::new(variant, scope, rules, args.cpus, Rates::default());
+    let plan = Plan::new(variant, scope, rules, args.cpus, Rates::default(), args.job_memory);
     let done: Vec<bool> = (0..plan.jobs.len()).map(|i| plan.is_done(&dir, i)).collect();
+    let over: Vec<String> = plan
+        .over_cap()
+        .into_iter()
+        .map(|i| format!("{} ({})", plan.jobs[i].name(), mebibytes(plan.jobs[i].memory.bytes)))
+        .collect();
     if let Some(out) = &args.slurm {
+        anyhow::ensure!(
+            over.is_empty(),
+            "{} jobs need more than --job-memory even solved in slices: {}; raise it or give --cpus fewer \
+             threads (each slice worker holds one men placement)",
+            over.len(),
+            over.join(", ")
+        );
         let kabe = match &args.kabe {
             Some(path) => path.clone(),
             None => std::env::current_exe().context("finding this kabe binary")?,
@@ -69,6 +86,9 @@ pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
         println!("{}", plan_json(&plan, &done, &dir));
     } else {
         print_plan(&plan, &done, scope);
+        if !over.is_empty() {
+            println!("over --job-memory even solved in slices: {}", over.join(", "));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -100,6 +120,8 @@ fn plan_json(plan: &Plan, done: &[bool], dir: &Path) -> serde_json::Value {
                 "positions": job.positions,
                 "rule_positions": job.rule_positions,
                 "memory_bytes": job.memory.bytes,
+                "sliced": job.sliced,
+                "over_job_memory": plan.job_memory.is_some_and(|cap| job.memory.bytes > cap.bytes),
                 "seconds": job.seconds,
                 "depends_on": job.depends_on.iter().map(|d| plan.jobs[*d].name()).collect::<Vec<_>>(),
                 "inputs": file_names(plan, dir, &job.inputs),
@@ -113,6 +135,7 @@ fn plan_json(plan: &Plan, done: &[bool], dir: &Path) -> serde_json::Value {
         "rules": plan.rules.set.name(),
         "dir": dir.display().to_string(),
         "threads_per_job": plan.threads,
+        "job_memory_bytes": plan.job_memory.map(|m| m.bytes),
         "positions": plan.jobs.iter().map(|j| j.positions).sum::<u64>(),
         "seconds": plan.total_seconds(),
         "critical_path": { "jobs": path.iter().map(|i| plan.jobs[*i].name()).collect::<Vec<_>>(), "seconds": critical },
@@ -146,12 +169,15 @@ fn print_plan(plan: &Plan, done: &[bool], scope: Scope) {
             job.name(),
             job.positions,
             job.rule_positions,
-            mebibytes(job.memory.bytes),
+            format!("{}{}", mebibytes(job.memory.bytes), if job.sliced { "*" } else { "" }),
             duration(job.seconds),
             job.outputs.len(),
             status(plan, done, i),
             job.depends_on.iter().map(|d| plan.jobs[*d].name()).collect::<Vec<_>>().join(" ")
         );
+    }
+    if plan.jobs.iter().any(|j| j.sliced) {
+        println!("*: solved one men placement at a time within --job-memory");
     }
     let (path, critical) = plan.critical_path();
     let total = plan.total_seconds();

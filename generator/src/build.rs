@@ -194,25 +194,48 @@ pub fn build_scope(
 /// Bytes of the cache through which a pair solved in slices reads its solved men
 /// placements back: a quarter of what the budget leaves for pairs, at most 64 MiB.
 fn slice_store_cache(budget: MemoryBudget) -> u64 {
-    (budget.pair_bytes() / 4).min(64 << 20)
+    (budget.pair_bytes() / 4).min(SLICE_STORE_CACHE_MAX)
 }
 
 /// Working state of a pair's solve (theory or rule tables alike), and whether it is
 /// solved in slices: the whole pair in memory (two bytes per position) when that fits
-/// the budget, the faster way; else one men placement at a time (`slices`), each worker
-/// holding one placement of both tables (its state, its values and the bytes written:
-/// six bytes a position), the values kept on disk beside the tables.
+/// the budget, the faster way; else one men placement at a time (`slices`).
 pub(crate) fn pair_state_bytes(variant: Variant, pair: &[Signature], budget: MemoryBudget) -> (u64, bool) {
+    pair_state_bytes_on(variant, pair, budget, rayon::current_num_threads())
+}
+
+/// [`pair_state_bytes`] on `threads` workers.
+pub(crate) fn pair_state_bytes_on(
+    variant: Variant,
+    pair: &[Signature],
+    budget: MemoryBudget,
+    threads: usize,
+) -> (u64, bool) {
     let whole = positions_of(variant, pair) * crate::solve::STATE_BYTES_PER_POSITION;
-    // Men that step sideways (Turkish) can come back: their placements have no order to
-    // solve them in, so the pair is solved whole, within the budget or not at all.
-    if whole <= budget.pair_bytes() || variant.board.is_orthogonal() {
+    if whole <= budget.pair_bytes() {
         return (whole, false);
     }
-    let placement = MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64;
-    let sliced = 6 * placement * rayon::current_num_threads() as u64 + slice_store_cache(budget);
-    (sliced.min(whole), sliced < whole)
+    match sliced_state_bytes(variant, pair, threads as u64, slice_store_cache(budget)) {
+        Some(sliced) if sliced < whole => (sliced, true),
+        _ => (whole, false),
+    }
 }
+
+/// Working state of a pair solved one men placement at a time on `threads` workers,
+/// each holding one placement of both tables (its state, its values and the bytes
+/// written: six bytes a position), with a cache of `cache` bytes for the placements
+/// solved before. `None` where the men cannot be sliced: men that step sideways
+/// (Turkish) can come back, so their placements have no order to solve them in.
+pub(crate) fn sliced_state_bytes(variant: Variant, pair: &[Signature], threads: u64, cache: u64) -> Option<u64> {
+    if variant.board.is_orthogonal() {
+        return None;
+    }
+    let placement = MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64;
+    Some(6 * placement * threads + cache)
+}
+
+/// The most a slice store's cache takes ([`slice_store_cache`]'s bound).
+pub(crate) const SLICE_STORE_CACHE_MAX: u64 = 64 << 20;
 
 fn summary(variant: Variant, steps: &[Vec<Vec<Signature>>]) -> BuildSummary {
     let signatures: Vec<Signature> = steps.iter().flatten().flatten().copied().collect();

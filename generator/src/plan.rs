@@ -9,7 +9,10 @@ use kabe_probe::table::Metric;
 use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
 
 use crate::budget::MemoryBudget;
-use crate::build::{positions_of, rule_pair_bytes, scoped_steps, table_path, Scope};
+use crate::build::{
+    pair_state_bytes_on, positions_of, rule_pair_bytes, scoped_steps, sliced_state_bytes, table_path, Scope,
+    SLICE_STORE_CACHE_MAX,
+};
 
 /// One table: a signature and a metric.
 pub type TableId = (Signature, Metric);
@@ -32,8 +35,12 @@ pub struct Job {
     /// Positions of its rule tables (0 when the rules keep none for it).
     pub rule_positions: u64,
     /// The memory budget to give the job (`kabe generate --memory`): its working state,
-    /// block cache and reserve ([`MemoryBudget::covering`]).
+    /// block cache and reserve ([`MemoryBudget::covering`]); with a cap on a job's
+    /// memory ([`Plan::new`]), the cap itself for a pair solved in slices under it.
     pub memory: MemoryBudget,
+    /// Whether the job solves its pair one men placement at a time: its whole state
+    /// would take more than the cap.
+    pub sliced: bool,
     /// Estimated wall time on [`Plan::threads`] threads, from [`Rates`].
     pub seconds: f64,
 }
@@ -88,12 +95,24 @@ pub struct Plan {
     pub threads: usize,
     /// The jobs in an order where every job comes after those it depends on.
     pub jobs: Vec<Job>,
+    /// The most memory a job may ask for, if capped.
+    pub job_memory: Option<MemoryBudget>,
 }
 
 impl Plan {
     /// The jobs that build `scope` of `variant` with the rule tables of `rules`, each on
-    /// `threads` threads.
-    pub fn new(variant: Variant, scope: Scope, rules: DrawRules, threads: usize, rates: Rates) -> Plan {
+    /// `threads` threads. With `job_memory`, no job asks for more: a pair whose whole
+    /// working state does not fit is solved in slices within it (a node's memory then
+    /// bounds only the largest men placement, not the largest pair); a job that does not
+    /// fit even so asks for what its slices need ([`Plan::over_cap`] names it).
+    pub fn new(
+        variant: Variant,
+        scope: Scope,
+        rules: DrawRules,
+        threads: usize,
+        rates: Rates,
+        job_memory: Option<MemoryBudget>,
+    ) -> Plan {
         let threads = threads.max(1);
         let mut jobs: Vec<Job> = Vec::new();
         let mut job_of: HashMap<Signature, usize> = HashMap::new();
@@ -106,9 +125,15 @@ impl Plan {
             for sig in &pair {
                 job_of.insert(*sig, index);
             }
-            jobs.push(job(variant, &rules, pair, inputs, depends_on, threads, rates));
+            jobs.push(job(variant, &rules, pair, inputs, depends_on, Sizing { threads, rates, job_memory }));
         }
-        Plan { variant, rules, threads, jobs }
+        Plan { variant, rules, threads, jobs, job_memory }
+    }
+
+    /// The jobs that need more memory than the cap, even solved in slices.
+    pub fn over_cap(&self) -> Vec<usize> {
+        let Some(cap) = self.job_memory else { return Vec::new() };
+        (0..self.jobs.len()).filter(|&i| self.jobs[i].memory.bytes > cap.bytes).collect()
     }
 
     /// Whether every output of job `i` is on disk under `dir` (tables are written under a
@@ -144,15 +169,23 @@ impl Plan {
     }
 }
 
+/// What every job of a plan is sized for: its threads, the rates and the memory cap.
+#[derive(Clone, Copy)]
+struct Sizing {
+    threads: usize,
+    rates: Rates,
+    job_memory: Option<MemoryBudget>,
+}
+
 fn job(
     variant: Variant,
     rules: &DrawRules,
     pair: Vec<Signature>,
     inputs: Vec<TableId>,
     depends_on: Vec<usize>,
-    threads: usize,
-    rates: Rates,
+    sizing: Sizing,
 ) -> Job {
+    let Sizing { threads, rates, job_memory } = sizing;
     let positions = positions_of(variant, &pair);
     let ruled: Vec<Signature> = pair.iter().copied().filter(|s| rules.context(*s).is_some()).collect();
     let rule_positions = positions_of(variant, &ruled);
@@ -174,16 +207,26 @@ fn job(
         (rates.theory_per_thread * t, rates.rules_per_thread * t)
     };
     let seconds = rates.overhead + positions as f64 / theory_rate + rule_positions as f64 / rule_rate;
-    Job {
-        pair,
-        outputs,
-        inputs,
-        depends_on,
-        positions,
-        rule_positions,
-        memory: MemoryBudget::covering(theory_bytes.max(rule_bytes)),
-        seconds,
-    }
+    let whole = MemoryBudget::covering(theory_bytes.max(rule_bytes));
+    let (memory, sliced) = match job_memory {
+        Some(cap) if whole.bytes > cap.bytes => {
+            // Within the cap the job slices its pair where its whole state does not fit
+            // (as `kabe generate --pair` decides on `threads` workers); giving it the
+            // whole cap also gives its block cache the most room.
+            match pair_state_bytes_on(variant, &pair, cap, threads) {
+                (state, slices) if state <= cap.pair_bytes() => (cap, slices),
+                _ => {
+                    // Over the cap even so: what its slices need at most, or the whole pair.
+                    let state = sliced_state_bytes(variant, &pair, threads as u64, SLICE_STORE_CACHE_MAX)
+                        .map_or(whole, MemoryBudget::covering);
+                    let memory = if state.bytes < whole.bytes { state } else { whole };
+                    (memory, pair_state_bytes_on(variant, &pair, memory, threads).1)
+                }
+            }
+        }
+        _ => (whole, false),
+    };
+    Job { pair, outputs, inputs, depends_on, positions, rule_positions, memory, sliced, seconds }
 }
 
 /// The tables a job for `pair` reads: for every material one move of the pair can lead
@@ -233,7 +276,14 @@ mod tests {
 
     fn plan(pieces: u32) -> Plan {
         let variant = Variant::INTERNATIONAL;
-        Plan::new(variant, Scope::Pieces(pieces), DrawRules::new(DrawRuleSet::Fmjd, &variant), 2, Rates::default())
+        Plan::new(
+            variant,
+            Scope::Pieces(pieces),
+            DrawRules::new(DrawRuleSet::Fmjd, &variant),
+            2,
+            Rates::default(),
+            None,
+        )
     }
 
     fn sig(text: &str) -> Signature {
@@ -287,7 +337,47 @@ mod tests {
     fn a_job_budget_covers_its_working_state() {
         for job in plan(5).jobs {
             let needed = job.positions * crate::solve::STATE_BYTES_PER_POSITION;
-            assert!(job.memory.pair_bytes() >= needed, "{}", job.name());
+            assert!(job.memory.pair_bytes() >= needed && !job.sliced, "{}", job.name());
+        }
+    }
+
+    /// Under a cap, the pairs too large for it are sized as the job will solve them: in
+    /// slices, their state (as the job computes it on the plan's threads) within the
+    /// budget given, which is the cap; the others as before.
+    #[test]
+    fn a_capped_plan_sizes_large_pairs_as_sliced_jobs_within_the_cap() {
+        let cap = MemoryBudget::parse("256M").expect("size");
+        for (variant, rules) in [(Variant::INTERNATIONAL, DrawRuleSet::Fmjd), (Variant::TURKISH, DrawRuleSet::None)] {
+            let rules = DrawRules::new(rules, &variant);
+            let capped = Plan::new(variant, Scope::Pieces(5), rules, 2, Rates::default(), Some(cap));
+            let free = Plan::new(variant, Scope::Pieces(5), rules, 2, Rates::default(), None);
+            let over = capped.over_cap();
+            let (mut sliced, mut over_seen) = (0, 0);
+            for (i, (job, unbounded)) in capped.jobs.iter().zip(&free.jobs).enumerate() {
+                let at = format!("{} {}", variant.name, job.name());
+                assert_eq!(job.name(), unbounded.name());
+                // Whatever the job is given, its state as the job computes it fits.
+                let (state, slices) = pair_state_bytes_on(variant, &job.pair, job.memory, 2);
+                assert_eq!(slices, job.sliced, "{at}");
+                assert!(state <= job.memory.pair_bytes(), "{at}: {state} bytes in {:?}", job.memory);
+                if unbounded.memory.bytes <= cap.bytes {
+                    assert!(job.memory == unbounded.memory && !job.sliced, "{at}");
+                } else if job.memory.bytes <= cap.bytes {
+                    assert!(job.memory == cap && job.sliced && !over.contains(&i), "{at}");
+                    sliced += 1;
+                } else {
+                    assert!(over.contains(&i) && job.memory.bytes <= unbounded.memory.bytes, "{at}");
+                    over_seen += 1;
+                }
+            }
+            assert_eq!(over.len(), over_seen, "{}", variant.name);
+            // Kings-only pairs have one men placement, the whole pair: over a small cap.
+            assert!(over_seen > 0, "{}", variant.name);
+            if variant.board.is_orthogonal() {
+                assert_eq!(sliced, 0, "Turkish men step sideways: no slices");
+            } else {
+                assert!(sliced > 0, "{}", variant.name);
+            }
         }
     }
 }
