@@ -377,7 +377,17 @@ fn build_in_slices(
     let paths: Vec<PathBuf> =
         tables.iter().map(|t| dir.join(variant.name).join(format!("{}.{name}.slices.tmp", t.signature()))).collect();
     let store_error = |source| BuildError::Write { path: paths[0].clone(), source };
-    let store = FileStore::create(&paths, &tables, slice_store_cache(budget) as usize).map_err(store_error)?;
+    // The journal lets an interrupted pair resume after its last stored group of men
+    // placements; it names what it belongs to, so another pair's or rule set's files
+    // are never taken for this one's.
+    let journal = dir.join(variant.name).join(format!("{}.{name}.slices.journal", tables[0].signature()));
+    let key = format!(
+        "{} {} {metrics:?}",
+        variant.name,
+        tables.iter().map(|t| t.signature().to_string()).collect::<Vec<_>>().join("+")
+    );
+    let store =
+        FileStore::open(&paths, &tables, slice_store_cache(budget) as usize, &journal, &key).map_err(store_error)?;
     let solved = solve(&tables, &store).map_err(|e| match e {
         SliceError::Finished(e) => BuildError::Lookup(e),
         SliceError::Store(source) => store_error(source),
@@ -389,7 +399,7 @@ fn build_in_slices(
             )?;
         }
     }
-    drop(store);
+    store.finish().map_err(|source| BuildError::Write { path: journal.clone(), source })?;
     for path in &paths {
         std::fs::remove_file(path).map_err(|source| BuildError::Write { path: path.clone(), source })?;
     }

@@ -150,6 +150,14 @@ trait RuleValues: Sync {
     fn in_place(&self) -> Option<&[Vec<AtomicU16>]>;
     fn get(&self, table: usize, index: u64) -> Result<u16, Self::Error>;
     fn put(&self, table: usize, first: u64, values: &[u16]) -> Result<(), Self::Error>;
+    /// As [`crate::slices::PairStore::groups_done`].
+    fn groups_done(&self) -> usize {
+        0
+    }
+    /// As [`crate::slices::PairStore::groups_stored`].
+    fn groups_stored(&self, _groups: usize) -> Result<(), Self::Error> {
+        Ok(())
+    }
 }
 
 impl RuleValues for Vec<Vec<AtomicU16>> {
@@ -184,6 +192,14 @@ impl RuleValues for &FileStore {
 
     fn put(&self, table: usize, first: u64, values: &[u16]) -> std::io::Result<()> {
         self.put_raw(table, first, values)
+    }
+
+    fn groups_done(&self) -> usize {
+        self.resumed_groups()
+    }
+
+    fn groups_stored(&self, groups: usize) -> std::io::Result<()> {
+        self.mark_groups(groups)
     }
 }
 
@@ -227,7 +243,7 @@ where
 }
 
 /// As [`solve_rule_pair`], the values kept in `store` (one file per table of the pair,
-/// from [`crate::slices::FileStore::create`]): a component at a time in a working state
+/// from [`crate::slices::FileStore::open`]): a component at a time in a working state
 /// of its own size. Returns whether the rule set keeps a table for this material.
 pub(crate) fn solve_rule_pair_on_disk<O>(
     finished: &O,
@@ -265,8 +281,10 @@ where
     components.sort_by_key(|c| std::cmp::Reverse(c.advancement));
     let oracle = PairOracle { finished, pair };
     let solver = ComponentSolver { rules, context, cap: context.max_plies(&rules), pair, oracle: &oracle };
-    for group in components.chunk_by(|a, b| a.advancement == b.advancement) {
+    let resume = pair.values.groups_done();
+    for (g, group) in components.chunk_by(|a, b| a.advancement == b.advancement).enumerate().skip(resume) {
         group.par_iter().try_for_each(|c| solver.solve(c, progress).map(drop))?;
+        pair.values.groups_stored(g + 1).map_err(SliceError::Store)?;
     }
     Ok(())
 }

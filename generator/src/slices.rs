@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 #[cfg(test)]
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 #[cfg(test)]
 use kabe_probe::Variant;
@@ -33,6 +33,15 @@ pub(crate) trait PairStore: Sync {
     fn get(&self, table: usize, index: u64) -> Result<Score, Self::Error>;
     /// Keeps the scores of consecutive positions from `first` on.
     fn put(&self, table: usize, first: u64, scores: &[Score]) -> Result<(), Self::Error>;
+    /// Groups of components (by advancement, in solving order) already in the store from
+    /// an interrupted run: the solve resumes after them.
+    fn groups_done(&self) -> usize {
+        0
+    }
+    /// Records that the first `groups` groups are in the store, durably.
+    fn groups_stored(&self, _groups: usize) -> Result<(), Self::Error> {
+        Ok(())
+    }
 }
 
 /// A store in memory: two bytes per position of the pair (tests).
@@ -76,27 +85,87 @@ pub(crate) struct FileStore {
     files: Vec<std::fs::File>,
     kings: u64,
     slots: Vec<std::sync::Mutex<Option<Placement>>>,
+    /// The journal of groups stored, and what it must name to be this pair's.
+    journal: std::path::PathBuf,
+    key: String,
+    resumed: usize,
 }
 
 /// The scores of one men placement of one table.
 type Placement = ((usize, u64), std::sync::Arc<Vec<Score>>);
 
 impl FileStore {
-    /// Creates (or truncates) one file per table at `paths`.
-    pub(crate) fn create(
+    /// Opens one file per table at `paths` and the journal at `journal`. Where the
+    /// journal names `key` and these tables and every file has its full length, an
+    /// interrupted solve left them: they are kept and [`PairStore::groups_done`] says how
+    /// far it got. Otherwise the files are created afresh (truncated) and the journal
+    /// removed.
+    pub(crate) fn open(
         paths: &[std::path::PathBuf],
         tables: &[MaterialIndex],
         cache_bytes: usize,
+        journal: &std::path::Path,
+        key: &str,
     ) -> std::io::Result<FileStore> {
+        let sizes: Vec<u64> = tables.iter().map(|t| 2 * t.len()).collect();
+        let key = format!("kabe slice journal 1; {key}; bytes {sizes:?}");
+        let resumed = std::fs::read_to_string(journal)
+            .ok()
+            .and_then(|text| {
+                let (named, groups) = text.split_once('\n')?;
+                (named == key).then(|| groups.trim().parse::<usize>().ok())?
+            })
+            .filter(|_| paths.iter().zip(&sizes).all(|(p, &n)| std::fs::metadata(p).is_ok_and(|m| m.len() == n)));
         let mut files = Vec::new();
-        for (path, table) in paths.iter().zip(tables) {
-            let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
-            file.set_len(2 * table.len())?;
+        for (path, &bytes) in paths.iter().zip(&sizes) {
+            let fresh = resumed.is_none();
+            let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(fresh).open(path)?;
+            file.set_len(bytes)?;
             files.push(file);
+        }
+        if resumed.is_none() {
+            match std::fs::remove_file(journal) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
         }
         let kings = tables[0].king_placements();
         let slots = (cache_bytes as u64 / (2 * kings)).max(64);
-        Ok(FileStore { files, kings, slots: (0..slots).map(|_| std::sync::Mutex::new(None)).collect() })
+        Ok(FileStore {
+            files,
+            kings,
+            slots: (0..slots).map(|_| std::sync::Mutex::new(None)).collect(),
+            journal: journal.to_path_buf(),
+            key,
+            resumed: resumed.unwrap_or(0),
+        })
+    }
+
+    /// Groups stored by an interrupted run this store resumes.
+    pub(crate) fn resumed_groups(&self) -> usize {
+        self.resumed
+    }
+
+    /// The values of the first `groups` groups are written: makes them durable, then
+    /// says so in the journal (written aside and renamed, so it is whole or absent).
+    pub(crate) fn mark_groups(&self, groups: usize) -> std::io::Result<()> {
+        for file in &self.files {
+            file.sync_data()?;
+        }
+        let aside = self.journal.with_extension("journal-tmp");
+        std::fs::write(&aside, format!("{}\n{groups}\n", self.key))?;
+        std::fs::File::open(&aside)?.sync_all()?;
+        std::fs::rename(&aside, &self.journal)
+    }
+
+    /// Removes the journal (the pair's tables are written).
+    pub(crate) fn finish(self) -> std::io::Result<()> {
+        let journal = self.journal.clone();
+        drop(self);
+        match std::fs::remove_file(journal) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
     }
 
     /// The scores of positions `range` of table `table`.
@@ -151,6 +220,14 @@ impl PairStore for FileStore {
 
     fn put(&self, table: usize, first: u64, scores: &[Score]) -> std::io::Result<()> {
         self.put_raw(table, first, &scores.iter().map(|s| s.raw()).collect::<Vec<_>>())
+    }
+
+    fn groups_done(&self) -> usize {
+        self.resumed_groups()
+    }
+
+    fn groups_stored(&self, groups: usize) -> std::io::Result<()> {
+        self.mark_groups(groups)
     }
 }
 
@@ -257,7 +334,8 @@ pub(crate) fn solve_pair_sliced<F: Finished, S: PairStore>(
     let kings = tables[0].king_placements();
     let mut order: Vec<Component> = components(tables);
     order.sort_by_key(|c| std::cmp::Reverse(c.advancement));
-    for group in order.chunk_by(|a, b| a.advancement == b.advancement) {
+    let resume = store.groups_done();
+    for (g, group) in order.chunk_by(|a, b| a.advancement == b.advancement).enumerate().skip(resume) {
         group.par_iter().try_for_each(|component| {
             let graph = ComponentGraph { tables, kings, parts: &component.parts, finished, store };
             let state = new_state(graph.len());
@@ -268,6 +346,7 @@ pub(crate) fn solve_pair_sliced<F: Finished, S: PairStore>(
             }
             Ok(())
         })?;
+        store.groups_stored(g + 1).map_err(SliceError::Store)?;
     }
     Ok(())
 }
@@ -341,7 +420,8 @@ mod tests {
             }
             let tables = pair_tables(variant, sig);
             let paths: Vec<_> = tables.iter().map(|t| dir.join(format!("{}.slices", t.signature()))).collect();
-            let store = FileStore::create(&paths, &tables, 1).expect("store files");
+            let journal = dir.join(format!("{sig}.journal"));
+            let store = FileStore::open(&paths, &tables, 1, &journal, "test").expect("store files");
             if let Err(e) = solve_pair_sliced(&registry, &tables, &store, &|_| {}) {
                 panic!("{sig}: {e:?}");
             }
@@ -355,6 +435,92 @@ mod tests {
                 }
             }
             whole.into_iter().for_each(|t| registry.insert(t));
+        }
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    /// A store that stops the solve (as a kill would) once `after` groups are stored,
+    /// and counts the positions written through it.
+    struct Interrupting<'a> {
+        inner: &'a FileStore,
+        after: Option<usize>,
+        written: AtomicU64,
+    }
+
+    impl PairStore for Interrupting<'_> {
+        type Error = std::io::Error;
+        fn get(&self, table: usize, index: u64) -> std::io::Result<Score> {
+            self.inner.get(table, index)
+        }
+        fn put(&self, table: usize, first: u64, scores: &[Score]) -> std::io::Result<()> {
+            self.written.fetch_add(scores.len() as u64, Ordering::Relaxed);
+            self.inner.put(table, first, scores)
+        }
+        fn groups_done(&self) -> usize {
+            self.inner.groups_done()
+        }
+        fn groups_stored(&self, groups: usize) -> std::io::Result<()> {
+            self.inner.groups_stored(groups)?;
+            match self.after {
+                Some(after) if groups == after => Err(std::io::Error::other("interrupted")),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    /// A sliced solve stopped after some groups of men placements resumes from its
+    /// journal: the groups stored are not solved again, and the values equal the whole
+    /// pair's. A journal of another key is not taken for this pair's.
+    #[test]
+    fn an_interrupted_sliced_solve_resumes_after_its_last_stored_group() {
+        let variant = Variant::RUSSIAN;
+        let mut registry = solve_all(variant, 3, |_| {});
+        let dir = std::env::temp_dir().join(format!("kabe-slices-resume-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let chosen = Signature::new(1, 1, 1, 1);
+        for sig in Signature::all_with(4) {
+            if registry.table(sig).is_some() {
+                continue;
+            }
+            let whole = solve_pair(&registry, variant, sig, &|_| {}).expect("smaller tables solved");
+            if sig != chosen {
+                whole.into_iter().for_each(|t| registry.insert(t));
+                continue;
+            }
+            let tables = pair_tables(variant, sig);
+            let total: u64 = tables.iter().map(|t| t.len()).sum();
+            let groups = {
+                let mut c = components(&tables);
+                c.sort_by_key(|c| std::cmp::Reverse(c.advancement));
+                c.chunk_by(|a, b| a.advancement == b.advancement).count()
+            };
+            assert!(groups > 2, "{groups} groups");
+            let paths: Vec<_> = tables.iter().map(|t| dir.join(format!("{}.slices", t.signature()))).collect();
+            let journal = dir.join("pair.journal");
+            let after = groups / 2;
+            let first = FileStore::open(&paths, &tables, 1, &journal, "1111").expect("store files");
+            assert_eq!(first.resumed_groups(), 0);
+            let stopping = Interrupting { inner: &first, after: Some(after), written: AtomicU64::new(0) };
+            assert!(solve_pair_sliced(&registry, &tables, &stopping, &|_| {}).is_err(), "interrupted");
+            let written_first = stopping.written.load(Ordering::Relaxed);
+            drop(first);
+
+            let resumed = FileStore::open(&paths, &tables, 1, &journal, "1111").expect("store files");
+            assert_eq!(resumed.resumed_groups(), after);
+            let counting = Interrupting { inner: &resumed, after: None, written: AtomicU64::new(0) };
+            solve_pair_sliced(&registry, &tables, &counting, &|_| {}).expect("resumed");
+            let written_after = counting.written.load(Ordering::Relaxed);
+            assert_eq!(written_first + written_after, total, "each position solved once over the two runs");
+            assert!(written_first > 0 && written_after > 0);
+            for (t, w) in whole.iter().enumerate() {
+                assert_eq!(resumed.scores(t, 0..w.index.len()).expect("read back"), w.scores, "{sig}");
+            }
+            drop(resumed);
+            let foreign = FileStore::open(&paths, &tables, 1, &journal, "another pair").expect("store");
+            assert_eq!(foreign.resumed_groups(), 0, "a journal of another key is not taken");
+            assert!(!journal.exists(), "and it is removed with the files it described");
+            foreign.finish().expect("finished");
+            break;
         }
         std::fs::remove_dir_all(&dir).expect("clean up");
     }
