@@ -132,6 +132,24 @@ fn figures(dir: &PathBuf, positions: &[Position]) {
     cold_capture.sort_by(f64::total_cmp);
     cold.sort_by(f64::total_cmp);
 
+    // The run decoder alone on the worst block of 16K positions (every run one position)
+    // and the best (one run), as the cold probe's p99 is set by blocks of short runs.
+    let block = 16_384;
+    let worst: Vec<u8> = (0..block).map(|i| (i % 3) as u8).collect();
+    let decode_us = |values: &[u8]| {
+        let code = kabe_probe::table::runs::encode(values);
+        let mut times: Vec<f64> = (0..2_000)
+            .map(|_| {
+                let t = Instant::now();
+                black_box(kabe_probe::table::runs::decode_packed(black_box(&code), block).expect("decodes"));
+                t.elapsed().as_nanos() as f64 / 1e3
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        percentile(&times, 0.5)
+    };
+    let (decode_worst, decode_best) = (decode_us(&worst), decode_us(&vec![1u8; block]));
+
     println!();
     println!("== probe figures: international, {} random positions of 2-{PIECES} pieces ==", positions.len());
     println!("machine: {} cores", std::thread::available_parallelism().map(std::num::NonZeroUsize::get).unwrap_or(1));
@@ -156,6 +174,9 @@ fn figures(dir: &PathBuf, positions: &[Position]) {
         percentile(&cold_capture, 0.5) / 1e3,
         percentile(&cold_capture, 0.99) / 1e3,
         cold_capture.len()
+    );
+    println!(
+        "run decoding of a {block}-position block: every run one position {decode_worst:.1} us, one run {decode_best:.2} us (medians)"
     );
     println!(
         "cache: {} blocks, {:.1} MiB used of {:.0} MiB",
