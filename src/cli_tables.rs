@@ -284,16 +284,15 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     for sig in &only {
         anyhow::ensure!(found.contains_key(sig), "no {} table {sig} in {}", variant.name, dir.display());
     }
-    let chosen = |s: &Signature| only.is_empty() || only.contains(s);
-    let total: u64 =
-        found.keys().filter(|s| chosen(s)).filter_map(|s| MaterialIndex::new(variant, *s)).map(|i| i.len()).sum();
+    let only = (!only.is_empty()).then_some(only.as_slice());
+    let total = kabe_generator::positions_to_verify(&dir, variant, only)
+        .with_context(|| format!("reading {}", dir.display()))?;
     let bar = ProgressBar::new(total);
     bar.set_style(bar_style(
         "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions  {per_sec}  ETA {eta}",
     ));
     bar.set_prefix("verify");
     bar.enable_steady_tick(Duration::from_millis(250));
-    let only = (!only.is_empty()).then_some(only.as_slice());
     let cache = args.memory.unwrap_or_else(default_memory).bytes / 4 * 3;
     let report = kabe_generator::verify_only(&dir, variant, only, cache as usize, args.show, &|n| bar.inc(n))?;
     bar.finish_and_clear();
@@ -309,11 +308,26 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
             d.signature, d.fen, d.stored, d.stored_wld, d.derived
         );
     }
+    for d in &report.rule_disagreements {
+        println!(
+            "disagreement in the {} rule table of {}: {} stored {:?}, successors give {:?}",
+            d.set, d.signature, d.fen, d.stored, d.derived
+        );
+    }
+    if report.unverified > 0 {
+        println!(
+            "{} positions not re-derived: a table they lead to is bad or missing (named above)",
+            report.unverified
+        );
+    }
+    let kinds: Vec<String> = report.files_by_kind.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
     println!(
-        "{} files, {} positions re-derived: {} disagreements, {} bad files",
+        "{} files ({}), {} positions re-derived, {} rule-table values re-derived: {} disagreements, {} bad files",
         report.files,
+        kinds.join(", "),
         report.positions,
-        report.disagreement_count,
+        report.rule_positions,
+        report.disagreement_count + report.rule_disagreement_count,
         report.bad_files.len()
     );
     Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })

@@ -69,6 +69,29 @@ fn a_killed_generate_resumes_to_the_same_files() {
     assert_eq!(Some(sum), kk["positions"].as_u64());
 }
 
+#[test]
+fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
+    let dir = temp_dir("verify-rules");
+    let d = dir.to_str().expect("utf-8 path");
+    let built = kabe(&["generate", "--variant", "international", "--pieces", "3", "--dir", d]);
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let out = kabe(&["verify", "--variant", "international", "--dir", d]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("48 files (16 dtw, 16 fmjd, 16 wld)"), "{text}");
+    assert!(text.contains("815145 rule-table values re-derived: 0 disagreements, 0 bad files"), "{text}");
+
+    let table = dir.join("international").join("0201.fmjd.kabe");
+    fs::File::create(&table).expect("truncate");
+    let out = kabe(&["verify", "--variant", "international", "--dir", d]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{text}");
+    let bad: Vec<&str> = text.lines().filter(|l| l.starts_with("bad file:")).collect();
+    assert_eq!(bad.len(), 1, "{text}");
+    assert!(bad[0].contains("0201.fmjd.kabe"), "{text}");
+    assert!(text.contains(" 1 bad files"), "{text}");
+}
+
 fn kabe(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_kabe")).args(args).output().expect("run kabe")
 }

@@ -36,7 +36,7 @@ pub use plan::{pair_inputs, Job, Plan, Rates, TableId};
 pub use registry::{Registry, SolvedTable};
 pub use rule_solve::{solve_rule_pair, MemoryOracle, MissingTable, RuleRegistry, RuleTable};
 pub use solve::{solve_pair, STATE_BYTES_PER_POSITION};
-pub use verify::{tables_in, verify, verify_only, Disagreement, VerifyReport};
+pub use verify::{positions_to_verify, tables_in, verify, verify_only, Disagreement, RuleDisagreement, VerifyReport};
 pub use write::{table_bytes, write_rule_table, write_table, BLOCK_POSITIONS, WLD_BLOCK_POSITIONS};
 
 /// The rules crate the generator builds on, for callers that have no direct dependency.

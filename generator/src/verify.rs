@@ -1,17 +1,28 @@
-//! Verification of a table directory through the table reader: every checksum, and every
-//! stored value derived again from its successors by a one-ply search. It shares nothing
-//! with the solver but move generation and the index.
+//! Verification of a table directory through the table reader: every checksum of every
+//! file (WLD, DTW and the rule tables of every draw-rule set present), and every stored
+//! value derived again from its successors by a one-ply search. It shares nothing with
+//! the solvers but move generation, the index, and for rule tables the definition of a
+//! fresh count's verdict (`kabe_probe::rules::exact::verdict`), which is what the stored
+//! distances mean.
 //!
 //! A one-ply check of exact distances is a complete proof: if some stored value were
 //! wrong, the wrong one with the smallest true distance would disagree with its children.
+//! The same holds for a rule table's distances within its count (capped at the count's
+//! longest limit, beyond which a value is stored as undecided).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use std::cell::RefCell;
+
+use kabe_probe::rules::exact::{verdict, Oracle};
+use kabe_probe::rules::Context;
 use kabe_probe::table::{decode_entry, Metric, TableError, TableFile};
-use kabe_probe::{MaterialIndex, Position, Score, Signature, Variant, Wld};
+use kabe_probe::{
+    Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld,
+};
 use rayon::prelude::*;
 
 use crate::build::table_path;
@@ -32,14 +43,33 @@ pub struct Disagreement {
     pub derived: Score,
 }
 
+/// A stored rule-table value that its successors contradict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleDisagreement {
+    /// The draw-rule set of the table.
+    pub set: DrawRuleSet,
+    /// The table.
+    pub signature: Signature,
+    /// The position, as FEN.
+    pub fen: String,
+    /// What the rule table says.
+    pub stored: RuleScore,
+    /// What its successors give.
+    pub derived: RuleScore,
+}
+
 /// What a verification found.
 #[derive(Debug, Default)]
 pub struct VerifyReport {
     /// Table files whose checksum was checked.
     pub files: usize,
-    /// Positions whose value was derived again.
+    /// Those files by kind (`wld`, `dtw`, or a draw-rule set's name).
+    pub files_by_kind: BTreeMap<String, usize>,
+    /// Positions whose DTW and WLD values were derived again.
     pub positions: u64,
-    /// Files that are unusable, with the reason.
+    /// Positions whose rule-table values were derived again (one per table and position).
+    pub rule_positions: u64,
+    /// Files that are unusable or missing, with the reason: one line each.
     pub bad_files: Vec<String>,
     /// Signatures with one of their two files (WLD, DTW) missing.
     pub incomplete: Vec<Signature>,
@@ -47,16 +77,38 @@ pub struct VerifyReport {
     pub disagreements: Vec<Disagreement>,
     /// Disagreements in all.
     pub disagreement_count: u64,
+    /// The first rule-table disagreements found (at most `max_reported`).
+    pub rule_disagreements: Vec<RuleDisagreement>,
+    /// Rule-table disagreements in all.
+    pub rule_disagreement_count: u64,
+    /// Positions not derived again because a successor's table is bad or missing (the
+    /// table itself is named once in `bad_files`).
+    pub unverified: u64,
 }
 
 impl VerifyReport {
     /// Whether everything checked out.
     pub fn ok(&self) -> bool {
-        self.bad_files.is_empty() && self.incomplete.is_empty() && self.disagreement_count == 0
+        self.bad_files.is_empty()
+            && self.incomplete.is_empty()
+            && self.disagreement_count == 0
+            && self.rule_disagreement_count == 0
+            && self.unverified == 0
     }
 }
 
-/// The signatures with a table file of `variant` under `dir`, with the metrics present.
+/// The metric a table file name's part after the signature names: `wld`, `dtw`, or a
+/// draw-rule set.
+fn metric_named(name: &str) -> Option<Metric> {
+    match name {
+        "wld" => Some(Metric::Wld),
+        "dtw" => Some(Metric::Dtw),
+        other => other.parse::<DrawRuleSet>().ok().map(Metric::Rules),
+    }
+}
+
+/// The signatures with a table file of `variant` under `dir`, with the metrics present
+/// (WLD, DTW and rule tables).
 pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Signature, Vec<Metric>>> {
     let mut out: BTreeMap<Signature, Vec<Metric>> = BTreeMap::new();
     let folder = dir.join(variant.name);
@@ -67,11 +119,7 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
         let name = entry?.file_name().to_string_lossy().into_owned();
         let Some(stem) = name.strip_suffix(".kabe") else { continue };
         let Some((sig, metric)) = stem.split_once('.') else { continue };
-        let metric = match metric {
-            "wld" => Metric::Wld,
-            "dtw" => Metric::Dtw,
-            _ => continue,
-        };
+        let Some(metric) = metric_named(metric) else { continue };
         let digits: Vec<u8> = sig.bytes().filter(u8::is_ascii_digit).map(|b| b - b'0').collect();
         if digits.len() == 4 && sig.len() == 4 {
             out.entry(Signature::new(digits[0], digits[1], digits[2], digits[3])).or_default().push(metric);
@@ -84,9 +132,12 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
 /// purpose (not the probe library's cache, not `Registry::score`), so that verification
 /// shares no code with the solver's lookups, and its memory stays bounded whatever the
 /// size of the set.
+#[derive(Default)]
 struct Tables {
-    dtw: BTreeMap<Signature, (MaterialIndex, TableFile)>,
+    index: BTreeMap<Signature, MaterialIndex>,
+    dtw: BTreeMap<Signature, TableFile>,
     wld: BTreeMap<Signature, TableFile>,
+    rules: BTreeMap<DrawRuleSet, BTreeMap<Signature, TableFile>>,
 }
 
 /// Blocks a worker keeps at hand before asking the shared cache.
@@ -96,15 +147,23 @@ const MAX_BLOCK_BYTES: usize = 32 << 10;
 
 /// Which block: signature, metric and block number in one word.
 fn block_key(sig: Signature, metric: Metric, block: u32) -> u64 {
-    let sig = (sig.white_men as u64) << 24
-        | (sig.white_kings as u64) << 16
-        | (sig.black_men as u64) << 8
-        | sig.black_kings as u64;
-    sig << 33 | ((metric == Metric::Wld) as u64) << 32 | block as u64
+    let sig = (sig.white_men as u64 & 63) << 18
+        | (sig.white_kings as u64 & 63) << 12
+        | (sig.black_men as u64 & 63) << 6
+        | sig.black_kings as u64 & 63;
+    let metric = match metric {
+        Metric::Dtw => 0,
+        Metric::Wld => 1,
+        Metric::Rules(set) => 2 + set.table_code() as u64,
+    };
+    sig << 40 | metric << 32 | block as u64
 }
 
+/// The slot of a block: the product's high half, which every bit of the key reaches (its
+/// low bits hold only the key's low bits, so a small cache would put every signature's
+/// block `b` in one slot).
 fn slot_of(key: u64, slots: usize) -> usize {
-    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize % slots
+    ((key ^ key >> 29).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize % slots
 }
 
 type Block = (u64, Arc<Vec<u8>>);
@@ -163,20 +222,42 @@ impl<'a> BlockCache<'a> {
         Ok(bytes)
     }
 
-    fn value(&mut self, sig: Signature, file: &TableFile, at: u64) -> Result<Option<Score>, TableError> {
+    /// The entry at `at` of `file`, read by `decode`; `Ok(None)` past the table's end.
+    fn entry<R>(
+        &mut self,
+        sig: Signature,
+        file: &TableFile,
+        at: u64,
+        decode: impl Fn(&[u8], usize) -> Option<R>,
+    ) -> Result<Option<R>, TableError> {
         let header = file.header();
         let per = header.block_positions as u64;
         let block = (at / per) as u32;
-        let bytes = self.block(file, block_key(sig, header.metric, block), block)?;
-        let i = (at % per) as usize;
-        if i >= header.positions_in_block(block) {
+        if at >= header.positions {
             return Ok(None);
         }
-        decode_entry(header, &bytes, i).map(Some).ok_or_else(|| TableError::Corrupt {
+        let bytes = self.block(file, block_key(sig, header.metric, block), block)?;
+        let i = (at % per) as usize;
+        decode(&bytes, i).map(Some).ok_or_else(|| TableError::Corrupt {
             path: file.path().to_path_buf(),
             detail: format!("undefined value at index {at}"),
         })
     }
+
+    fn value(&mut self, sig: Signature, file: &TableFile, at: u64) -> Result<Option<Score>, TableError> {
+        let header = file.header();
+        self.entry(sig, file, at, |bytes, i| decode_entry(header, bytes, i))
+    }
+
+    fn rule_value(&mut self, sig: Signature, file: &TableFile, at: u64) -> Result<Option<RuleScore>, TableError> {
+        self.entry(sig, file, at, rule_entry)
+    }
+}
+
+/// Entry `i` of a decompressed rule-table block: the [`RuleScore`] code in one byte,
+/// 255 for undecided.
+fn rule_entry(block: &[u8], i: usize) -> Option<RuleScore> {
+    block.get(i).map(|&code| if code == u8::MAX { RuleScore::NONE } else { RuleScore::from_raw(code as u16) })
 }
 
 impl Tables {
@@ -188,8 +269,27 @@ impl Tables {
         }
         let p = position.normalized();
         let sig = Signature::of(&p);
-        let Some((index, file)) = self.dtw.get(&sig) else { return Ok(None) };
+        let (Some(index), Some(file)) = (self.index.get(&sig), self.dtw.get(&sig)) else { return Ok(None) };
         cache.value(sig, file, index.index(&p))
+    }
+
+    /// The stored rule value of `set` of any position whose rule table is here (or whose
+    /// material decides it); `Ok(None)` when its table is missing.
+    fn rule(
+        &self,
+        set: DrawRuleSet,
+        position: &Position,
+        cache: &mut BlockCache,
+    ) -> Result<Option<RuleScore>, TableError> {
+        if let Some(settled) = position.settled_score() {
+            return Ok(Some(RuleScore::from_score(settled)));
+        }
+        let p = position.normalized();
+        let sig = Signature::of(&p);
+        let (Some(index), Some(file)) = (self.index.get(&sig), self.rules.get(&set).and_then(|f| f.get(&sig))) else {
+            return Ok(None);
+        };
+        cache.rule_value(sig, file, index.index(&p))
     }
 
     /// The WLD value the WLD tables give: stored, or for a position with a capture to
@@ -202,7 +302,7 @@ impl Tables {
         let p = position.normalized();
         let sig = Signature::of(&p);
         if !p.has_capture() {
-            let (Some((index, _)), Some(file)) = (self.dtw.get(&sig), self.wld.get(&sig)) else { return Ok(None) };
+            let (Some(index), Some(file)) = (self.index.get(&sig), self.wld.get(&sig)) else { return Ok(None) };
             return Ok(cache.value(sig, file, index.index(&p))?.map(Score::wld));
         }
         let mut best = Wld::Loss;
@@ -219,6 +319,7 @@ impl Tables {
 /// derived from its successors; every WLD value equals that derived value's, including
 /// those of positions with a capture to make, which the WLD file does not hold: they are
 /// resolved through their captures from the WLD values of the positions after them.
+/// Every rule-table value is derived from its successors too (see [`derive_rule`]).
 pub fn verify(
     dir: &Path,
     variant: Variant,
@@ -231,10 +332,27 @@ pub fn verify(
 /// The shared block cache of [`verify`].
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
+/// The positions [`verify_only`] derives again for the signatures in `only` (every
+/// signature when `None`): one per position of each DTW and each rule table present.
+pub fn positions_to_verify(dir: &Path, variant: Variant, only: Option<&[Signature]>) -> std::io::Result<u64> {
+    Ok(tables_in(dir, &variant)?
+        .iter()
+        .filter(|(sig, _)| only.is_none_or(|o| o.contains(sig)))
+        .map(|(sig, metrics)| {
+            let tables = metrics.iter().filter(|m| !matches!(m, Metric::Wld)).count() as u64;
+            MaterialIndex::new(variant, *sig).map_or(0, |i| i.len()) * tables
+        })
+        .sum())
+}
+
 /// As [`verify`], deriving the values of the signatures in `only` (every signature when
 /// `None`; every file's checksum is checked either way), with a shared cache of decoded
 /// blocks of `cache_bytes` (each worker keeps up to 8 MiB more). A build that adds a few
 /// tables to a large set verifies the new ones without going over the old.
+///
+/// A rule table is expected for every signature whose material keeps one under its set
+/// ([`DrawRules::context`]), up to the most pieces of that set's tables present: one
+/// that is missing is a bad file.
 pub fn verify_only(
     dir: &Path,
     variant: Variant,
@@ -244,35 +362,51 @@ pub fn verify_only(
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::io::Result<VerifyReport> {
     let mut report = VerifyReport::default();
-    let mut tables = Tables { dtw: BTreeMap::new(), wld: BTreeMap::new() };
-    for (sig, metrics) in tables_in(dir, &variant)? {
-        if metrics.len() < 2 {
-            report.incomplete.push(sig);
+    let mut tables = Tables::default();
+    let found = tables_in(dir, &variant)?;
+    for (sig, metrics) in &found {
+        if !(metrics.contains(&Metric::Wld) && metrics.contains(&Metric::Dtw)) {
+            report.incomplete.push(*sig);
         }
-        for metric in metrics {
-            let path: PathBuf = table_path(dir, &variant, sig, metric);
+        for &metric in metrics {
+            let path: PathBuf = table_path(dir, &variant, *sig, metric);
             report.files += 1;
-            match TableFile::open(&path, &variant, sig, metric).and_then(|t| t.verify_checksum().map(|()| t)) {
-                Ok(file) if metric == Metric::Dtw => {
-                    let index = MaterialIndex::new(variant, sig).expect("opened, so table-sized");
-                    tables.dtw.insert(sig, (index, file));
-                }
-                Ok(file) => {
-                    tables.wld.insert(sig, file);
-                }
-                Err(e) => report.bad_files.push(e.to_string()),
-            }
+            *report.files_by_kind.entry(metric.name().to_string()).or_default() += 1;
+            let file =
+                match TableFile::open(&path, &variant, *sig, metric).and_then(|t| t.verify_checksum().map(|()| t)) {
+                    Ok(file) => file,
+                    Err(e) => {
+                        report.bad_files.push(e.to_string());
+                        continue;
+                    }
+                };
+            tables
+                .index
+                .entry(*sig)
+                .or_insert_with(|| MaterialIndex::new(variant, *sig).expect("opened, so table-sized"));
+            match metric {
+                Metric::Dtw => tables.dtw.insert(*sig, file),
+                Metric::Wld => tables.wld.insert(*sig, file),
+                Metric::Rules(set) => tables.rules.entry(set).or_default().insert(*sig, file),
+            };
         }
     }
-    let found = Mutex::new(Vec::new());
+    report.bad_files.extend(missing_rule_tables(dir, &variant, &found));
+
+    let found_disagreements = Mutex::new(Vec::new());
+    let found_rule_disagreements = Mutex::new(Vec::new());
     let bad = Mutex::new(Vec::new());
     let count = AtomicU64::new(0);
+    let rule_count = AtomicU64::new(0);
+    let unverified = AtomicU64::new(0);
     let shared = SharedBlocks::new(cache_bytes);
     let note_bad = |e: TableError| bad.lock().expect("no panics while held").push(e.to_string());
-    for (sig, (index, dtw)) in &tables.dtw {
-        if !tables.wld.contains_key(sig) || only.is_some_and(|o| !o.contains(sig)) {
+    let chosen = |sig: &Signature| only.is_none_or(|o| o.contains(sig));
+    for (sig, dtw) in &tables.dtw {
+        if !tables.wld.contains_key(sig) || !chosen(sig) {
             continue;
         }
+        let index = &tables.index[sig];
         // One block of the DTW table at a time, its positions checked in parallel.
         (0..dtw.header().blocks).into_par_iter().for_each_init(
             || BlockCache::new(&shared),
@@ -287,21 +421,18 @@ pub fn verify_only(
                     let checked =
                         derive(&tables, &position, cache).and_then(|d| Ok((d, tables.wld(&position, cache)?)));
                     let (derived, stored_wld) = match checked {
-                        Ok((d, Some(w))) => (d, w),
-                        Ok((_, None)) => (None, Wld::Draw),
+                        Ok((Some(d), Some(w))) => (d, w),
+                        Ok(_) => {
+                            unverified.fetch_add(1, Ordering::Relaxed);
+                            continue;
+                        }
                         Err(e) => return note_bad(e),
                     };
-                    if Some(stored) != derived || stored_wld != stored.wld() {
+                    if stored != derived || stored_wld != stored.wld() {
                         count.fetch_add(1, Ordering::Relaxed);
-                        let mut f = found.lock().expect("no panics while held");
+                        let mut f = found_disagreements.lock().expect("no panics while held");
                         if f.len() < max_reported {
-                            f.push(Disagreement {
-                                signature: *sig,
-                                fen: position.fen(),
-                                stored,
-                                stored_wld,
-                                derived: derived.unwrap_or(Score::DRAW),
-                            });
+                            f.push(Disagreement { signature: *sig, fen: position.fen(), stored, stored_wld, derived });
                         }
                     }
                 }
@@ -310,13 +441,90 @@ pub fn verify_only(
         );
         report.positions += index.len();
     }
+    for (&set, files) in &tables.rules {
+        let rules = DrawRules::new(set, &variant);
+        for (sig, file) in files {
+            let Some(context) = rules.context(*sig).filter(|_| chosen(sig)) else { continue };
+            let index = &tables.index[sig];
+            let per = file.header().block_positions as u64;
+            (0..file.header().blocks).into_par_iter().for_each_init(
+                || BlockCache::new(&shared),
+                |cache, b| {
+                    let first = b as u64 * per;
+                    let n = file.header().positions_in_block(b) as u64;
+                    let mut stored = Vec::with_capacity(n as usize);
+                    for at in first..first + n {
+                        match cache.rule_value(*sig, file, at) {
+                            Ok(Some(v)) => stored.push(v),
+                            Ok(None) => break,
+                            Err(e) => return note_bad(e),
+                        }
+                    }
+                    let oracle = RuleOracle { tables: &tables, set, cache: RefCell::new(cache) };
+                    for (i, &stored) in stored.iter().enumerate() {
+                        let position = index.position(first + i as u64);
+                        let derived = match derive_rule(&oracle, &rules, context, &position) {
+                            Ok(d) => d,
+                            Err(Gap::Missing) => {
+                                unverified.fetch_add(1, Ordering::Relaxed);
+                                continue;
+                            }
+                            Err(Gap::Bad(e)) => return note_bad(e),
+                        };
+                        if stored != derived {
+                            rule_count.fetch_add(1, Ordering::Relaxed);
+                            let mut f = found_rule_disagreements.lock().expect("no panics while held");
+                            if f.len() < max_reported {
+                                f.push(RuleDisagreement { set, signature: *sig, fen: position.fen(), stored, derived });
+                            }
+                        }
+                    }
+                    progress(n);
+                },
+            );
+            report.rule_positions += index.len();
+        }
+    }
     let mut bad = bad.into_inner().expect("no panics while held");
     bad.sort();
     bad.dedup();
     report.bad_files.extend(bad);
-    report.disagreements = found.into_inner().expect("no panics while held");
+    report.disagreements = found_disagreements.into_inner().expect("no panics while held");
     report.disagreement_count = count.into_inner();
+    report.rule_disagreements = found_rule_disagreements.into_inner().expect("no panics while held");
+    report.rule_disagreement_count = rule_count.into_inner();
+    report.unverified = unverified.into_inner();
     Ok(report)
+}
+
+/// The rule tables a set present under `dir` lacks: for each draw-rule set with a table
+/// here, every signature of at most as many pieces as its largest table whose material
+/// keeps a rule table, and whose theoretical tables are here.
+fn missing_rule_tables(dir: &Path, variant: &Variant, found: &BTreeMap<Signature, Vec<Metric>>) -> Vec<String> {
+    let sets: std::collections::BTreeSet<DrawRuleSet> = found
+        .values()
+        .flatten()
+        .filter_map(|m| match m {
+            Metric::Rules(set) => Some(*set),
+            _ => None,
+        })
+        .collect();
+    let pieces = |s: &Signature| s.white_men + s.white_kings + s.black_men + s.black_kings;
+    let mut missing = Vec::new();
+    for set in sets {
+        let rules = DrawRules::new(set, variant);
+        let metric = Metric::Rules(set);
+        let reach = found.iter().filter(|(_, m)| m.contains(&metric)).map(|(s, _)| pieces(s)).max().unwrap_or(0);
+        for (sig, metrics) in found {
+            if pieces(sig) <= reach && rules.context(*sig).is_some() && !metrics.contains(&metric) {
+                missing.push(format!(
+                    "{}: missing (the {set} rule table of {sig}; the set has rule tables up to {reach} pieces)",
+                    table_path(dir, variant, *sig, metric).display()
+                ));
+            }
+        }
+    }
+    missing
 }
 
 /// The value the successors give, or `None` when a successor's table is missing.
@@ -344,4 +552,80 @@ fn derive(tables: &Tables, position: &Position, cache: &mut BlockCache) -> Resul
         None if all_win => Score::loss(longest_loss),
         None => Score::DRAW,
     }))
+}
+
+/// Why a rule value could not be derived.
+enum Gap {
+    /// A successor's table is missing (or bad, and named as such already).
+    Missing,
+    /// A block could not be read.
+    Bad(TableError),
+}
+
+/// The verifier's tables seen as the exact verdict's [`Oracle`] for one rule set.
+struct RuleOracle<'t, 'c, 's> {
+    tables: &'t Tables,
+    set: DrawRuleSet,
+    cache: RefCell<&'c mut BlockCache<'s>>,
+}
+
+impl Oracle for RuleOracle<'_, '_, '_> {
+    type Error = Gap;
+
+    fn theoretical(&self, position: &Position) -> Result<Score, Gap> {
+        self.tables.score(position, &mut self.cache.borrow_mut()).map_err(Gap::Bad)?.ok_or(Gap::Missing)
+    }
+
+    fn counted(&self, position: &Position) -> Result<RuleScore, Gap> {
+        self.tables.rule(self.set, position, &mut self.cache.borrow_mut()).map_err(Gap::Bad)?.ok_or(Gap::Missing)
+    }
+}
+
+/// The rule value the successors give, within the count `context` of `rules`: a move
+/// that ends the count is worth the exact verdict of the position after it with fresh
+/// counts (decided at once); any other move is worth the successor's own rule value one
+/// ply later. Wins are the quickest, losses the slowest; a distance beyond the count's
+/// longest limit is undecided, as is a position that is neither.
+fn derive_rule(
+    oracle: &RuleOracle,
+    rules: &DrawRules,
+    context: Context,
+    position: &Position,
+) -> Result<RuleScore, Gap> {
+    let cap = context.max_plies(rules);
+    if position.is_drawn_by_material() {
+        return Ok(RuleScore::NONE);
+    }
+    let moves = position.legal_moves();
+    if moves.is_empty() {
+        return Ok(RuleScore::from_score(position.variant().score_at_end()).capped(cap));
+    }
+    let mut quickest_win: Option<u16> = None;
+    let mut slowest_loss = 0u16;
+    let mut every_move_loses = true;
+    for mv in moves.iter() {
+        let child = position.play(mv);
+        let child_value = if context.ends_with(rules, mv, &child) {
+            match verdict(rules, oracle, &child, &Counters::fresh(rules, &child))?.exact {
+                Wld::Win => Some((Wld::Win, 0)),
+                Wld::Loss => Some((Wld::Loss, 0)),
+                Wld::Draw => None,
+            }
+        } else {
+            oracle.counted(&child)?.decided().filter(|&(_, plies)| plies <= cap)
+        };
+        match child_value {
+            Some((Wld::Loss, plies)) => {
+                quickest_win = Some(quickest_win.map_or(plies + 1, |w| w.min(plies + 1)));
+                every_move_loses = false;
+            }
+            Some((_, plies)) => slowest_loss = slowest_loss.max(plies + 1),
+            None => every_move_loses = false,
+        }
+    }
+    Ok(match quickest_win.filter(|&w| w <= cap) {
+        Some(w) => RuleScore::win(w),
+        None if every_move_loses && slowest_loss <= cap => RuleScore::loss(slowest_loss),
+        None => RuleScore::NONE,
+    })
 }

@@ -4,9 +4,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kabe_generator::{build, solve_all, table_bytes, table_path, verify, BuildSummary, SolvedTable};
+use kabe_generator::{
+    build, build_rules, solve_all, table_bytes, table_path, verify, write_rule_table, BuildSummary, RuleTable,
+    SolvedTable,
+};
 use kabe_probe::table::{Metric, TableError, TableFile};
-use kabe_probe::{MaterialIndex, Score, Signature, Variant};
+use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, RuleScore, Score, Signature, Variant};
 use proptest::prelude::*;
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -138,6 +141,79 @@ fn verify_finds_a_wrong_value_behind_a_valid_checksum() {
     assert!(!report.ok());
     assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
     assert!(report.disagreements.iter().any(|d| d.fen == fen && d.signature == sig), "{:?}", report.disagreements);
+}
+
+/// International 2-3 with its `fmjd` rule tables, as `kabe generate` builds it.
+fn build_with_rules(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    let v = Variant::INTERNATIONAL;
+    build(v, 3, &dir, &|_| {}).expect("build");
+    build_rules(v, DrawRules::new(DrawRuleSet::Fmjd, &v), 3, &dir, &|_| {}).expect("rule tables");
+    dir
+}
+
+#[test]
+fn verify_reads_every_rule_table_and_names_a_damaged_one_once() {
+    let v = Variant::INTERNATIONAL;
+    let dir = build_with_rules("verify-rules");
+    let report = verify(&dir, v, 10, &|_| {}).expect("verify");
+    assert!(report.ok(), "{report:?}");
+    assert_eq!(report.files, 48);
+    assert_eq!(report.files_by_kind.get("fmjd"), Some(&16));
+    assert_eq!(report.rule_positions, report.positions, "every signature keeps an fmjd table at 2-3");
+
+    let sig = Signature::new(0, 2, 0, 1);
+    let path = table_path(&dir, &v, sig, Metric::Rules(DrawRuleSet::Fmjd));
+    let good = fs::read(&path).expect("read");
+    let shown = path.display().to_string();
+    let damaged: [(&str, Option<Vec<u8>>); 4] = [
+        ("empty", Some(Vec::new())),
+        ("truncated", Some(good[..good.len() - 7].to_vec())),
+        (
+            "foreign",
+            Some(fs::read(table_path(&dir, &v, sig.flipped(), Metric::Rules(DrawRuleSet::Fmjd))).expect("read")),
+        ),
+        ("missing", None),
+    ];
+    for (what, bytes) in damaged {
+        match bytes {
+            Some(b) => fs::write(&path, b).expect("write"),
+            None => fs::remove_file(&path).expect("remove"),
+        }
+        let report = verify(&dir, v, 10, &|_| {}).expect("verify");
+        assert!(!report.ok(), "{what}");
+        assert_eq!(report.bad_files.len(), 1, "{what}: one finding, {:?}", report.bad_files);
+        assert!(report.bad_files[0].contains(&shown), "{what}: {:?}", report.bad_files);
+        assert_eq!(report.rule_disagreement_count + report.disagreement_count, 0, "{what}: healthy tables agree");
+        fs::write(&path, &good).expect("restore");
+    }
+    assert!(verify(&dir, v, 10, &|_| {}).expect("verify").ok());
+}
+
+#[test]
+fn verify_finds_a_wrong_rule_value_behind_a_valid_checksum() {
+    let v = Variant::INTERNATIONAL;
+    let dir = build_with_rules("verify-rule-value");
+    // 6.4's king and man against king: a win decided within the count, its distance changed.
+    let sig = Signature::new(1, 1, 0, 1);
+    let set = DrawRuleSet::Fmjd;
+    let file =
+        TableFile::open(&table_path(&dir, &v, sig, Metric::Rules(set)), &v, sig, Metric::Rules(set)).expect("open");
+    let mut values = file.all_rule_scores().expect("values");
+    let target = values.iter().position(|r| r.decided().is_some_and(|(_, p)| p >= 2)).expect("a decided value");
+    let (wld, plies) = values[target].decided().expect("decided");
+    values[target] = if wld == kabe_probe::Wld::Win { RuleScore::win(plies + 2) } else { RuleScore::loss(plies + 2) };
+    let index = MaterialIndex::new(v, sig).expect("index");
+    let fen = index.position(target as u64).fen();
+    write_rule_table(&dir, "international", &RuleTable { index, values }, set).expect("write");
+    let report = verify(&dir, v, 100, &|_| {}).expect("verify");
+    assert!(!report.ok());
+    assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
+    assert!(
+        report.rule_disagreements.iter().any(|d| d.fen == fen && d.signature == sig && d.set == set),
+        "{:?}",
+        report.rule_disagreements
+    );
 }
 
 proptest! {

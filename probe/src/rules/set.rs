@@ -8,7 +8,7 @@ use std::str::FromStr;
 use crate::{BoardSize, Goal, Variant};
 
 /// A named set of counted-move draw rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DrawRuleSet {
     /// FMJD article 6 as in the newer text (seeds/001): 6.2 25 king-only moves each,
     /// 6.3 16 moves each with the count kept when a piece is removed, 6.4 5 moves each.
