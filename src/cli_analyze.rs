@@ -6,9 +6,12 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
+use kabe_analyze::annotate::move_number;
+use kabe_analyze::prove::{check_solution, main_line, prove, Budget, FirstMove, Outcome, PositionProof, ProofTree};
 use kabe_analyze::report::{report, Format};
 use kabe_analyze::study::{check_study, LineEnd, StudyReport};
 use kabe_analyze::{replay, Analyzer, PdnReader, Reach, Summary};
@@ -133,8 +136,21 @@ pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
 /// Arguments of `kabe study`.
 #[derive(Args)]
 pub struct StudyArgs {
-    /// The position, as a PDN FEN, the side to move being the solver.
-    fen: String,
+    /// The position, as a PDN FEN, the side to move being the solver. Beyond the tables
+    /// it is proved by search down into them.
+    #[arg(required_unless_present = "pdn")]
+    fen: Option<String>,
+    /// Check the compositions of a PDN file instead: each game's FEN and published
+    /// solution (its moves).
+    #[arg(long, conflicts_with = "fen")]
+    pdn: Option<PathBuf>,
+    /// Nodes the proof search may create for each first move (bounds its memory: about
+    /// 100 bytes a node).
+    #[arg(long, default_value_t = kabe_analyze::prove::Budget::default().nodes)]
+    nodes: usize,
+    /// Seconds the proof search of one position may take (default: no limit but --nodes).
+    #[arg(long)]
+    time: Option<f64>,
     /// Variant (default: russian for algebraic squares, else international).
     #[arg(long, short)]
     variant: Option<String>,
@@ -156,19 +172,48 @@ pub struct StudyArgs {
 }
 
 /// The variant of a study: given, or Russian when the FEN names squares by letter.
-fn study_variant(args: &StudyArgs) -> anyhow::Result<Variant> {
+fn study_variant(args: &StudyArgs, fen: &str) -> anyhow::Result<Variant> {
     match &args.variant {
         Some(v) => crate::variant_arg(v),
-        None if args.fen.chars().any(|c| matches!(c, 'a'..='h')) => Ok(Variant::RUSSIAN),
+        None if fen.chars().any(|c| matches!(c, 'a'..='h')) => Ok(Variant::RUSSIAN),
         None => Ok(Variant::INTERNATIONAL),
     }
 }
 
+/// The proof search's budget from `--nodes` and `--time`.
+fn budget_arg(args: &StudyArgs) -> anyhow::Result<Budget> {
+    let time = match args.time {
+        Some(t) if !(t > 0.0 && t.is_finite()) => anyhow::bail!("--time {t}: give a number of seconds above 0"),
+        Some(t) => Some(Duration::from_secs_f64(t)),
+        None => None,
+    };
+    anyhow::ensure!(args.nodes > 0, "--nodes 0: the search needs at least one node");
+    Ok(Budget { nodes: args.nodes, time })
+}
+
 pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
-    let variant = study_variant(args)?;
-    let position = Position::from_fen(variant, &args.fen).with_context(|| format!("FEN \"{}\"", args.fen))?;
+    if let Some(pdn) = &args.pdn {
+        return study_pdn(args, pdn);
+    }
+    let fen = args.fen.as_deref().unwrap_or_default();
+    let variant = study_variant(args, fen)?;
+    let position = Position::from_fen(variant, fen).with_context(|| format!("FEN \"{}\"", shorten(fen)))?;
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let budget = budget_arg(args)?;
+    anyhow::ensure!(
+        !position.legal_moves().is_empty(),
+        "FEN \"{}\": the side to move has no legal move, so there is nothing to solve",
+        shorten(fen)
+    );
     let dir = args.tables.clone().unwrap_or_else(default_dir);
+    if args.generate && position.piece_count() > 6 {
+        anyhow::bail!(
+            "--generate builds the tables of the study's own material, and {} pieces are beyond any table: \
+             build a set (kabe generate --variant {} --pieces 5) and the search proves the study down into it",
+            position.piece_count(),
+            variant.name
+        );
+    }
     if args.generate {
         build_with_progress(variant, Scope::Closure(Signature::of(&position)), &dir, rules, default_memory())?;
     }
@@ -181,6 +226,19 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
         Some(text) => Counters::parse(&rules, &position, text)?,
         None => Counters::fresh(&rules, &position),
     };
+    if position.piece_count() > tables.max_pieces_of(&variant) {
+        let proof = prove(&tables, rules, &position, &counters, budget)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&proof.to_json())?);
+        } else {
+            print_proof(&proof, variant, rules.set, tables.max_pieces_of(&variant));
+        }
+        return Ok(if proof.wins() == Some(true) && proof.keys().count() == 1 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
     let found = check_study(&tables, &position, &counters)
         .with_context(|| format!("the study needs {}-piece tables (try --generate)", position.piece_count()))?;
     if args.json {
@@ -189,6 +247,216 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
         print_study(&found, variant, rules.set);
     }
     Ok(if found.is_sound() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// At most this many characters of a user's text in an error.
+fn shorten(text: &str) -> String {
+    const SHOWN: usize = 200;
+    match text.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}... ({} characters)", &text[..cut], text.chars().count()),
+        None => text.to_string(),
+    }
+}
+
+fn side_name(p: &Position) -> &'static str {
+    if p.turn() == kabe_probe::Color::White {
+        "White"
+    } else {
+        "Black"
+    }
+}
+
+/// The main line of a proof with move numbers, from `start` (whose first move is `key`).
+fn numbered_line(start: &Position, key: &str, tree: &ProofTree) -> (String, Vec<String>) {
+    let mut text = String::new();
+    let mut defences = Vec::new();
+    let moves = std::iter::once((key.to_string(), Vec::new())).chain(main_line(tree));
+    for (ply, (mv, others)) in moves.enumerate() {
+        let number = move_number(start, ply);
+        if ply == 0 || number.ends_with('.') && !number.ends_with("...") {
+            text.push_str(&number);
+            text.push(' ');
+        }
+        text.push_str(&mv);
+        text.push(' ');
+        if !others.is_empty() {
+            let shown: Vec<String> = others
+                .iter()
+                .map(|(d, answer)| if answer.is_empty() { d.clone() } else { format!("{d} ({answer})") })
+                .collect();
+            defences.push(format!("{number} {mv}: also {}", shown.join(", ")));
+        }
+    }
+    (text.trim_end().to_string(), defences)
+}
+
+fn print_proof(p: &PositionProof, variant: Variant, rules: DrawRuleSet, reach: u32) {
+    println!("study {} ({}, {} rules, tables up to {reach} pieces)", p.position.fen(), variant.name, rules);
+    println!(
+        "searched each of the {} first moves within {} nodes{} in {:.2} s",
+        p.moves.len(),
+        p.budget.nodes,
+        p.budget.time.map_or(String::new(), |t| format!(" and {:.1} s", t.as_secs_f64())),
+        p.elapsed.as_secs_f64()
+    );
+    let side = side_name(&p.position);
+    let keys: Vec<&FirstMove> = p.keys().collect();
+    match p.wins() {
+        Some(true) => println!("result: {side} to move wins (proved; every proof replayed by the checker)"),
+        Some(false) => println!("result: {side} to move does not win (every first move refuted)"),
+        None => println!("result: unresolved: no win found within the budget"),
+    }
+    match keys.as_slice() {
+        [] => {}
+        [one] => println!("key move: {} (the only one)", one.text),
+        many => println!(
+            "key moves ({}): {} (cooked)",
+            many.len(),
+            many.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+    }
+    for key in &keys {
+        if let Outcome::Win(tree) = &key.outcome {
+            let (line, defences) = numbered_line(&p.position, &key.text, tree);
+            println!("{} line: {line}; {}", key.text, tree.main_line_end());
+            println!("  proof: {} positions, the win within {} plies", tree.size(), tree.plies + 1);
+            for d in defences {
+                println!("  defences at {d}");
+            }
+        }
+    }
+    let others: Vec<&FirstMove> = p.moves.iter().filter(|m| !m.outcome.is_win()).collect();
+    if !others.is_empty() {
+        println!("other first moves:");
+        for m in others {
+            match &m.outcome {
+                Outcome::NotWin(r) => println!("  {}: not a win: {} ({})", m.text, r.line.join(" "), r.end),
+                Outcome::Unresolved { nodes } => println!("  {}: no win found within {nodes} nodes", m.text),
+                Outcome::Win(_) => {}
+            }
+        }
+    }
+}
+
+/// `kabe study --pdn FILE`: every composition of the file proved and its published
+/// solution checked.
+fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
+    let budget = budget_arg(args)?;
+    let forced = args.variant.as_deref().map(crate::variant_arg).transpose()?;
+    let dir = args.tables.clone().unwrap_or_else(default_dir);
+    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let name = path.display().to_string();
+    let mut tables: Option<Tablebase> = None;
+    let mut out = Vec::new();
+    let (mut sound, mut cooked, mut refuted, mut unresolved, mut failed, mut faulty_solutions) = (0, 0, 0, 0, 0, 0);
+    for game in PdnReader::new(BufReader::new(file)) {
+        let game = game.with_context(|| format!("reading {name}"))?;
+        let title = format!(
+            "{name}: game {} ({}{})",
+            game.number,
+            game.tag("Event").unwrap_or("?").trim(),
+            game.tag("Round").map_or(String::new(), |r| format!(", {}", r.trim()))
+        );
+        let replayed = match replay(&name, &game, forced) {
+            Ok(r) => r,
+            Err(e) => {
+                failed += 1;
+                if args.json {
+                    out.push(serde_json::json!({"game": game.number, "error": e.to_string()}));
+                } else {
+                    println!("{title}\n  error: {e}");
+                }
+                continue;
+            }
+        };
+        let variant = replayed.variant;
+        let rules = rules_arg(args.rules.as_deref(), &variant)?;
+        if tables.as_ref().is_none_or(|t| t.draw_rules(&variant).is_none()) {
+            tables = Some(
+                Tablebase::builder(&dir)
+                    .variants(&[variant])
+                    .rules(rules.set)
+                    .open()
+                    .with_context(|| format!("opening the tables in {}", dir.display()))?,
+            );
+        }
+        let tb = tables.as_ref().expect("opened above");
+        let position = replayed.start;
+        let counters = Counters::fresh(&rules, &position);
+        let proof = prove(tb, rules, &position, &counters, budget)?;
+        let solution = check_solution(tb, &rules, &proof, &replayed.moves, budget)?;
+        let keys: Vec<&str> = proof.keys().map(|m| m.text.as_str()).collect();
+        let verdict = match (proof.wins(), keys.len()) {
+            (Some(true), 1) => {
+                sound += 1;
+                "sound"
+            }
+            (Some(true), _) => {
+                cooked += 1;
+                "cooked"
+            }
+            (Some(false), _) => {
+                refuted += 1;
+                "refuted"
+            }
+            (None, _) => {
+                unresolved += 1;
+                "unresolved"
+            }
+        };
+        if !solution.holds() {
+            faulty_solutions += 1;
+        }
+        if args.json {
+            let mut j = proof.to_json();
+            j["game"] = serde_json::json!(game.number);
+            j["event"] = serde_json::json!(game.tag("Event"));
+            j["round"] = serde_json::json!(game.tag("Round"));
+            j["verdict"] = serde_json::json!(verdict);
+            j["solution"] = solution.to_json();
+            if let Some(map) = j.as_object_mut() {
+                map.remove("proof");
+            }
+            out.push(j);
+        } else {
+            println!("{title}: {verdict}, {:.2} s", proof.elapsed.as_secs_f64());
+            println!("  {}", position.fen());
+            let published = solution.published_key.as_deref().unwrap_or("none");
+            println!(
+                "  keys: {} (published: {published})",
+                if keys.is_empty() { "none".to_string() } else { keys.join(", ") }
+            );
+            for key in proof.keys() {
+                if let Outcome::Win(tree) = &key.outcome {
+                    let (line, _) = numbered_line(&position, &key.text, tree);
+                    println!("  {} line: {line}; {}", key.text, tree.main_line_end());
+                }
+            }
+            println!(
+                "  published solution: {} ({} of {} plies checked)",
+                if solution.holds() { "holds" } else { "does not hold" },
+                solution.plies_checked,
+                replayed.moves.len()
+            );
+            for f in &solution.faults {
+                println!("    fault: {f}");
+            }
+            for r in &solution.remarks {
+                println!("    note: {r}");
+            }
+        }
+    }
+    let total = sound + cooked + refuted + unresolved + failed;
+    let summary = format!(
+        "{total} compositions: {sound} sound, {cooked} cooked, {refuted} refuted, {unresolved} unresolved, {failed} unreadable; {faulty_solutions} published solutions that do not hold"
+    );
+    if args.json {
+        let doc = serde_json::json!({"file": name, "compositions": out, "summary": summary});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!("{summary}");
+    }
+    Ok(if total == sound && faulty_solutions == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn print_study(s: &StudyReport, variant: Variant, rules: DrawRuleSet) {

@@ -12,6 +12,7 @@
 pub mod analysis;
 pub mod annotate;
 pub mod pdn;
+pub mod prove;
 pub mod repetition;
 pub mod replay;
 pub mod report;
