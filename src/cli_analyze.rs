@@ -17,7 +17,7 @@ use kabe_analyze::study::{check_study, LineEnd, StudyReport};
 use kabe_analyze::{replay, Analyzer, PdnReader, Reach, Summary};
 use kabe_generator::Scope;
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, DrawRuleSet, Position, Signature, Variant, Wld};
+use kabe_probe::{Color, Counters, DrawRuleSet, Position, Signature, Variant, Wld};
 
 use crate::cli_tables::{build_with_progress, default_dir, default_memory, rules_arg};
 
@@ -151,6 +151,11 @@ pub struct StudyArgs {
     /// Seconds the proof search of one position may take (default: no limit but --nodes).
     #[arg(long)]
     time: Option<f64>,
+    /// The side that wins: white or black (default: the side to move; with --pdn, the
+    /// side each game's Result tag names). When it is not the side to move, every first
+    /// move must lose.
+    #[arg(long)]
+    solver: Option<String>,
     /// Variant (default: russian for algebraic squares, else international).
     #[arg(long, short)]
     variant: Option<String>,
@@ -177,6 +182,24 @@ fn study_variant(args: &StudyArgs, fen: &str) -> anyhow::Result<Variant> {
         Some(v) => crate::variant_arg(v),
         None if fen.chars().any(|c| matches!(c, 'a'..='h')) => Ok(Variant::RUSSIAN),
         None => Ok(Variant::INTERNATIONAL),
+    }
+}
+
+/// The side `--solver` names.
+fn solver_arg(name: &str) -> anyhow::Result<Color> {
+    match name.trim().to_ascii_lowercase().as_str() {
+        "white" | "w" => Ok(Color::White),
+        "black" | "b" => Ok(Color::Black),
+        other => anyhow::bail!("--solver {}: give white or black", shorten(other)),
+    }
+}
+
+/// The winner a PDN Result tag names, if it names one.
+fn winner_of(result: Option<&str>) -> Option<Color> {
+    match result.map(str::trim) {
+        Some("1-0" | "2-0") => Some(Color::White),
+        Some("0-1" | "0-2") => Some(Color::Black),
+        _ => None,
     }
 }
 
@@ -226,18 +249,17 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
         Some(text) => Counters::parse(&rules, &position, text)?,
         None => Counters::fresh(&rules, &position),
     };
-    if position.piece_count() > tables.max_pieces_of(&variant) {
-        let proof = prove(&tables, rules, &position, &counters, budget)?;
+    let solver = args.solver.as_deref().map(solver_arg).transpose()?;
+    if position.piece_count() > tables.max_pieces_of(&variant) || solver.is_some_and(|s| s != position.turn()) {
+        let solver = solver.unwrap_or(position.turn());
+        let proof = prove(&tables, rules, &position, &counters, solver, budget)?;
         if args.json {
             println!("{}", serde_json::to_string_pretty(&proof.to_json())?);
         } else {
             print_proof(&proof, variant, rules.set, tables.max_pieces_of(&variant));
         }
-        return Ok(if proof.wins() == Some(true) && proof.keys().count() == 1 {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        });
+        let sound = proof.wins() == Some(true) && (!proof.solver_moves_first() || proof.keys().count() == 1);
+        return Ok(if sound { ExitCode::SUCCESS } else { ExitCode::from(1) });
     }
     let found = check_study(&tables, &position, &counters)
         .with_context(|| format!("the study needs {}-piece tables (try --generate)", position.piece_count()))?;
@@ -301,10 +323,25 @@ fn print_proof(p: &PositionProof, variant: Variant, rules: DrawRuleSet, reach: u
     );
     let side = side_name(&p.position);
     let keys: Vec<&FirstMove> = p.keys().collect();
-    match p.wins() {
-        Some(true) => println!("result: {side} to move wins (proved; every proof replayed by the checker)"),
-        Some(false) => println!("result: {side} to move does not win (every first move refuted)"),
-        None => println!("result: unresolved: no win found within the budget"),
+    let solver = if p.solver == Color::White { "White" } else { "Black" };
+    match (p.wins(), p.solver_moves_first()) {
+        (Some(true), true) => println!("result: {side} to move wins (proved; every proof replayed by the checker)"),
+        (Some(false), true) => println!("result: {side} to move does not win (every first move refuted)"),
+        (None, true) => println!("result: unresolved: no win found within the budget"),
+        (Some(true), false) => {
+            println!("result: {side} to move loses: {solver} wins after every move (proved; every proof replayed)")
+        }
+        (Some(false), false) => println!("result: {solver} does not win: a defence holds"),
+        (None, false) => println!("result: unresolved: not every defence is refuted within the budget"),
+    }
+    if let Some(longest) = p.longest_defence() {
+        if let Outcome::Win(tree) = &longest.outcome {
+            let (line, defences) = numbered_line(&p.position, &longest.text, tree);
+            println!("longest defence {}: {line}; {}", longest.text, tree.main_line_end());
+            for d in defences {
+                println!("  defences at {d}");
+            }
+        }
     }
     match keys.as_slice() {
         [] => {}
@@ -327,7 +364,7 @@ fn print_proof(p: &PositionProof, variant: Variant, rules: DrawRuleSet, reach: u
     }
     let others: Vec<&FirstMove> = p.moves.iter().filter(|m| !m.outcome.is_win()).collect();
     if !others.is_empty() {
-        println!("other first moves:");
+        println!("{}:", if p.solver_moves_first() { "other first moves" } else { "defences not refuted" });
         for m in others {
             match &m.outcome {
                 Outcome::NotWin(r) => println!("  {}: not a win: {} ({})", m.text, r.line.join(" "), r.end),
@@ -383,13 +420,21 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
         let tb = tables.as_ref().expect("opened above");
         let position = replayed.start;
         let counters = Counters::fresh(&rules, &position);
-        let proof = prove(tb, rules, &position, &counters, budget)?;
+        let solver = match &args.solver {
+            Some(name) => solver_arg(name)?,
+            None => winner_of(game.tag("Result").or(game.result.as_deref())).unwrap_or(position.turn()),
+        };
+        let proof = prove(tb, rules, &position, &counters, solver, budget)?;
         let solution = check_solution(tb, &rules, &proof, &replayed.moves, budget)?;
         let keys: Vec<&str> = proof.keys().map(|m| m.text.as_str()).collect();
         let verdict = match (proof.wins(), keys.len()) {
             (Some(true), 1) => {
                 sound += 1;
                 "sound"
+            }
+            (Some(true), 0) => {
+                sound += 1;
+                "sound (every first move of the defender loses)"
             }
             (Some(true), _) => {
                 cooked += 1;
@@ -426,7 +471,7 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
                 "  keys: {} (published: {published})",
                 if keys.is_empty() { "none".to_string() } else { keys.join(", ") }
             );
-            for key in proof.keys() {
+            for key in proof.keys().chain(proof.longest_defence()) {
                 if let Outcome::Win(tree) = &key.outcome {
                     let (line, _) = numbered_line(&position, &key.text, tree);
                     println!("  {} line: {line}; {}", key.text, tree.main_line_end());

@@ -465,6 +465,9 @@ pub struct FirstMove {
 pub struct PositionProof {
     /// The position.
     pub position: Position,
+    /// The side whose win is sought: the side to move (the first moves are its
+    /// candidate keys), or the other side (every first move must then lose).
+    pub solver: Color,
     /// Its counts.
     pub counters: Counters,
     /// Every legal first move, in the generator's order.
@@ -476,32 +479,69 @@ pub struct PositionProof {
 }
 
 impl PositionProof {
-    /// The first moves proved to win.
-    pub fn keys(&self) -> impl Iterator<Item = &FirstMove> {
-        self.moves.iter().filter(|m| m.outcome.is_win())
+    /// Whether the solver is the side to move (the first moves are its own).
+    pub fn solver_moves_first(&self) -> bool {
+        self.solver == self.position.turn()
     }
 
-    /// The result for the side to move: `Some(true)` proved win, `Some(false)` proved
-    /// not a win, `None` unresolved.
+    /// The solver's first moves proved to win (none when the defender moves first).
+    pub fn keys(&self) -> impl Iterator<Item = &FirstMove> {
+        self.moves.iter().filter(|m| self.solver_moves_first() && m.outcome.is_win())
+    }
+
+    /// The result for the solver: `Some(true)` proved win, `Some(false)` proved not a
+    /// win, `None` unresolved.
     pub fn wins(&self) -> Option<bool> {
-        if self.keys().next().is_some() {
-            Some(true)
-        } else if self.moves.iter().all(|m| matches!(m.outcome, Outcome::NotWin(_))) {
+        let decided = |f: fn(&Outcome) -> bool| self.moves.iter().filter(|m| f(&m.outcome)).count();
+        let (won, refuted) = (decided(Outcome::is_win), decided(|o| matches!(o, Outcome::NotWin(_))));
+        if self.solver_moves_first() {
+            if won > 0 {
+                Some(true)
+            } else if refuted == self.moves.len() {
+                Some(false)
+            } else {
+                None
+            }
+        } else if refuted > 0 {
             Some(false)
+        } else if won == self.moves.len() {
+            Some(true)
         } else {
             None
         }
     }
+
+    /// When the defender moves first: the defence that holds out longest in the proofs.
+    pub fn longest_defence(&self) -> Option<&FirstMove> {
+        if self.solver_moves_first() {
+            return None;
+        }
+        self.moves
+            .iter()
+            .filter_map(|m| {
+                Some((
+                    m,
+                    match &m.outcome {
+                        Outcome::Win(t) => t.plies,
+                        _ => return None,
+                    },
+                ))
+            })
+            .max_by_key(|&(_, plies)| plies)
+            .map(|(m, _)| m)
+    }
 }
 
-/// Searches every first move of `position` (the side to move being the solver) with
-/// `counters` under `rules`, in parallel, each within `budget`; every proof found is
-/// replayed by [`check_proof`] before it is returned.
+/// Searches every first move of `position` with `counters` under `rules` for a win of
+/// `solver` (the side to move, whose first moves are then candidate keys, or the other
+/// side, whose win must then follow every first move), in parallel, each within
+/// `budget`; every proof found is replayed by [`check_proof`] before it is returned.
 pub fn prove(
     tables: &Tablebase,
     rules: DrawRules,
     position: &Position,
     counters: &Counters,
+    solver: Color,
     budget: Budget,
 ) -> Result<PositionProof, ProveError> {
     if budget.nodes == 0 || budget.time.is_some_and(|t| t.is_zero()) {
@@ -512,7 +552,6 @@ pub fn prove(
     }
     let started = Instant::now();
     let deadline = budget.time.map(|t| started + t);
-    let solver = position.turn();
     let moves: Vec<Move> = position.legal_moves().iter().copied().collect();
     let results: Vec<Result<FirstMove, ProveError>> = moves
         .par_iter()
@@ -522,7 +561,7 @@ pub fn prove(
         })
         .collect();
     let moves = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-    Ok(PositionProof { position: *position, counters: *counters, moves, budget, elapsed: started.elapsed() })
+    Ok(PositionProof { position: *position, solver, counters: *counters, moves, budget, elapsed: started.elapsed() })
 }
 
 /// Searches the position after `mv` (the defender to move) for a win of `solver`;
@@ -605,10 +644,12 @@ pub fn check_solution(
     budget: Budget,
 ) -> Result<SolutionCheck, ProveError> {
     let start = &proof.position;
-    let solver = start.turn();
+    let solver = proof.solver;
     let mut check = SolutionCheck::default();
     let Some(first) = moves.first() else { return Ok(check) };
-    check.published_key = Some(start.move_text(first));
+    if proof.solver_moves_first() {
+        check.published_key = Some(start.move_text(first));
+    }
     let number = |ply: usize| crate::annotate::move_number(start, ply);
     let key = proof.moves.iter().find(|m| m.mv == *first);
     let mut tree: ProofTree = match key.map(|k| &k.outcome) {
@@ -632,7 +673,10 @@ pub fn check_solution(
             return Ok(check);
         }
     };
-    check.key_proved = true;
+    check.key_proved = proof.wins() == Some(true);
+    if !check.key_proved {
+        check.faults.push("not every first move of the defender is proved to lose".to_string());
+    }
     check.plies_checked = 1;
     let mut here = tree.position;
     let mut counters = tree.counters;
@@ -914,12 +958,13 @@ impl PositionProof {
             Some(false) => "not_win",
             None => "unresolved",
         };
-        let proof = self.keys().next().and_then(|k| match &k.outcome {
+        let proof = self.keys().next().or(self.longest_defence()).and_then(|k| match &k.outcome {
             Outcome::Win(tree) => Some(json!({ "move": k.text, "next": tree.to_json() })),
             _ => None,
         });
         json!({
             "fen": self.position.fen(),
+            "solver": if self.solver == Color::White { "white" } else { "black" },
             "result": result,
             "keys": keys,
             "cooks": keys.iter().skip(1).collect::<Vec<_>>(),
