@@ -357,6 +357,7 @@ fn print_proof(p: &PositionProof, variant: Variant, rules: DrawRuleSet, reach: u
             let (line, defences) = numbered_line(&p.position, &key.text, tree);
             println!("{} line: {line}; {}", key.text, tree.main_line_end());
             println!("  proof: {} positions, the win within {} plies", tree.size(), tree.plies + 1);
+            print_duals(&p.position, key);
             for d in defences {
                 println!("  defences at {d}");
             }
@@ -375,6 +376,23 @@ fn print_proof(p: &PositionProof, variant: Variant, rules: DrawRuleSet, reach: u
     }
 }
 
+/// The duals along a key's main line, one line each.
+fn print_duals(start: &Position, key: &FirstMove) {
+    for d in &key.duals {
+        let number = move_number(start, d.ply);
+        if !d.duals.is_empty() {
+            println!("  dual at {number} {}: {} win too", d.played, d.duals.join(", "));
+        }
+        if !d.unresolved.is_empty() {
+            println!(
+                "  at {number} {}: {} neither proved nor refuted (dual search)",
+                d.played,
+                d.unresolved.join(", ")
+            );
+        }
+    }
+}
+
 /// `kabe study --pdn FILE`: every composition of the file proved and its published
 /// solution checked.
 fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
@@ -386,6 +404,7 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
     let mut tables: Option<Tablebase> = None;
     let mut out = Vec::new();
     let (mut sound, mut cooked, mut refuted, mut unresolved, mut failed, mut faulty_solutions) = (0, 0, 0, 0, 0, 0);
+    let mut with_duals = 0;
     for game in PdnReader::new(BufReader::new(file)) {
         let game = game.with_context(|| format!("reading {name}"))?;
         let title = format!(
@@ -452,6 +471,9 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
         if !solution.holds() {
             faulty_solutions += 1;
         }
+        if proof.keys().any(|k| k.duals.iter().any(|d| !d.duals.is_empty())) {
+            with_duals += 1;
+        }
         if args.json {
             let mut j = proof.to_json();
             j["game"] = serde_json::json!(game.number);
@@ -475,6 +497,7 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
                 if let Outcome::Win(tree) = &key.outcome {
                     let (line, _) = numbered_line(&position, &key.text, tree);
                     println!("  {} line: {line}; {}", key.text, tree.main_line_end());
+                    print_duals(&position, key);
                 }
             }
             println!(
@@ -493,7 +516,7 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
     }
     let total = sound + cooked + refuted + unresolved + failed;
     let summary = format!(
-        "{total} compositions: {sound} sound, {cooked} cooked, {refuted} refuted, {unresolved} unresolved, {failed} unreadable; {faulty_solutions} published solutions that do not hold"
+        "{total} compositions: {sound} sound, {cooked} cooked, {refuted} refuted, {unresolved} unresolved, {failed} unreadable; {with_duals} with duals in the main line; {faulty_solutions} published solutions that do not hold"
     );
     if args.json {
         let doc = serde_json::json!({"file": name, "compositions": out, "summary": summary});

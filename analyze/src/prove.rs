@@ -458,6 +458,80 @@ pub struct FirstMove {
     pub outcome: Outcome,
     /// Nodes its search created.
     pub nodes: usize,
+    /// For a winning move: the solver's other winning moves along its main line.
+    pub duals: Vec<Dual>,
+}
+
+/// The solver's moves at one point of a main line that win as well as the proof's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dual {
+    /// Plies from the searched position (0 is the first move).
+    pub ply: usize,
+    /// The proof's move there.
+    pub played: String,
+    /// Other moves proved to win there.
+    pub duals: Vec<String>,
+    /// Other moves neither proved nor refuted within the dual search's budget.
+    pub unresolved: Vec<String>,
+}
+
+/// The share of the budget each alternative of a main-line move gets in the dual search.
+const DUAL_BUDGET_SHARE: usize = 20;
+
+/// The duals along the main line of `tree` (the position after the first move, ply 1),
+/// each alternative searched within a share of `budget`.
+fn main_line_duals(
+    tables: &Tablebase,
+    rules: &DrawRules,
+    solver: Color,
+    tree: &ProofTree,
+    budget: &Budget,
+    deadline: Option<Instant>,
+) -> Result<Vec<Dual>, ProveError> {
+    let share = Budget { nodes: (budget.nodes / DUAL_BUDGET_SHARE).max(1), time: None };
+    let mut points = Vec::new();
+    let (mut at, mut ply) = (tree, 1usize);
+    loop {
+        match &at.step {
+            ProofStep::Move(mv, next) => {
+                points.push((at, *mv, ply));
+                at = next;
+            }
+            ProofStep::Replies(replies) => match replies.iter().max_by_key(|(_, t)| t.plies) {
+                Some((_, t)) => at = t,
+                None => break,
+            },
+            ProofStep::GameOver | ProofStep::Table(_) => break,
+        }
+        ply += 1;
+    }
+    let mut out = Vec::new();
+    for (node, played, ply) in points {
+        let here = &node.position;
+        let others: Vec<Move> = here.legal_moves().iter().filter(|m| **m != played).copied().collect();
+        if others.is_empty() {
+            continue;
+        }
+        let found: Vec<Result<(String, Outcome), ProveError>> = others
+            .par_iter()
+            .map(|mv| {
+                let (outcome, _) = search_move(tables, rules, solver, here, &node.counters, mv, &share, deadline)?;
+                Ok((here.move_text(mv), outcome))
+            })
+            .collect();
+        let mut dual = Dual { ply, played: here.move_text(&played), duals: Vec::new(), unresolved: Vec::new() };
+        for r in found {
+            match r? {
+                (text, Outcome::Win(_)) => dual.duals.push(text),
+                (text, Outcome::Unresolved { .. }) => dual.unresolved.push(text),
+                (_, Outcome::NotWin(_)) => {}
+            }
+        }
+        if !dual.duals.is_empty() || !dual.unresolved.is_empty() {
+            out.push(dual);
+        }
+    }
+    Ok(out)
 }
 
 /// What the search found for a position: each first move, searched on its own.
@@ -557,7 +631,11 @@ pub fn prove(
         .par_iter()
         .map(|mv| {
             let (outcome, nodes) = search_move(tables, &rules, solver, position, counters, mv, &budget, deadline)?;
-            Ok(FirstMove { mv: *mv, text: position.move_text(mv), outcome, nodes })
+            let duals = match &outcome {
+                Outcome::Win(tree) => main_line_duals(tables, &rules, solver, tree, &budget, deadline)?,
+                _ => Vec::new(),
+            };
+            Ok(FirstMove { mv: *mv, text: position.move_text(mv), outcome, nodes, duals })
         })
         .collect();
     let moves = results.into_iter().collect::<Result<Vec<_>, _>>()?;
@@ -933,6 +1011,11 @@ impl FirstMove {
                     .chain(main_line(tree).into_iter().map(|(m, _)| m))
                     .collect::<Vec<_>>());
                 out["proof_positions"] = json!(tree.size());
+                out["duals"] = self
+                    .duals
+                    .iter()
+                    .map(|d| json!({"ply": d.ply, "played": d.played, "duals": d.duals, "unresolved": d.unresolved}))
+                    .collect();
             }
             Outcome::NotWin(r) => {
                 out["outcome"] = json!("not_win");
