@@ -210,6 +210,33 @@ fn the_api_answers_as_kabe_probe_does_in_the_documented_shape() {
 }
 
 #[test]
+fn a_composition_beyond_the_tables_is_proved_as_kabe_study_proves_it() {
+    let dir = tables();
+    let server = serve(&dir);
+    let doc: Value = serde_json::from_str(kabe_server::OPENAPI_JSON).expect("document");
+    let fen = "W:W10,16,19,28,31,33,46:B7,8,12,17,26,37,42";
+    let path = format!("/api/international/prove?fen={}&nodes=50000", query(fen));
+    let (status, answer) = get(&server.addr, &path);
+    assert_eq!(status, 200, "{answer}");
+    conforms(&doc, &response_schema(&doc, "/api/{variant}/prove", "200"), &answer, &path);
+    assert_eq!(answer["result"], "win");
+    assert_eq!(answer["keys"], serde_json::json!(["46-41"]));
+    assert_eq!(answer["tables_reach"], 3);
+    let out = Command::new(env!("CARGO_BIN_EXE_kabe"))
+        .args(["study", fen, "--nodes", "50000", "--json", "--tables"])
+        .arg(&dir)
+        .output()
+        .expect("study");
+    let studied: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(answer["keys"], studied["keys"]);
+    let outcomes = |v: &Value| -> Vec<Value> {
+        v["moves"].as_array().expect("moves").iter().map(|m| m["outcome"].clone()).collect()
+    };
+    assert_eq!(outcomes(&answer), outcomes(&studied));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn bad_requests_get_a_4xx_json_error_naming_what_was_wrong() {
     let dir = tables();
     let server = serve(&dir);
@@ -228,6 +255,9 @@ fn bad_requests_get_a_4xx_json_error_naming_what_was_wrong() {
         ("/api/international?fen=W:WK46,K47:BK5&counters=6.4=99".into(), 400, "bad_counters", "past its limit"),
         ("/api/international?fen=W:W31:B1&counters=junk".into(), 400, "bad_counters", "counters:"),
         ("/api/international/mainline?fen=W:Wxx:B1".into(), 400, "bad_fen", "fen:"),
+        ("/api/international/prove?fen=W:W31:B1&nodes=0".into(), 400, "bad_nodes", "nodes:"),
+        ("/api/international/prove?fen=W:W31:B1&nodes=99999999999".into(), 400, "bad_nodes", "2000000"),
+        ("/api/international/prove?fen=W:W46:B41,37,36".into(), 400, "no_moves", "no legal move"),
         ("/nothing/here".into(), 404, "not_found", "no such page"),
     ];
     for (path, status, kind, says) in cases {

@@ -167,6 +167,16 @@ class Tablebase:
     def counters(
         self, position: _PositionLike, counts: _CountersLike = None, *, variant: Optional[str] = None
     ) -> Counters: ...
+    def prove(
+        self,
+        position: _PositionLike,
+        counters: _CountersLike = None,
+        *,
+        variant: Optional[str] = None,
+        solver: Optional[str] = None,
+        nodes: Optional[int] = None,
+        time: Optional[float] = None,
+    ) -> dict[str, Any]: ...
     def max_pieces(self, variant: Optional[str] = None) -> int: ...
     def rules(self, variant: str) -> Optional[str]: ...
     @property

@@ -4,12 +4,15 @@
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
+use kabe_analyze::prove::{prove, Budget, ProveError};
 use kabe_probe::rules::exact;
 use kabe_probe::tablebase::{ProbeError, Tablebase as Inner};
 use kabe_probe::{DrawRuleSet, Variant, Wld};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::analysis::to_python;
 use crate::counters::Counters;
 use crate::errors::{probe_error, CounterError, MissingTableError, TableError};
 use crate::position::{position_arg, variant_named, Move, Position};
@@ -275,6 +278,52 @@ impl Tablebase {
         variant: Option<&str>,
     ) -> PyResult<Vec<MoveVerdict>> {
         self.moves_by(py, position, counters, variant, Inner::ranked_moves)
+    }
+
+    /// Proves by search whether `solver` (default: the side to move) wins `position`, of
+    /// any size, down into the tables: each first move searched within `nodes` (and
+    /// `time` seconds for the whole search), every proof replayed by the checker. The
+    /// result is the record `kabe study --json` writes beyond the tables: `result`
+    /// (`win`, `not_win`, `unresolved`), `keys`, `cooks`, every first move with its
+    /// outcome, main line and duals, and the first key's `proof` tree.
+    #[pyo3(signature = (position, counters=None, *, variant=None, solver=None, nodes=None, time=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn prove<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+        counters: Option<&Bound<'py, PyAny>>,
+        variant: Option<&str>,
+        solver: Option<&str>,
+        nodes: Option<usize>,
+        time: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (tables, p, _, c) = self.with_counters(position, counters, variant)?;
+        let rules = *tables.draw_rules(p.variant()).expect("with_counters checked the variant");
+        let solver = match solver.map(|s| s.trim().to_ascii_lowercase()) {
+            None => p.turn(),
+            Some(s) if s == "white" => kabe_probe::Color::White,
+            Some(s) if s == "black" => kabe_probe::Color::Black,
+            Some(s) => return Err(PyValueError::new_err(format!("solver {s:?}: give 'white' or 'black'"))),
+        };
+        let time = match time {
+            Some(t) if !(t > 0.0 && t.is_finite()) => {
+                return Err(PyValueError::new_err(format!("time {t}: give a number of seconds above 0")))
+            }
+            t => t.map(std::time::Duration::from_secs_f64),
+        };
+        let budget = Budget { nodes: nodes.unwrap_or(Budget::default().nodes), time };
+        if budget.nodes == 0 {
+            return Err(PyValueError::new_err("nodes 0: the search needs at least one node"));
+        }
+        if p.legal_moves().is_empty() {
+            return Err(PyValueError::new_err(format!("{}: the side to move has no legal move", p.fen())));
+        }
+        let proof = py.detach(|| prove(&tables, rules, &p, &c, solver, budget)).map_err(|e| match e {
+            ProveError::Probe(e) => probe_error(e),
+            other => PyValueError::new_err(other.to_string()),
+        })?;
+        to_python(py, &proof.to_json())
     }
 
     /// Fresh counters for `position` under the rules this tablebase applies to it.

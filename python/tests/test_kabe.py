@@ -267,3 +267,35 @@ def test_docstring_examples(tmp_path):
         assert result.failed == 0, module
         attempted += result.attempted
     assert attempted >= 15
+
+
+def test_prove_a_composition_beyond_the_tables_as_the_command_line_does(tb, tables, kabe_bin):
+    # M. Fedorov, FMJD contest 1998: 14 pieces, proved down into the 4-piece tables.
+    fen = "W:W10,16,19,28,31,33,46:B7,8,12,17,26,37,42"
+    proof = tb.prove(fen, nodes=100_000)
+    assert proof["result"] == "win" and proof["keys"] == ["46-41"] and proof["cooks"] == []
+    assert proof["checked"] and proof["proof"]["move"] == "46-41"
+    key = next(m for m in proof["moves"] if m["move"] == "46-41")
+    assert key["main_line"][:4] == ["46-41", "37x46", "19-13", "46x5"]
+    cli = subprocess.run(
+        [kabe_bin, "study", fen, "--tables", str(tables), "--nodes", "100000", "--json"],
+        capture_output=True, text=True, check=True,
+    )
+    from_cli = json.loads(cli.stdout)
+    assert from_cli["keys"] == proof["keys"] and from_cli["result"] == proof["result"]
+    assert [m["outcome"] for m in from_cli["moves"]] == [m["outcome"] for m in proof["moves"]]
+    # Black to move first: White wins after every Black move.
+    after = tb.prove("B:W9,29,45,50:B10,15,35", solver="white", nodes=100_000)
+    assert after["solver"] == "white" and after["result"] == "win" and after["keys"] == []
+
+
+def test_prove_rejects_bad_budgets_and_positions(tb):
+    fen = "W:W10,16,19,28,31,33,46:B7,8,12,17,26,37,42"
+    with pytest.raises(ValueError, match="nodes 0"):
+        tb.prove(fen, nodes=0)
+    with pytest.raises(ValueError, match="give a number of seconds above 0"):
+        tb.prove(fen, time=0)
+    with pytest.raises(ValueError, match="give 'white' or 'black'"):
+        tb.prove(fen, solver="red")
+    with pytest.raises(ValueError, match="no legal move"):
+        tb.prove("W:W46:B41,37,36")

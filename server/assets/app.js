@@ -225,6 +225,7 @@ async function load() {
   drawBoard(null);
   $("line").replaceChildren();
   $("line-end").textContent = "";
+  $("prove").replaceChildren();
   const q = new URLSearchParams({ fen: state.fen });
   if (state.rules) q.set("rules", state.rules);
   if (state.counters) q.set("counters", state.counters);
@@ -382,6 +383,43 @@ async function showLine() {
   }
 }
 
+async function showProof() {
+  const q = new URLSearchParams({ fen: state.fen });
+  if (state.rules) q.set("rules", state.rules);
+  if (state.counters) q.set("counters", state.counters);
+  const box = $("prove");
+  box.textContent = "Searching…";
+  const asked = urlFor(state);
+  try {
+    const p = await api(`/api/${encodeURIComponent(state.variant)}/prove?${q}`);
+    if (asked !== urlFor(state)) return;
+    box.replaceChildren();
+    const side = cap(p.solver);
+    const head = document.createElement("p");
+    head.className = "result";
+    if (p.result === "win") {
+      head.textContent = `${side} to move wins (proved): key ${p.keys.join(", ")}` + (p.cooks.length ? " (more than one key: cooked)" : "");
+    } else if (p.result === "not_win") {
+      head.textContent = `${side} to move does not win: every first move is refuted`;
+    } else {
+      head.textContent = `No win found within ${p.budget.nodes_per_move} nodes per first move`;
+    }
+    box.appendChild(head);
+    for (const m of p.moves) {
+      if (m.outcome !== "win") continue;
+      const line = document.createElement("p");
+      line.className = "proof-line";
+      line.textContent = `${m.move}: ${m.main_line.join(" ")} (proof of ${m.proof_positions} positions, within ${m.plies} plies)`;
+      box.appendChild(line);
+    }
+    document.body.dataset.proved = p.result + "|" + p.keys.join(",");
+  } catch (e) {
+    if (asked !== urlFor(state)) return;
+    box.textContent = e.message;
+    document.body.dataset.proved = "error";
+  }
+}
+
 function fillRules(info) {
   const select = $("rules");
   const names = info.rules || [];
@@ -447,6 +485,7 @@ async function start() {
     edited();
   });
   $("line-button").addEventListener("click", showLine);
+  $("prove-button").addEventListener("click", showProof);
   window.addEventListener("popstate", () => {
     readUrl();
     load();

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
+use kabe_analyze::prove::{prove, Budget, ProveError};
 use kabe_probe::rules::exact::{LineEnd, MoveVerdict};
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Color, Counters, DrawRuleSet, DrawRules, NotationStyle, PieceKind, Position, Square, Variant};
@@ -30,7 +31,17 @@ pub struct Question {
     pub rules: Option<String>,
     /// Counts, as `6.3=20` (default: all start now).
     pub counters: Option<String>,
+    /// Nodes per first move for the proof search (default [`PROVE_NODES`]).
+    pub nodes: Option<String>,
 }
+
+/// The proof search's nodes per first move when a request does not say.
+pub const PROVE_NODES: usize = 100_000;
+/// The most nodes per first move a request may ask for (about 100 bytes a node, one
+/// search per core at a time).
+pub const MAX_PROVE_NODES: usize = 2_000_000;
+/// Wall-clock time of one proof search, within the server's request timeout.
+const PROVE_TIME: std::time::Duration = std::time::Duration::from_secs(6);
 
 /// A question read: the tablebase applying the rules, the position and its counters.
 struct Asked<'a> {
@@ -271,8 +282,51 @@ pub fn mainline(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
     }))
 }
 
+/// A proof by search that the side to move wins, for a position of any size: every
+/// first move searched down into the tables within the request's node budget and a time
+/// limit (the record of `kabe study --json` beyond the tables, without the proof tree).
+pub fn proof(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
+    let asked = read(explorer, q)?;
+    let nodes = match q.nodes.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+        None => PROVE_NODES,
+        Some(text) => match text.parse::<usize>() {
+            Ok(n) if (1..=MAX_PROVE_NODES).contains(&n) => n,
+            _ => {
+                let shown: String = text.chars().take(20).collect();
+                return Err(ApiError::bad(
+                    "bad_nodes",
+                    format!("nodes: '{shown}': give a whole number from 1 to {MAX_PROVE_NODES}"),
+                ));
+            }
+        },
+    };
+    let p = &asked.position;
+    if p.legal_moves().is_empty() {
+        return Err(ApiError::bad("no_moves", "fen: the side to move has no legal move: nothing to prove"));
+    }
+    let budget = Budget { nodes, time: Some(PROVE_TIME) };
+    let found = prove(asked.tb, asked.rules, p, &asked.counters, p.turn(), budget).map_err(|e| match e {
+        ProveError::Probe(e) => probe_error(asked.tb, p, e),
+        other => ApiError::Table(other.to_string()),
+    })?;
+    let mut answer = found.to_json();
+    if let Some(map) = answer.as_object_mut() {
+        map.remove("proof");
+        map.insert("variant".into(), json!(p.variant().name));
+        map.insert("rules".into(), json!(asked.rules.set.name()));
+        map.insert("tables_reach".into(), json!(asked.tb.max_pieces_of(p.variant())));
+    }
+    Ok(answer)
+}
+
 fn question(variant: String, mut params: HashMap<String, String>) -> Question {
-    Question { variant, fen: params.remove("fen"), rules: params.remove("rules"), counters: params.remove("counters") }
+    Question {
+        variant,
+        fen: params.remove("fen"),
+        rules: params.remove("rules"),
+        counters: params.remove("counters"),
+        nodes: params.remove("nodes"),
+    }
 }
 
 /// Runs a probe on the blocking pool: table reads may wait on the disk.
@@ -301,6 +355,14 @@ pub(crate) async fn line(
     Query(params): Query<HashMap<String, String>>,
 ) -> Result<Json<Value>, ApiError> {
     blocking(explorer, question(variant, params), mainline).await
+}
+
+pub(crate) async fn prove_position(
+    State(explorer): State<Arc<Explorer>>,
+    Path(variant): Path<String>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, ApiError> {
+    blocking(explorer, question(variant, params), proof).await
 }
 
 pub(crate) async fn variants(State(explorer): State<Arc<Explorer>>) -> Json<Value> {

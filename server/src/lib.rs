@@ -92,6 +92,7 @@ pub fn router(explorer: Arc<Explorer>, limits: Limits) -> Router {
         .route("/api/openapi.json", get(|| async { asset("application/json", OPENAPI_JSON) }))
         .route("/api/{variant}", get(api::position))
         .route("/api/{variant}/mainline", get(api::line))
+        .route("/api/{variant}/prove", get(api::prove_position))
         .with_state(explorer);
     Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }))

@@ -6,7 +6,8 @@
 // Loads a position by URL, checks the verdict and the move list against the API, hovers
 // and plays the best move, goes back, edits a piece, changes a count and sees the verdict
 // change; draws the orthogonal Turkish board and plays on it; writes screenshots of a
-// 10x10, an 8x8 diagonal and an 8x8 orthogonal position and of a phone-sized page.
+// 10x10, an 8x8 diagonal and an 8x8 orthogonal position and of a phone-sized page;
+// proves a 14-piece composition by search from the page.
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -214,6 +215,18 @@ try {
   await call("POST", s(`/element/${box}/value`), { text: "\uE009a\uE009W:Wz9:B1\uE007" });
   await until("the error", () => run("return !document.getElementById('error').hidden && document.getElementById('error').textContent"));
   console.log(`   bad FEN: "${await run("return document.getElementById('error').textContent")}"`);
+
+  // 10. A composition beyond the tables: the page proves the key by search.
+  const study = "W:W10,16,19,28,31,33,46:B7,8,12,17,26,37,42";
+  await call("POST", s("/url"), { url: `${base}/?variant=international&fen=${encodeURIComponent(study)}` });
+  await until("the study's position", async () => (await loaded()).includes(study) || (await loaded()).startsWith("error|"));
+  await click("#prove-button");
+  const proved = await until("the proof", () => run("return document.body.dataset.proved || ''"), 30000);
+  assert.equal(proved, "win|46-41", "the key proved in the page");
+  const shownLine = await run("return document.querySelector('#prove .proof-line').textContent");
+  assert.ok(shownLine.startsWith("46-41: 46-41 37x46 19-13 46x5"), shownLine);
+  console.log(`   ${study}: proved in the page, ${shownLine}`);
+  await screenshot("study-proved");
   console.log("browser test: passed");
 } finally {
   if (session) await call("DELETE", s("")).catch(() => {});
