@@ -122,7 +122,7 @@ pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     for path in &args.files {
         analyzer.file(path, &mut summary, &mut |file, game, outcome| out.game(file, game, outcome))?;
     }
-    out.finish(&summary)?;
+    out.finish(&summary).map_err(crate::output_error)?;
     drop(out);
     if format != Format::Text {
         // Keep machine-readable output clean; say what is missing on stderr.
@@ -223,6 +223,7 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     let position = Position::from_fen(variant, fen).with_context(|| format!("FEN \"{}\"", shorten(fen)))?;
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     let budget = budget_arg(args)?;
+    let solver = args.solver.as_deref().map(solver_arg).transpose()?;
     anyhow::ensure!(
         !position.legal_moves().is_empty(),
         "FEN \"{}\": the side to move has no legal move, so there is nothing to solve",
@@ -249,14 +250,13 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
         Some(text) => Counters::parse(&rules, &position, text)?,
         None => Counters::fresh(&rules, &position),
     };
-    let solver = args.solver.as_deref().map(solver_arg).transpose()?;
     if position.piece_count() > tables.max_pieces_of(&variant) || solver.is_some_and(|s| s != position.turn()) {
         let solver = solver.unwrap_or(position.turn());
         let proof = prove(&tables, rules, &position, &counters, solver, budget)?;
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&proof.to_json())?);
+            outln!("{}", serde_json::to_string_pretty(&proof.to_json())?)?;
         } else {
-            print_proof(&proof, variant, rules.set, tables.max_pieces_of(&variant));
+            print_proof(&proof, variant, rules.set, tables.max_pieces_of(&variant))?;
         }
         let sound = proof.wins() == Some(true) && (!proof.solver_moves_first() || proof.keys().count() == 1);
         return Ok(if sound { ExitCode::SUCCESS } else { ExitCode::from(1) });
@@ -264,9 +264,9 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     let found = check_study(&tables, &position, &counters)
         .with_context(|| format!("the study needs {}-piece tables (try --generate)", position.piece_count()))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&found.to_json())?);
+        outln!("{}", serde_json::to_string_pretty(&found.to_json())?)?;
     } else {
-        print_study(&found, variant, rules.set);
+        print_study(&found, variant, rules.set)?;
     }
     Ok(if found.is_sound() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -312,91 +312,92 @@ fn numbered_line(start: &Position, key: &str, tree: &ProofTree) -> (String, Vec<
     (text.trim_end().to_string(), defences)
 }
 
-fn print_proof(p: &PositionProof, variant: Variant, rules: DrawRuleSet, reach: u32) {
-    println!("study {} ({}, {} rules, tables up to {reach} pieces)", p.position.fen(), variant.name, rules);
-    println!(
+fn print_proof(p: &PositionProof, variant: Variant, rules: DrawRuleSet, reach: u32) -> anyhow::Result<()> {
+    outln!("study {} ({}, {} rules, tables up to {reach} pieces)", p.position.fen(), variant.name, rules)?;
+    outln!(
         "searched each of the {} first moves within {} nodes{} in {:.2} s",
         p.moves.len(),
         p.budget.nodes,
         p.budget.time.map_or(String::new(), |t| format!(" and {:.1} s", t.as_secs_f64())),
         p.elapsed.as_secs_f64()
-    );
+    )?;
     let side = side_name(&p.position);
     let keys: Vec<&FirstMove> = p.keys().collect();
     let solver = if p.solver == Color::White { "White" } else { "Black" };
     match (p.wins(), p.solver_moves_first()) {
-        (Some(true), true) => println!("result: {side} to move wins (proved; every proof replayed by the checker)"),
-        (Some(false), true) => println!("result: {side} to move does not win (every first move refuted)"),
-        (None, true) => println!("result: unresolved: no win found within the budget"),
+        (Some(true), true) => outln!("result: {side} to move wins (proved; every proof replayed by the checker)")?,
+        (Some(false), true) => outln!("result: {side} to move does not win (every first move refuted)")?,
+        (None, true) => outln!("result: unresolved: no win found within the budget")?,
         (Some(true), false) => {
-            println!("result: {side} to move loses: {solver} wins after every move (proved; every proof replayed)")
+            outln!("result: {side} to move loses: {solver} wins after every move (proved; every proof replayed)")?
         }
-        (Some(false), false) => println!("result: {solver} does not win: a defence holds"),
-        (None, false) => println!("result: unresolved: not every defence is refuted within the budget"),
+        (Some(false), false) => outln!("result: {solver} does not win: a defence holds")?,
+        (None, false) => outln!("result: unresolved: not every defence is refuted within the budget")?,
     }
     if let Some(longest) = p.longest_defence() {
         if let Outcome::Win(tree) = &longest.outcome {
             let (line, defences) = numbered_line(&p.position, &longest.text, tree);
-            println!("longest defence {}: {line}; {}", longest.text, tree.main_line_end());
+            outln!("longest defence {}: {line}; {}", longest.text, tree.main_line_end())?;
             for d in defences {
-                println!("  defences at {d}");
+                outln!("  defences at {d}")?;
             }
         }
     }
     match keys.as_slice() {
         [] => {}
-        [one] => println!("key move: {} (the only one)", one.text),
-        many => println!(
+        [one] => outln!("key move: {} (the only one)", one.text)?,
+        many => outln!(
             "key moves ({}): {} (cooked)",
             many.len(),
             many.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join(", ")
-        ),
+        )?,
     }
     for key in &keys {
         if let Outcome::Win(tree) = &key.outcome {
             let (line, defences) = numbered_line(&p.position, &key.text, tree);
-            println!("{} line: {line}; {}", key.text, tree.main_line_end());
-            println!("  proof: {} positions, the win within {} plies", tree.size(), tree.plies + 1);
-            print_duals(&p.position, key);
+            outln!("{} line: {line}; {}", key.text, tree.main_line_end())?;
+            outln!("  proof: {} positions, the win within {} plies", tree.size(), tree.plies + 1)?;
+            print_duals(&p.position, key)?;
             for d in defences {
-                println!("  defences at {d}");
+                outln!("  defences at {d}")?;
             }
         }
     }
     let others: Vec<&FirstMove> = p.moves.iter().filter(|m| !m.outcome.is_win()).collect();
     if !others.is_empty() {
-        println!("{}:", if p.solver_moves_first() { "other first moves" } else { "defences not refuted" });
+        outln!("{}:", if p.solver_moves_first() { "other first moves" } else { "defences not refuted" })?;
         for m in others {
             match &m.outcome {
-                Outcome::NotWin(r) => println!("  {}: not a win: {} ({})", m.text, r.line.join(" "), r.end),
-                Outcome::Unresolved { nodes } => println!("  {}: no win found within {nodes} nodes", m.text),
+                Outcome::NotWin(r) => outln!("  {}: not a win: {} ({})", m.text, r.line.join(" "), r.end)?,
+                Outcome::Unresolved { nodes } => outln!("  {}: no win found within {nodes} nodes", m.text)?,
                 Outcome::Win(_) => {}
             }
         }
     }
+    Ok(())
 }
 
 /// The duals along a key's main line, one line each.
-fn print_duals(start: &Position, key: &FirstMove) {
+fn print_duals(start: &Position, key: &FirstMove) -> anyhow::Result<()> {
     for d in &key.duals {
         let number = move_number(start, d.ply);
         if !d.duals.is_empty() {
-            println!("  dual at {number} {}: {} win too", d.played, d.duals.join(", "));
+            outln!("  dual at {number} {}: {} win too", d.played, d.duals.join(", "))?;
         }
         if !d.unresolved.is_empty() {
-            println!(
-                "  at {number} {}: {} neither proved nor refuted (dual search)",
-                d.played,
-                d.unresolved.join(", ")
-            );
+            outln!("  at {number} {}: {} neither proved nor refuted (dual search)", d.played, d.unresolved.join(", "))?;
         }
     }
+    Ok(())
 }
 
 /// `kabe study --pdn FILE`: every composition of the file proved and its published
 /// solution checked.
 fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
     let budget = budget_arg(args)?;
+    if let Some(name) = &args.solver {
+        solver_arg(name)?;
+    }
     let forced = args.variant.as_deref().map(crate::variant_arg).transpose()?;
     let dir = args.tables.clone().unwrap_or_else(default_dir);
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
@@ -420,7 +421,7 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
                 if args.json {
                     out.push(serde_json::json!({"game": game.number, "error": e.to_string()}));
                 } else {
-                    println!("{title}\n  error: {e}");
+                    outln!("{title}\n  error: {e}")?;
                 }
                 continue;
             }
@@ -486,31 +487,31 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
             }
             out.push(j);
         } else {
-            println!("{title}: {verdict}, {:.2} s", proof.elapsed.as_secs_f64());
-            println!("  {}", position.fen());
+            outln!("{title}: {verdict}, {:.2} s", proof.elapsed.as_secs_f64())?;
+            outln!("  {}", position.fen())?;
             let published = solution.published_key.as_deref().unwrap_or("none");
-            println!(
+            outln!(
                 "  keys: {} (published: {published})",
                 if keys.is_empty() { "none".to_string() } else { keys.join(", ") }
-            );
+            )?;
             for key in proof.keys().chain(proof.longest_defence()) {
                 if let Outcome::Win(tree) = &key.outcome {
                     let (line, _) = numbered_line(&position, &key.text, tree);
-                    println!("  {} line: {line}; {}", key.text, tree.main_line_end());
-                    print_duals(&position, key);
+                    outln!("  {} line: {line}; {}", key.text, tree.main_line_end())?;
+                    print_duals(&position, key)?;
                 }
             }
-            println!(
+            outln!(
                 "  published solution: {} ({} of {} plies checked)",
                 if solution.holds() { "holds" } else { "does not hold" },
                 solution.plies_checked,
                 replayed.moves.len()
-            );
+            )?;
             for f in &solution.faults {
-                println!("    fault: {f}");
+                outln!("    fault: {f}")?;
             }
             for r in &solution.remarks {
-                println!("    note: {r}");
+                outln!("    note: {r}")?;
             }
         }
     }
@@ -520,16 +521,16 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
     );
     if args.json {
         let doc = serde_json::json!({"file": name, "compositions": out, "summary": summary});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        outln!("{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        println!("{summary}");
+        outln!("{summary}")?;
     }
     Ok(if total == sound && faulty_solutions == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-fn print_study(s: &StudyReport, variant: Variant, rules: DrawRuleSet) {
+fn print_study(s: &StudyReport, variant: Variant, rules: DrawRuleSet) -> anyhow::Result<()> {
     let side = |p: &Position| if p.turn() == kabe_probe::Color::White { "White" } else { "Black" };
-    println!("study {} ({}, {} rules)", s.position.fen(), variant.name, rules);
+    outln!("study {} ({}, {} rules)", s.position.fen(), variant.name, rules)?;
     let v = &s.verdict;
     let result = match v.exact {
         Wld::Win => format!("{} to move wins", side(&s.position)),
@@ -541,19 +542,19 @@ fn print_study(s: &StudyReport, variant: Variant, rules: DrawRuleSet) {
         (w, Some(p)) => format!("{w:?} in {p} plies").to_lowercase(),
         (w, None) => format!("{w:?}").to_lowercase(),
     };
-    println!("verdict: {result} (theory: {theory})");
+    outln!("verdict: {result} (theory: {theory})")?;
     if let Some((article, left)) = v.count {
         let secured = match v.within.decided() {
             Some((_, p)) if v.exact != Wld::Draw => format!("; the result is secured within it in {p} plies"),
             _ => String::new(),
         };
         let decides = if v.rule_decides() { " (it decides the result)" } else { "" };
-        println!("count: {article}, {left} plies left{decides}{secured}");
+        outln!("count: {article}, {left} plies left{decides}{secured}")?;
     }
     match s.keys.len() {
-        0 => println!("key move: none"),
-        1 => println!("key move: {} (the only one)", s.keys[0]),
-        n => println!("key moves ({n}): {}", s.keys.join(", ")),
+        0 => outln!("key move: none")?,
+        1 => outln!("key move: {} (the only one)", s.keys[0])?,
+        n => outln!("key moves ({n}): {}", s.keys.join(", "))?,
     }
     let mut line = String::new();
     for m in &s.line {
@@ -572,13 +573,14 @@ fn print_study(s: &StudyReport, variant: Variant, rules: DrawRuleSet) {
         LineEnd::CountExpired(a) => format!("drawn by {a}"),
         LineEnd::Cut(n) => format!("still drawn after {n} plies"),
     };
-    println!("main line: {}; {end}", line.trim_end());
+    outln!("main line: {}; {end}", line.trim_end())?;
     if s.is_sound() {
-        println!("sound: one key move, no duals in the main line");
+        outln!("sound: one key move, no duals in the main line")?;
     } else {
-        println!("not sound:");
+        outln!("not sound:")?;
         for f in &s.faults {
-            println!("  {f}");
+            outln!("  {f}")?;
         }
     }
+    Ok(())
 }

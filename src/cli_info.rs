@@ -19,9 +19,9 @@ pub struct InfoArgs {
 pub fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     let variant = crate::variant_arg(&args.variant)?;
     anyhow::ensure!((2..=12).contains(&args.pieces), "--pieces must be 2 to 12");
-    println!("{} tables up to {} pieces, in build order (side to move first; a signature", variant.name, args.pieces);
-    println!("and its colour flip are built together, pairs of one step in parallel)");
-    println!("{:>5} {:>5} {:>6} {:>9} {:>16} {:>14}", "step", "order", "sig", "flip", "positions", "men configs");
+    outln!("{} tables up to {} pieces, in build order (side to move first; a signature", variant.name, args.pieces)?;
+    outln!("and its colour flip are built together, pairs of one step in parallel)")?;
+    outln!("{:>5} {:>5} {:>6} {:>9} {:>16} {:>14}", "step", "order", "sig", "flip", "positions", "men configs")?;
     let (mut order, mut total, mut step) = (0, 0u64, 0);
     let mut last_key = None;
     for pieces in 2..=args.pieces {
@@ -35,15 +35,15 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
             }
             order += 1;
             total += index.len();
-            println!(
+            outln!(
                 "{step:>5} {order:>5} {:>6} {:>9} {:>16} {:>14}",
                 sig.to_string(),
                 sig.flipped().to_string(),
                 index.len(),
                 index.men_configurations()
-            );
+            )?;
         }
     }
-    println!("{order} signatures, {total} positions (side to move normalised)");
+    outln!("{order} signatures, {total} positions (side to move normalised)")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -34,23 +34,23 @@ pub fn run(args: &MovesArgs) -> anyhow::Result<ExitCode> {
             }
             let position =
                 Position::from_fen(variant, &line).map_err(|e| anyhow::anyhow!("stdin line {}: {e}", n + 1))?;
-            println!("{}", moves_json(&position));
+            outln!("{}", moves_json(&position))?;
         }
         return Ok(ExitCode::SUCCESS);
     }
     let fen = args.fen.as_deref().ok_or_else(|| anyhow::anyhow!("give a FEN (or --stdin)"))?;
     let position = Position::from_fen(variant, fen)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&moves_json(&position))?);
+        outln!("{}", serde_json::to_string_pretty(&moves_json(&position))?)?;
     } else {
         let mut texts: Vec<String> = position.legal_moves().iter().map(|m| position.move_text(m)).collect();
         texts.sort_by_key(|t| sort_key(&variant, t));
         if texts.is_empty() {
             let result = if position.is_lost() { "lost" } else { "won (giveaway)" };
-            println!("no legal moves: {} to move has {result}", position.turn());
+            outln!("no legal moves: {} to move has {result}", position.turn())?;
         }
         for t in texts {
-            println!("{t}");
+            outln!("{t}")?;
         }
     }
     Ok(ExitCode::SUCCESS)

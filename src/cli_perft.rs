@@ -17,8 +17,8 @@ pub struct PerftArgs {
     /// Start from this FEN instead of the variant's start position.
     #[arg(long)]
     fen: Option<String>,
-    /// Plies to search.
-    #[arg(long, short, default_value_t = 8)]
+    /// Plies to search (at most 64: the counts overflow long before).
+    #[arg(long, short, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=MAX_DEPTH as i64))]
     depth: u32,
     /// Print the count below each legal move.
     #[arg(long)]
@@ -36,6 +36,10 @@ pub struct PerftArgs {
     max_nodes: u64,
 }
 
+/// The deepest perft asked for: a search stack per ply, and counts beyond any u64 long
+/// before (the international start passes 10^17 at about depth 25).
+const MAX_DEPTH: u32 = 64;
+
 pub fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
     if !args.vectors.is_empty() {
         return run_vectors(&args.vectors, args.max_nodes);
@@ -49,21 +53,21 @@ pub fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
     if args.divide {
         let mut total = 0;
         for (mv, nodes) in perft_divide(&position, args.depth) {
-            println!("{:<24} {nodes}", position.move_text(&mv));
+            outln!("{:<24} {nodes}", position.move_text(&mv))?;
             total += nodes;
         }
-        println!("total {total}");
+        outln!("total {total}")?;
         return Ok(ExitCode::SUCCESS);
     }
     let nodes = if args.routes { perft_routes(&position, args.depth) } else { perft(&position, args.depth) };
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "perft {}{} {}: {nodes} nodes in {secs:.3} s ({:.1} M/s)",
         variant.name,
         if args.routes { " (routes apart)" } else { "" },
         args.depth,
         nodes as f64 / secs.max(1e-9) / 1e6
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -79,14 +83,14 @@ fn run_vectors(paths: &[PathBuf], max_nodes: u64) -> anyhow::Result<ExitCode> {
             let start = Instant::now();
             let got = perft(&v.position, depth);
             let ok = got == expected;
-            println!(
+            outln!(
                 "{} {} {} depth {depth}: {got} {} ({:.2} s)",
                 if ok { "ok  " } else { "FAIL" },
                 v.position.variant().name,
                 v.id,
                 if ok { String::new() } else { format!("expected {expected}") },
                 start.elapsed().as_secs_f64()
-            );
+            )?;
             if ok {
                 passed += 1;
             } else {
@@ -94,6 +98,6 @@ fn run_vectors(paths: &[PathBuf], max_nodes: u64) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
+    outln!("{passed} passed, {failed} failed")?;
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -73,21 +73,21 @@ pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
             None => std::env::current_exe().context("finding this kabe binary")?,
         };
         let written = write_slurm(&plan, &done, &dir, out, &kabe)?;
-        println!(
+        outln!(
             "{}: {written} jobs to run ({} already done in {}); submit with: bash {}/submit.sh [sbatch options]",
             out.display(),
             plan.jobs.len() - written,
             dir.display(),
             out.display()
-        );
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     if args.json {
-        println!("{}", plan_json(&plan, &done, &dir));
+        outln!("{}", plan_json(&plan, &done, &dir))?;
     } else {
-        print_plan(&plan, &done, scope);
+        print_plan(&plan, &done, scope)?;
         if !over.is_empty() {
-            println!("over --job-memory even solved in slices: {}", over.join(", "));
+            outln!("over --job-memory even solved in slices: {}", over.join(", "))?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -144,27 +144,33 @@ fn plan_json(plan: &Plan, done: &[bool], dir: &Path) -> serde_json::Value {
     })
 }
 
-fn print_plan(plan: &Plan, done: &[bool], scope: Scope) {
+fn print_plan(plan: &Plan, done: &[bool], scope: Scope) -> anyhow::Result<()> {
     let what = match scope {
         Scope::Pieces(n) => format!("up to {n} pieces"),
         Scope::Closure(sig) => format!("the closure of {sig}"),
     };
     let positions: u64 = plan.jobs.iter().map(|j| j.positions).sum();
     let finished = done.iter().filter(|d| **d).count();
-    println!(
+    outln!(
         "{} {what}, {} rule tables: {} jobs (one per pair), {} positions; {finished} done, {} to run",
         plan.variant.name,
         plan.rules.set.name(),
         plan.jobs.len(),
         positions,
         plan.jobs.len() - finished
-    );
-    println!(
+    )?;
+    outln!(
         "{:<10} {:>15} {:>15} {:>9} {:>11} {:>7}  {:<8} needs the tables of",
-        "job", "positions", "rule positions", "memory", "est. time", "outputs", "status"
-    );
+        "job",
+        "positions",
+        "rule positions",
+        "memory",
+        "est. time",
+        "outputs",
+        "status"
+    )?;
     for (i, job) in plan.jobs.iter().enumerate() {
-        println!(
+        outln!(
             "{:<10} {:>15} {:>15} {:>9} {:>11} {:>7}  {:<8} {}",
             job.name(),
             job.positions,
@@ -174,27 +180,28 @@ fn print_plan(plan: &Plan, done: &[bool], scope: Scope) {
             job.outputs.len(),
             status(plan, done, i),
             job.depends_on.iter().map(|d| plan.jobs[*d].name()).collect::<Vec<_>>().join(" ")
-        );
+        )?;
     }
     if plan.jobs.iter().any(|j| j.sliced) {
-        println!("*: solved one men placement at a time within --job-memory");
+        outln!("*: solved one men placement at a time within --job-memory")?;
     }
     let (path, critical) = plan.critical_path();
     let total = plan.total_seconds();
-    println!(
+    outln!(
         "estimates on {} threads a job (rates measured on a 2-core AMD EPYC VM): {} of job time in all",
         plan.threads,
         duration(total)
-    );
-    println!(
+    )?;
+    outln!(
         "critical path ({} jobs, {}): {}",
         path.len(),
         duration(critical),
         path.iter().map(|i| plan.jobs[*i].name()).collect::<Vec<_>>().join(" -> ")
-    );
+    )?;
     let nodes: Vec<String> =
         [1u32, 4, 16, 64].iter().map(|n| format!("{n}: {}", duration(critical.max(total / *n as f64)))).collect();
-    println!("wall time at least, by nodes running one job each: {}", nodes.join(", "));
+    outln!("wall time at least, by nodes running one job each: {}", nodes.join(", "))?;
+    Ok(())
 }
 
 fn mebibytes(bytes: u64) -> String {
@@ -316,10 +323,10 @@ pub fn generate_pair(
     let start = Instant::now();
     let first = sig.min(sig.flipped());
     let name = if first == first.flipped() { first.to_string() } else { format!("{first}+{}", first.flipped()) };
-    println!("{} {name}: building in {} (memory budget {})", variant.name, dir.display(), mebibytes(memory.bytes));
+    outln!("{} {name}: building in {} (memory budget {})", variant.name, dir.display(), mebibytes(memory.bytes))?;
     match build_pair_job(variant, sig, rules, dir, memory, &|_| {})? {
-        PairJob::AlreadyComplete => println!("{} {name}: already complete", variant.name),
-        PairJob::Built => println!("{} {name}: built in {:.1} s", variant.name, start.elapsed().as_secs_f64()),
+        PairJob::AlreadyComplete => outln!("{} {name}: already complete", variant.name)?,
+        PairJob::Built => outln!("{} {name}: built in {:.1} s", variant.name, start.elapsed().as_secs_f64())?,
     }
     Ok(ExitCode::SUCCESS)
 }

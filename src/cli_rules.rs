@@ -162,25 +162,25 @@ pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
     let position = Position::from_fen(variant, fen).with_context(|| format!("FEN '{fen}'"))?;
     let p = probe_one(&rules, &tables, position, args.counters.as_deref())?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&probed_json(&variant, &rules, &p))?);
+        outln!("{}", serde_json::to_string_pretty(&probed_json(&variant, &rules, &p))?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "{}  ({}, {} rules, counts {})",
         p.position.fen(),
         variant.name,
         rules.set.name(),
         p.counters.describe_at(&rules, &p.position)
-    );
-    println!("{}", describe(&p.verdict));
-    println!("moves, best first:");
+    )?;
+    outln!("{}", describe(&p.verdict))?;
+    outln!("moves, best first:")?;
     for m in &p.ranked {
         let within = m.child.within.decided().map_or(String::new(), |(_, p)| format!(", {p} within the count after"));
         let theory = m.child.theoretical.plies().map_or("draw".to_string(), |p| format!("{p} plies after"));
-        println!("  {:<12} {:<5} (theory: {theory}{within})", p.position.move_text(&m.mv), wld_word(m.exact));
+        outln!("  {:<12} {:<5} (theory: {theory}{within})", p.position.move_text(&m.mv), wld_word(m.exact))?;
     }
     let line = if p.line.is_empty() { "-".to_string() } else { p.line.join(" ") };
-    println!("best line: {line} ({})", p.end);
+    outln!("best line: {line} ({})", p.end)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -238,7 +238,7 @@ fn check_rules_layered(
         let reports = match kabe_generator::check_pair_layered(&mut solver, rules, tables, sig) {
             Ok(r) => r,
             Err(kabe_generator::LayeredCheckError::Layers(kabe_generator::LayerError::ResetInside(_))) => {
-                println!("{:>6} skipped: men under FMJD 6.2 (the memoised brute force takes them)", sig.to_string());
+                outln!("{:>6} skipped: men under FMJD 6.2 (the memoised brute force takes them)", sig.to_string())?;
                 continue;
             }
             Err(e) => anyhow::bail!("{sig}: {e}"),
@@ -246,24 +246,28 @@ fn check_rules_layered(
         let seconds = start.elapsed().as_secs_f64();
         for report in reports {
             let name = report.signature.map_or_else(String::new, |s| s.to_string());
-            println!(
+            outln!(
                 "{:>6} {:>12} {:>14} {:>10} {:>8.1}",
-                name, report.positions, report.states, report.disagreements, seconds
-            );
+                name,
+                report.positions,
+                report.states,
+                report.disagreements,
+                seconds
+            )?;
             for e in &report.examples {
-                println!("    {e}");
+                outln!("    {e}")?;
             }
             positions += report.positions;
             states += report.states;
             differ += report.disagreements;
         }
     }
-    println!(
+    outln!(
         "compared {positions} positions, {states} (position, counters) states: {differ} differ \
          (layered brute force: {:.1} s, peak {:.1} MiB of its own state)",
         start_all.elapsed().as_secs_f64(),
         solver.peak_bytes as f64 / (1 << 20) as f64
-    );
+    )?;
     Ok(if differ == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
@@ -282,12 +286,12 @@ pub fn check_rules(args: &CheckRulesArgs) -> anyhow::Result<ExitCode> {
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     let brute = brute_rules(rules.set, &variant).context("the brute force needs a rule set with counts")?;
     let tables = TableDir::new(&dir, variant, rules);
-    println!(
+    outln!(
         "{} under {}: table verdicts against the brute force, every position and counter state",
         variant.name,
         rules.set.name()
-    );
-    println!("{:>6} {:>12} {:>14} {:>10} {:>8}", "sig", "positions", "states", "differ", "seconds");
+    )?;
+    outln!("{:>6} {:>12} {:>14} {:>10} {:>8}", "sig", "positions", "states", "differ", "seconds")?;
     if args.layered {
         return check_rules_layered(args, variant, &rules, brute, &tables);
     }
@@ -302,16 +306,16 @@ pub fn check_rules(args: &CheckRulesArgs) -> anyhow::Result<ExitCode> {
         for sig in chosen {
             let start = Instant::now();
             let report = check_signature(&mut solver, &rules, &tables, variant, sig)?;
-            println!(
+            outln!(
                 "{:>6} {:>12} {:>14} {:>10} {:>8.1}",
                 sig.to_string(),
                 report.positions,
                 report.states,
                 report.disagreements,
                 start.elapsed().as_secs_f64()
-            );
+            )?;
             for e in &report.examples {
-                println!("    {e}");
+                outln!("    {e}")?;
             }
             positions += report.positions;
             states += report.states;
@@ -320,6 +324,6 @@ pub fn check_rules(args: &CheckRulesArgs) -> anyhow::Result<ExitCode> {
         Ok((positions, states, differ))
     })?;
     let (positions, states, differ) = outcome;
-    println!("compared {positions} positions, {states} (position, counters) states: {differ} differ");
+    outln!("compared {positions} positions, {states} (position, counters) states: {differ} differ")?;
     Ok(if differ == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

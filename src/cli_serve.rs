@@ -44,7 +44,7 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         let listener =
             tokio::net::TcpListener::bind(args.bind).await.with_context(|| format!("listening on {}", args.bind))?;
         let served: Vec<String> = variants.iter().map(|(v, n)| format!("{} to {n} pieces", v.name)).collect();
-        println!("kabe: serving {} ({}) on http://{}/", dir.display(), served.join(", "), listener.local_addr()?);
+        outln!("kabe: serving {} ({}) on http://{}/", dir.display(), served.join(", "), listener.local_addr()?)?;
         kabe_server::serve(listener, router(Arc::new(explorer), limits)).await.context("serving")
     })?;
     Ok(ExitCode::SUCCESS)

@@ -66,10 +66,10 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&json!({ "positions_solved": solution.len(), "starts": rows }))?);
+        outln!("{}", serde_json::to_string_pretty(&json!({ "positions_solved": solution.len(), "starts": rows }))?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!("wolf and sheep: sheep on a1 c1 e1 g1; {} positions solved", solution.len());
+    outln!("wolf and sheep: sheep on a1 c1 e1 g1; {} positions solved", solution.len())?;
     // A best line is 40-odd plies: printed when one or two starts are asked for.
     let with_lines = starts.len() <= 2;
     for s in &starts {
@@ -77,15 +77,15 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<ExitCode> {
             Side::Sheep => "the sheep win",
             Side::Wolf => "the wolf wins",
         };
-        println!(
+        outln!(
             "wolf {:<2}  {:<5} first: {verdict} in {} plies",
             wolf_sheep::square_name(s.wolf),
             s.first,
             s.outcome.plies
-        );
+        )?;
         if with_lines {
             let line: Vec<String> = s.line.iter().map(ToString::to_string).collect();
-            println!("  best line: {}", line.join(" "));
+            outln!("  best line: {}", line.join(" "))?;
         }
     }
     for first in [Side::Sheep, Side::Wolf] {
@@ -93,12 +93,12 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<ExitCode> {
         let wolf_wins: Vec<String> =
             of.iter().filter(|s| s.outcome.winner == Side::Wolf).map(|s| wolf_sheep::square_name(s.wolf)).collect();
         if !of.is_empty() {
-            println!(
+            outln!(
                 "{first} first: the wolf wins from {} of {} squares{}",
                 wolf_wins.len(),
                 of.len(),
                 if wolf_wins.is_empty() { String::new() } else { format!(" ({})", wolf_wins.join(" ")) }
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -144,7 +144,7 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let scope = scope_arg(&variant, args.pieces, args.closure.as_deref())?;
     let built = build_with_progress(variant, scope, &dir, rules, memory)?;
     let bytes = disk_bytes(&dir, &variant, &built.signatures);
-    println!(
+    outln!(
         "{} tables {} in {}: {} signatures, {} positions, {:.1} MB on disk ({:.2} bits/position)",
         variant.name,
         match scope {
@@ -156,15 +156,15 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
         built.positions,
         bytes as f64 / 1e6,
         bytes as f64 * 8.0 / built.positions.max(1) as f64
-    );
-    println!(
+    )?;
+    outln!(
         "built {} pairs ({} positions) and loaded {} in {:.1} s ({:.2} M positions/s)",
         built.pairs_built,
         built.positions_solved,
         built.pairs_loaded,
         built.seconds,
         built.positions_solved as f64 / built.seconds.max(1e-9) / 1e6
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -297,31 +297,36 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let report = kabe_generator::verify_only(&dir, variant, only, cache as usize, args.show, &|n| bar.inc(n))?;
     bar.finish_and_clear();
     for bad in &report.bad_files {
-        println!("bad file: {bad}");
+        outln!("bad file: {bad}")?;
     }
     for sig in &report.incomplete {
-        println!("incomplete: {} has only one of its WLD and DTW tables", sig);
+        outln!("incomplete: {} has only one of its WLD and DTW tables", sig)?;
     }
     for d in &report.disagreements {
-        println!(
+        outln!(
             "disagreement in {}: {} stored {} (WLD {:?}), successors give {}",
-            d.signature, d.fen, d.stored, d.stored_wld, d.derived
-        );
+            d.signature,
+            d.fen,
+            d.stored,
+            d.stored_wld,
+            d.derived
+        )?;
     }
     for d in &report.rule_disagreements {
-        println!(
+        outln!(
             "disagreement in the {} rule table of {}: {} stored {:?}, successors give {:?}",
-            d.set, d.signature, d.fen, d.stored, d.derived
-        );
+            d.set,
+            d.signature,
+            d.fen,
+            d.stored,
+            d.derived
+        )?;
     }
     if report.unverified > 0 {
-        println!(
-            "{} positions not re-derived: a table they lead to is bad or missing (named above)",
-            report.unverified
-        );
+        outln!("{} positions not re-derived: a table they lead to is bad or missing (named above)", report.unverified)?;
     }
     let kinds: Vec<String> = report.files_by_kind.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
-    println!(
+    outln!(
         "{} files ({}), {} positions re-derived, {} rule-table values re-derived: {} disagreements, {} bad files",
         report.files,
         kinds.join(", "),
@@ -329,7 +334,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         report.rule_positions,
         report.disagreement_count + report.rule_disagreement_count,
         report.bad_files.len()
-    );
+    )?;
     Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
@@ -388,24 +393,29 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     }
     if args.json {
         let rules = rules.map(|r| r.set.name());
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&json!({ "variant": variant.name, "rules": rules, "tables": rows }))?
-        );
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(rules) = rules {
-        print_rule_stats(&variant, &dir, &rules, &rows);
+        print_rule_stats(&variant, &dir, &rules, &rows)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{} tables in {} (side to move's material first)", variant.name, dir.display());
-    println!(
+    outln!("{} tables in {} (side to move's material first)", variant.name, dir.display())?;
+    outln!(
         "{:>6} {:>12} {:>12} {:>12} {:>12} {:>8}  position",
-        "sig", "positions", "wins", "draws", "losses", "longest"
-    );
+        "sig",
+        "positions",
+        "wins",
+        "draws",
+        "losses",
+        "longest"
+    )?;
     for r in &rows {
         let n = |k: &str| r[k].as_u64().unwrap_or(0);
-        println!(
+        outln!(
             "{:>6} {:>12} {:>12} {:>12} {:>12} {:>8}  {}",
             r["signature"].as_str().unwrap_or(""),
             n("positions"),
@@ -414,7 +424,7 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
             n("losses"),
             r["longest_win_plies"].as_u64().map_or("-".to_string(), |p| p.to_string()),
             r["longest_win_fen"].as_str().unwrap_or("")
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -449,20 +459,30 @@ fn rule_stats(tables: &TableDir, index: &MaterialIndex) -> anyhow::Result<serde_
     }))
 }
 
-fn print_rule_stats(variant: &Variant, dir: &Path, rules: &DrawRules, rows: &[serde_json::Value]) {
-    println!(
+fn print_rule_stats(
+    variant: &Variant,
+    dir: &Path,
+    rules: &DrawRules,
+    rows: &[serde_json::Value],
+) -> anyhow::Result<()> {
+    outln!(
         "{} tables in {} under the {} rules, fresh counts (side to move's material first)",
         variant.name,
         dir.display(),
         rules.set.name()
-    );
-    println!(
+    )?;
+    outln!(
         "{:>6} {:>12} {:>12} {:>12} {:>12} {:>8}  position",
-        "sig", "wins", "still wins", "drawn", "saved", "longest"
-    );
+        "sig",
+        "wins",
+        "still wins",
+        "drawn",
+        "saved",
+        "longest"
+    )?;
     for r in rows {
         let n = |k: &str| r["rules"][k].as_u64().unwrap_or(0);
-        println!(
+        outln!(
             "{:>6} {:>12} {:>12} {:>12} {:>12} {:>8}  {}",
             r["signature"].as_str().unwrap_or(""),
             r["wins"].as_u64().unwrap_or(0),
@@ -471,6 +491,7 @@ fn print_rule_stats(variant: &Variant, dir: &Path, rules: &DrawRules, rows: &[se
             n("losses_saved_by_count"),
             r["rules"]["longest_win_within_count_plies"].as_u64().map_or("-".to_string(), |p| p.to_string()),
             r["rules"]["longest_win_within_count_fen"].as_str().unwrap_or("")
-        );
+        )?;
     }
+    Ok(())
 }

@@ -1,6 +1,15 @@
 //! The `kabe` command line: perft, moves, table generation and checks, exact probes,
 //! game analysis and study checking.
 
+/// `println!` that returns the write error instead of panicking: a full disk or a
+/// closed file is an error the user sees, with a non-zero exit.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*).map_err(crate::output_error)
+    }};
+}
+
 mod cli_analyze;
 mod cli_info;
 mod cli_moves;
@@ -77,13 +86,20 @@ fn main() -> ExitCode {
         Command::Serve(args) => cli_serve::serve(&args),
         Command::Solve(args) => cli_solve::solve(&args),
     };
-    match result {
+    // Whatever is still buffered must reach the file too.
+    let flushed = std::io::Write::flush(&mut std::io::stdout());
+    match result.and_then(|code| flushed.map(|()| code).map_err(output_error)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("kabe: error: {e:#}");
             ExitCode::from(2)
         }
     }
+}
+
+/// A failed write to standard output, said as such.
+fn output_error(e: std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!("writing the output: {e}")
 }
 
 /// The variant named on the command line.

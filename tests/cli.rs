@@ -25,6 +25,55 @@ fn perft_counts_the_start_position() {
 }
 
 #[test]
+fn write_errors_are_reported_with_a_non_zero_exit_never_a_panic() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else { return };
+    let runs: [&[&str]; 4] = [
+        &["perft", "--depth", "3"],
+        &["moves", "W:W31:B1"],
+        &["perft", "--depth", "3", "--divide"],
+        &["study", "W:WK2,K5:B12,22,39", "--tables", "/nonexistent-kabe-tables"],
+    ];
+    for args in runs {
+        let o = Command::new(env!("CARGO_BIN_EXE_kabe"))
+            .args(args)
+            .stdout(full.try_clone().expect("fd"))
+            .output()
+            .expect("run kabe");
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{args:?}: exit 0 with its output lost");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        if args[0] != "study" {
+            assert!(err.contains("writing the output"), "{args:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn perft_depth_is_bounded_with_a_clear_error() {
+    for depth in ["100000", "4000000000"] {
+        let o = kabe(&["perft", "--depth", depth]);
+        assert_eq!(o.status.code(), Some(2), "{depth}");
+        assert!(stderr(&o).contains("--depth"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn study_refuses_a_zero_budget_and_a_position_without_moves() {
+    let o = kabe(&["study", "W:W10,16,19,28,31,33,46:B7,8,12,17,26,37,42", "--nodes", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--nodes 0"), "{}", stderr(&o));
+    let o = kabe(&["study", "W:W10,16,19,28,31,33,46:B7,8,12,17,26,37,42", "--time", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--time"), "{}", stderr(&o));
+    let o = kabe(&["study", "W:W46:B41,37,36"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no legal move"), "{}", stderr(&o));
+    let o = kabe(&["study", "W:W10,16:B7", "--solver", "red"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--solver red"), "{}", stderr(&o));
+}
+
+#[test]
 fn perft_divide_sums_to_the_total() {
     let o = kabe(&["perft", "--depth", "3", "--divide"]);
     let out = stdout(&o);

@@ -248,7 +248,8 @@ impl Report for TextReport<'_> {
             "\n{} games read, {} analysed, {} skipped, {} failed; {} positions in the tables, {} move(s) changed the exact verdict, {} game(s) ended by a draw rule",
             s.read, s.analysed, s.skipped, s.failed, s.positions, s.errors, s.ended_by_rule
         )?;
-        write_missing(&mut self.out, s, "")
+        write_missing(&mut self.out, s, "")?;
+        self.out.flush()
     }
 }
 
@@ -392,7 +393,8 @@ impl Report for PdnReport<'_> {
         let mut text = Vec::new();
         writeln!(text, "{} games read, {} analysed, {} skipped, {} failed", s.read, s.analysed, s.skipped, s.failed)?;
         write_missing(&mut text, s, "")?;
-        writeln!(self.out, "{}", comment(&format!("kabe summary: {}", String::from_utf8_lossy(&text).trim())))
+        writeln!(self.out, "{}", comment(&format!("kabe summary: {}", String::from_utf8_lossy(&text).trim())))?;
+        self.out.flush()
     }
 }
 
@@ -538,6 +540,7 @@ impl Report for JsonReport<'_> {
         if self.games == 0 {
             write!(self.out, "{{\"schema\":\"kabe-analysis/1\",\"games\":[")?;
         }
-        writeln!(self.out, "\n],\"summary\":{}}}", summary_json(s))
+        writeln!(self.out, "\n],\"summary\":{}}}", summary_json(s))?;
+        self.out.flush()
     }
 }
