@@ -115,38 +115,90 @@ fn probed_json(variant: &Variant, rules: &DrawRules, p: &Probed) -> serde_json::
     })
 }
 
+/// The longest line `kabe probe --stdin` reads; the rest of a longer one is skipped.
+const MAX_STDIN_LINE: usize = 64 << 10;
+/// Characters of a bad input line quoted back in its error.
+const QUOTED: usize = 200;
+
 /// `kabe probe --stdin`: one position per line (FEN, optionally a tab and counters), one
-/// JSON line out per line in; a line that cannot be probed gives `{"line": N, "input":
-/// ..., "error": ...}` and the rest go on. Fails (exit 1) when any line did.
+/// JSON line out per line in; a line that cannot be probed (not a position, not UTF-8,
+/// longer than 64 KiB) gives `{"line": N, "input": ..., "error": ...}`, its input quoted
+/// up to 200 characters, and the rest go on. Fails (exit 1) when any line did.
 fn probe_stdin(variant: Variant, rules: &DrawRules, tables: &TableDir) -> anyhow::Result<ExitCode> {
-    use std::io::{BufRead, Write};
+    use std::io::{BufRead, Read, Write};
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut input = std::io::stdin().lock();
     let mut failed = 0usize;
-    for (n, line) in std::io::stdin().lock().lines().enumerate() {
-        let line = line.with_context(|| format!("reading standard input at line {}", n + 1))?;
-        let text = line.trim_end_matches('\r');
-        if text.trim().is_empty() {
-            continue;
+    let mut bytes = Vec::new();
+    for n in 1.. {
+        bytes.clear();
+        let read = (&mut input)
+            .take(MAX_STDIN_LINE as u64 + 1)
+            .read_until(b'\n', &mut bytes)
+            .with_context(|| format!("reading standard input at line {n}"))?;
+        if read == 0 {
+            break;
         }
-        let (fen, counters) = match text.split_once('\t') {
-            Some((fen, c)) => (fen.trim(), Some(c.trim()).filter(|c| !c.is_empty())),
-            None => (text.trim(), None),
-        };
-        let result = Position::from_fen(variant, fen)
-            .map_err(anyhow::Error::from)
-            .and_then(|position| probe_one(rules, tables, position, counters));
-        let value = match result {
-            Ok(p) => probed_json(&variant, rules, &p),
-            Err(e) => {
-                failed += 1;
-                json!({"line": n + 1, "input": text, "error": format!("{e:#}")})
+        let mut too_long = false;
+        if bytes.len() > MAX_STDIN_LINE && bytes.last() != Some(&b'\n') {
+            too_long = true;
+            // Skip to the end of the line, a bounded piece at a time.
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                let got = (&mut input)
+                    .take(MAX_STDIN_LINE as u64)
+                    .read_until(b'\n', &mut rest)
+                    .with_context(|| format!("reading standard input at line {n}"))?;
+                if got == 0 || rest.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+        }
+        let quoted = |text: &str| -> String {
+            match text.char_indices().nth(QUOTED) {
+                Some((cut, _)) => format!("{}...", &text[..cut]),
+                None => text.to_string(),
             }
         };
-        serde_json::to_writer(&mut out, &value)?;
-        writeln!(out)?;
+        let value = match (too_long, std::str::from_utf8(&bytes)) {
+            (true, _) => {
+                let shown = String::from_utf8_lossy(&bytes[..QUOTED.min(bytes.len())]).into_owned();
+                json!({"line": n, "input": format!("{shown}..."), "error": format!("the line is longer than {MAX_STDIN_LINE} bytes")})
+            }
+            (false, Err(e)) => {
+                let shown = String::from_utf8_lossy(&bytes[..QUOTED.min(bytes.len())]).into_owned();
+                json!({"line": n, "input": shown, "error": format!("not UTF-8 text (byte {} is not)", e.valid_up_to() + 1)})
+            }
+            (false, Ok(line)) => {
+                let text = line.trim_end_matches('\n').trim_end_matches('\r');
+                if text.trim().is_empty() {
+                    continue;
+                }
+                let (fen, counters) = match text.split_once('\t') {
+                    Some((fen, c)) => (fen.trim(), Some(c.trim()).filter(|c| !c.is_empty())),
+                    None => (text.trim(), None),
+                };
+                let result = Position::from_fen(variant, fen)
+                    .map_err(anyhow::Error::from)
+                    .and_then(|position| probe_one(rules, tables, position, counters));
+                match result {
+                    Ok(p) => probed_json(&variant, rules, &p),
+                    Err(e) => {
+                        let said = format!("{e:#}");
+                        json!({"line": n, "input": quoted(text), "error": quoted(&said)})
+                    }
+                }
+            }
+        };
+        if value.get("error").is_some() {
+            failed += 1;
+        }
+        serde_json::to_writer(&mut out, &value).map_err(|e| crate::output_error(e.into()))?;
+        writeln!(out).map_err(crate::output_error)?;
         // One answer per question as it comes, for a caller that talks to us line by line.
-        out.flush()?;
+        out.flush().map_err(crate::output_error)?;
     }
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -176,6 +176,36 @@ fn probe_stdin_answers_line_by_line_and_missing_tables_name_the_command() {
     assert_eq!(lines[3]["line"], 5);
     assert!(lines[3]["error"].as_str().expect("error").contains("past its limit"), "{}", lines[3]);
 
+    // A line that is not UTF-8, and one of 10 MB: each answered with a short error, and the
+    // good line after them still answered.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kabe"))
+        .args(["probe", "--stdin", "-v", "russian", "--dir", dir])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run kabe");
+    let mut input: Vec<u8> = b"\xff\xfe W:WKh8\n".to_vec();
+    input.extend(std::iter::repeat_n(b'W', 10 << 20));
+    input.extend(b"\nW:WKh8,Ke7,Kf6:BKa3\n");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer").expect("write");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stdout.len() < 8 << 10,
+        "errors quote a few hundred characters, not the input: {} bytes",
+        out.stdout.len()
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0]["error"].as_str().expect("error").contains("not UTF-8"), "{}", lines[0]);
+    assert!(lines[1]["error"].as_str().expect("error").contains("longer than"), "{}", lines[1]);
+    assert_eq!(lines[2], one(""));
+
     // Beyond the tables: the error names the file and the command that builds it.
     let out = kabe(&["probe", "W:Wc3,e3,g3:Bf6,h6", "-v", "russian", "--dir", dir]);
     let err = String::from_utf8_lossy(&out.stderr);
