@@ -220,7 +220,7 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     }
     let fen = args.fen.as_deref().unwrap_or_default();
     let variant = study_variant(args, fen)?;
-    let position = Position::from_fen(variant, fen).with_context(|| format!("FEN \"{}\"", shorten(fen)))?;
+    let position = Position::from_fen(variant, fen)?;
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     let budget = budget_arg(args)?;
     let solver = args.solver.as_deref().map(solver_arg).transpose()?;

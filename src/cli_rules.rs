@@ -211,7 +211,7 @@ pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
         return probe_stdin(variant, &rules, &tables);
     }
     let fen = args.fen.as_deref().ok_or_else(|| anyhow::anyhow!("give a FEN (or --stdin)"))?;
-    let position = Position::from_fen(variant, fen).with_context(|| format!("FEN '{fen}'"))?;
+    let position = Position::from_fen(variant, fen)?;
     let p = probe_one(&rules, &tables, position, args.counters.as_deref())?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&probed_json(&variant, &rules, &p))?)?;

@@ -451,9 +451,10 @@ fn rule_stats(tables: &TableDir, index: &MaterialIndex) -> anyhow::Result<serde_
         }
     }
     // The count a fresh start runs in this material (the same for every position of it).
-    let article = index.positions(0..index.len().min(1)).next().and_then(|p| {
-        Counters::fresh(tables.rules(), &p).governing(tables.rules(), &p).map(|(article, _)| article)
-    });
+    let article = index
+        .positions(0..index.len().min(1))
+        .next()
+        .and_then(|p| Counters::fresh(tables.rules(), &p).governing(tables.rules(), &p).map(|(article, _)| article));
     Ok(json!({
         "count": article,
         "wins_kept": kept,

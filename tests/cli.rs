@@ -49,6 +49,21 @@ fn write_errors_are_reported_with_a_non_zero_exit_never_a_panic() {
 }
 
 #[test]
+fn a_huge_fen_is_quoted_in_part_and_once() {
+    let squares: Vec<String> = (1..=20_000).map(|n| n.to_string()).collect();
+    let fen = format!("W:W{}:B1", squares.join(","));
+    for args in
+        [vec!["moves", fen.as_str()], vec!["study", fen.as_str()], vec!["perft", "--depth", "1", "--fen", fen.as_str()]]
+    {
+        let o = kabe(&args);
+        assert_eq!(o.status.code(), Some(2), "{}", &args[0]);
+        let err = stderr(&o);
+        assert!(err.len() < 1000, "{}: {} bytes of error", args[0], err.len());
+        assert_eq!(err.matches("W:W1,2,3").count(), 1, "{}: {err}", args[0]);
+    }
+}
+
+#[test]
 fn perft_depth_is_bounded_with_a_clear_error() {
     for depth in ["100000", "4000000000"] {
         let o = kabe(&["perft", "--depth", depth]);

@@ -12,7 +12,7 @@ pub enum FenError {
     /// The text is not FEN.
     #[error("malformed FEN \"{fen}\": {reason} at \"{token}\"")]
     Malformed {
-        /// The whole FEN.
+        /// The FEN (its first 200 characters when longer).
         fen: String,
         /// The part that could not be read.
         token: String,
@@ -22,17 +22,27 @@ pub enum FenError {
     /// The text is FEN but not a legal position of the variant.
     #[error("FEN \"{fen}\": {error}")]
     Invalid {
-        /// The whole FEN.
+        /// The FEN (its first 200 characters when longer).
         fen: String,
         /// What is wrong with the position.
         error: SetupError,
     },
 }
 
+/// Characters of a FEN quoted back in an error: enough to see it, bounded for any input.
+const QUOTED: usize = 200;
+
+/// At most [`QUOTED`] characters of `text`, with the length said when cut.
+fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTED) {
+        Some((cut, _)) => format!("{}... ({} characters)", &text[..cut], text.chars().count()),
+        None => text.to_string(),
+    }
+}
+
 /// Reads a FEN into an unvalidated setup.
 pub fn parse_setup(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
-    let malformed =
-        |token: &str, reason| FenError::Malformed { fen: fen.to_string(), token: token.to_string(), reason };
+    let malformed = |token: &str, reason| FenError::Malformed { fen: quoted(fen), token: quoted(token), reason };
     let mut text = fen.trim();
     if let Some(inner) = text.strip_prefix("[FEN").and_then(|t| t.strip_suffix(']')) {
         text = inner.trim();
@@ -105,7 +115,7 @@ pub fn parse_setup(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
 /// Reads a FEN and validates it as a position of `variant`.
 pub fn parse(variant: &Variant, fen: &str) -> Result<Position, FenError> {
     let setup = parse_setup(variant, fen)?;
-    Position::from_setup(*variant, &setup).map_err(|error| FenError::Invalid { fen: fen.to_string(), error })
+    Position::from_setup(*variant, &setup).map_err(|error| FenError::Invalid { fen: quoted(fen), error })
 }
 
 /// Writes `position` as FEN in its variant's notation.
