@@ -237,6 +237,36 @@ fn a_composition_beyond_the_tables_is_proved_as_kabe_study_proves_it() {
 }
 
 #[test]
+fn a_table_truncated_or_removed_under_the_server_is_an_error_naming_it_never_a_crash() {
+    let dir = tables();
+    let mut server = serve(&dir);
+    let (status, _) = get(&server.addr, "/api/international?fen=W:WK46,K47:BK5");
+    assert_eq!(status, 200);
+    // Both tables of the pair cut to their first 104 bytes (the header survives), and
+    // the 1-king table removed: every read past the cut fails.
+    let folder = dir.join("international");
+    for name in ["0201.dtw.kabe", "0102.dtw.kabe", "0201.fmjd.kabe", "0102.fmjd.kabe"] {
+        std::fs::OpenOptions::new().write(true).open(folder.join(name)).expect("open").set_len(104).expect("truncate");
+    }
+    std::fs::remove_file(folder.join("0101.dtw.kabe")).expect("remove");
+    let mut errors = 0;
+    for fen in ["W:WK1,K47:BK5", "W:WK36,K37:BK15", "B:WK46,K47:BK5", "W:WK3,K49:BK27", "B:WK10,K40:BK26"] {
+        let (status, body) = get(&server.addr, &format!("/api/international?fen={}", query(fen)));
+        assert!(status == 200 || status == 500, "{fen}: {status} {body}");
+        if status == 500 {
+            errors += 1;
+            assert_eq!(body["error"], "table_error", "{body}");
+            assert!(body["message"].as_str().expect("message").contains(".kabe"), "the file named: {body}");
+        }
+    }
+    assert!(errors > 0, "the damaged tables were read");
+    assert!(server.child.try_wait().expect("status").is_none(), "the server is still running");
+    let (status, _) = get(&server.addr, "/api/variants");
+    assert_eq!(status, 200);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn bad_requests_get_a_4xx_json_error_naming_what_was_wrong() {
     let dir = tables();
     let server = serve(&dir);

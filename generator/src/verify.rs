@@ -115,8 +115,9 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
     if !folder.exists() {
         return Ok(out);
     }
-    for entry in std::fs::read_dir(folder)? {
-        let name = entry?.file_name().to_string_lossy().into_owned();
+    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", folder.display()));
+    for entry in std::fs::read_dir(&folder).map_err(named)? {
+        let name = entry.map_err(named)?.file_name().to_string_lossy().into_owned();
         let Some(stem) = name.strip_suffix(".kabe") else { continue };
         let Some((sig, metric)) = stem.split_once('.') else { continue };
         let Some(metric) = metric_named(metric) else { continue };

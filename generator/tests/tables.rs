@@ -216,6 +216,41 @@ fn verify_finds_a_wrong_rule_value_behind_a_valid_checksum() {
     );
 }
 
+#[test]
+fn a_fifo_or_a_directory_named_like_a_table_is_named_for_what_it_is() {
+    let v = Variant::RUSSIAN;
+    let dir = temp_dir("not-files");
+    build_quietly(&dir);
+    let sig = Signature::new(0, 1, 0, 1);
+    let path = table_path(&dir, &v, sig, Metric::Dtw);
+    fs::remove_file(&path).expect("remove");
+    fs::create_dir(&path).expect("a directory in its place");
+    let e = TableFile::open(&path, &v, sig, Metric::Dtw).expect_err("a directory");
+    assert!(e.to_string().contains("a directory, not a table file"), "{e}");
+    fs::remove_dir(&path).expect("remove");
+    if std::process::Command::new("mkfifo").arg(&path).status().is_ok_and(|s| s.success()) {
+        // Opening a FIFO for reading would wait for a writer: it must not be opened at all.
+        let e = TableFile::open(&path, &v, sig, Metric::Dtw).expect_err("a FIFO");
+        assert!(e.to_string().contains("a FIFO, not a table file"), "{e}");
+        let report = verify(&dir, v, 10, &|_| {}).expect("verify");
+        assert!(report.bad_files.iter().any(|b| b.contains("a FIFO")), "{:?}", report.bad_files);
+    }
+}
+
+#[test]
+fn a_table_cut_after_it_was_opened_is_an_error_naming_it() {
+    let v = Variant::RUSSIAN;
+    let dir = temp_dir("cut");
+    build_quietly(&dir);
+    let sig = Signature::new(1, 0, 1, 0);
+    let path = table_path(&dir, &v, sig, Metric::Dtw);
+    let file = TableFile::open(&path, &v, sig, Metric::Dtw).expect("open");
+    fs::OpenOptions::new().write(true).open(&path).expect("open").set_len(200).expect("cut");
+    let e = file.all_scores().expect_err("the blocks are gone");
+    assert!(e.to_string().contains(&path.display().to_string()), "{e}");
+    assert!(e.to_string().contains("ends early"), "{e}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 

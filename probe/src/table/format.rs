@@ -113,13 +113,14 @@ pub enum TableError {
         /// The rule set being probed, when its rule tables are wanted beside this file.
         rules: Option<DrawRuleSet>,
     },
-    /// Reading failed.
-    #[error("{path}: {source}")]
+    /// Reading failed. (The failure is shown in the message, not chained as a source,
+    /// so that it is said once.)
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The failure.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Not a kabe table at all.
     #[error("{path}: not a kabe table file")]

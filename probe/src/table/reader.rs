@@ -1,6 +1,13 @@
-//! Reading table files: memory-mapped, header and block index parsed once at open,
-//! every inconsistency an error naming the file.
+//! Reading table files: by positional reads (or, opted in, memory-mapped), header and
+//! block index parsed once at open, every inconsistency an error naming the file.
+//!
+//! Positional reads are the default because a mapped file that shrinks under a running
+//! process (truncated or rewritten in place) kills it with SIGBUS at the next touch of a
+//! lost page; a read past the new end is an error naming the file instead.
+//! [`TableFile::open_mapped`] maps the file for the few who want it, under that contract:
+//! table files are only ever replaced by rename, never changed in place.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -16,36 +23,144 @@ pub struct TableFile {
     path: PathBuf,
     header: Header,
     offsets: Vec<u64>,
-    bytes: Bytes,
+    bytes: Source,
 }
 
+/// Where a table's bytes come from: the small seam every read goes through.
 #[derive(Debug)]
-enum Bytes {
+enum Source {
+    /// Read where needed (`pread`): a file changed under us is an error, not a signal.
+    Positional { file: File, len: u64 },
+    /// Mapped into memory ([`TableFile::open_mapped`]).
     Mapped(Mmap),
+    /// In memory ([`TableFile::from_bytes`]).
     Owned(Vec<u8>),
 }
 
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
+impl Source {
+    fn len(&self) -> u64 {
         match self {
-            Bytes::Mapped(m) => m,
-            Bytes::Owned(v) => v,
+            Source::Positional { len, .. } => *len,
+            Source::Mapped(m) => m.len() as u64,
+            Source::Owned(v) => v.len() as u64,
+        }
+    }
+
+    /// `len` bytes at `offset`; past the end (a file that shrank) is an error.
+    fn read(&self, offset: u64, len: usize) -> std::io::Result<Cow<'_, [u8]>> {
+        let short = || {
+            std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the file ends early (changed since it was opened?)")
+        };
+        match self {
+            Source::Positional { file, .. } => {
+                let mut buf = vec![0; len];
+                read_exact_at(file, &mut buf, offset).map_err(|e| match e.kind() {
+                    std::io::ErrorKind::UnexpectedEof => short(),
+                    _ => e,
+                })?;
+                Ok(Cow::Owned(buf))
+            }
+            Source::Mapped(m) => slice(m, offset, len).map(Cow::Borrowed).ok_or_else(short),
+            Source::Owned(v) => slice(v, offset, len).map(Cow::Borrowed).ok_or_else(short),
         }
     }
 }
 
+fn slice(bytes: &[u8], offset: u64, len: usize) -> Option<&[u8]> {
+    let start = usize::try_from(offset).ok()?;
+    bytes.get(start..start.checked_add(len)?)
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, offset)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Opens `path` for reading if it is a regular file: a directory, a FIFO (whose open
+/// would wait for a writer) or a device named like a table is an error saying so.
+fn open_regular(path: &Path) -> Result<(File, u64), TableError> {
+    let io = |e: std::io::Error| TableError::Io { path: path.to_path_buf(), error: e };
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => TableError::Missing { path: path.to_path_buf(), rules: None },
+        _ => io(e),
+    })?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileTypeExt;
+                let t = meta.file_type();
+                if t.is_fifo() {
+                    "a FIFO"
+                } else if t.is_socket() {
+                    "a socket"
+                } else if t.is_block_device() || t.is_char_device() {
+                    "a device"
+                } else {
+                    "not a regular file"
+                }
+            }
+            #[cfg(not(unix))]
+            {
+                "not a regular file"
+            }
+        };
+        return Err(TableError::Io {
+            path: path.to_path_buf(),
+            error: std::io::Error::other(format!("{what}, not a table file")),
+        });
+    }
+    let file = File::open(path).map_err(io)?;
+    Ok((file, meta.len()))
+}
+
 impl TableFile {
-    /// Opens `path`, which must hold the `metric` table of `signature` in `variant`.
+    /// Opens `path`, which must hold the `metric` table of `signature` in `variant`, for
+    /// positional reads.
     pub fn open(path: &Path, variant: &Variant, signature: Signature, metric: Metric) -> Result<TableFile, TableError> {
-        let file = File::open(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => TableError::Missing { path: path.to_path_buf(), rules: None },
-            _ => TableError::Io { path: path.to_path_buf(), source: e },
-        })?;
-        // SAFETY: table files are build outputs that are only ever replaced by rename,
-        // never written in place, so the mapped bytes do not change under us.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::Io { path: path.to_path_buf(), source: e })?;
-        let table = TableFile::from_parts(path.to_path_buf(), Bytes::Mapped(map))?;
+        let (file, len) = open_regular(path)?;
+        TableFile::checked(path, variant, signature, metric, Source::Positional { file, len })
+    }
+
+    /// As [`TableFile::open`], memory-mapped. The contract: the file is never written in
+    /// place while open (kabe's builds replace files by rename); a file truncated under a
+    /// mapping ends the process with SIGBUS, which positional reads turn into an error.
+    pub fn open_mapped(
+        path: &Path,
+        variant: &Variant,
+        signature: Signature,
+        metric: Metric,
+    ) -> Result<TableFile, TableError> {
+        let (file, _) = open_regular(path)?;
+        // SAFETY: see the contract above; the caller opted in to it.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::Io { path: path.to_path_buf(), error: e })?;
+        TableFile::checked(path, variant, signature, metric, Source::Mapped(map))
+    }
+
+    fn checked(
+        path: &Path,
+        variant: &Variant,
+        signature: Signature,
+        metric: Metric,
+        bytes: Source,
+    ) -> Result<TableFile, TableError> {
+        let table = TableFile::from_parts(path.to_path_buf(), bytes)?;
         table.expect(variant.name, signature, metric)?;
         let positions = MaterialIndex::new(*variant, signature).map_or(0, |i| i.len());
         if table.header.positions != positions {
@@ -60,16 +175,24 @@ impl TableFile {
     /// Reads a table from bytes in memory (`name` is used in errors). Checks the header
     /// and block index, not the checksum (see [`TableFile::verify_checksum`]).
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<TableFile, TableError> {
-        TableFile::from_parts(PathBuf::from(name), Bytes::Owned(bytes))
+        TableFile::from_parts(PathBuf::from(name), Source::Owned(bytes))
     }
 
-    fn from_parts(path: PathBuf, bytes: Bytes) -> Result<TableFile, TableError> {
-        let header = Header::parse(&bytes, &path)?;
+    fn io(&self, e: std::io::Error) -> TableError {
+        TableError::Io { path: self.path.clone(), error: e }
+    }
+
+    fn from_parts(path: PathBuf, bytes: Source) -> Result<TableFile, TableError> {
+        let io = |e: std::io::Error| TableError::Io { path: path.clone(), error: e };
+        let len = bytes.len();
+        let head = bytes.read(0, HEADER_LEN.min(len as usize)).map_err(io)?;
+        let header = Header::parse(&head, &path)?;
         let corrupt = |detail: String| TableError::Corrupt { path: path.clone(), detail };
         let index_len = (header.blocks as usize + 1) * 8;
-        let index = bytes.get(HEADER_LEN..HEADER_LEN + index_len).ok_or_else(|| {
-            corrupt(format!("truncated: {} bytes, block index needs {}", bytes.len(), HEADER_LEN + index_len))
-        })?;
+        if len < (HEADER_LEN + index_len) as u64 {
+            return Err(corrupt(format!("truncated: {len} bytes, block index needs {}", HEADER_LEN + index_len)));
+        }
+        let index = bytes.read(HEADER_LEN as u64, index_len).map_err(io)?;
         let offsets: Vec<u64> =
             index.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
         let body_start = (HEADER_LEN + index_len) as u64;
@@ -77,8 +200,8 @@ impl TableFile {
             return Err(corrupt("block offsets out of order".into()));
         }
         let end = *offsets.last().expect("at least one offset");
-        if end != bytes.len() as u64 {
-            return Err(corrupt(format!("length {} bytes, block index says {end}", bytes.len())));
+        if end != len {
+            return Err(corrupt(format!("length {len} bytes, block index says {end}")));
         }
         Ok(TableFile { path, header, offsets, bytes })
     }
@@ -108,8 +231,15 @@ impl TableFile {
     /// Checks the checksum over the header and the whole body.
     pub fn verify_checksum(&self) -> Result<(), TableError> {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        hasher.update(&self.bytes[..56]);
-        hasher.update(&self.bytes[HEADER_LEN..]);
+        hasher.update(&self.bytes.read(0, 56).map_err(|e| self.io(e))?);
+        // The body a piece at a time: bounded memory for any file size.
+        const PIECE: u64 = 4 << 20;
+        let mut at = HEADER_LEN as u64;
+        while at < self.bytes.len() {
+            let n = PIECE.min(self.bytes.len() - at);
+            hasher.update(&self.bytes.read(at, n as usize).map_err(|e| self.io(e))?);
+            at += n;
+        }
         let found = hasher.digest();
         if found != self.header.checksum {
             return Err(TableError::Corrupt {
@@ -123,7 +253,7 @@ impl TableFile {
     /// The decompressed bytes of block `b`.
     pub fn block(&self, b: u32) -> Result<Vec<u8>, TableError> {
         let mut context =
-            zstd::bulk::Decompressor::new().map_err(|e| TableError::Io { path: self.path.clone(), source: e })?;
+            zstd::bulk::Decompressor::new().map_err(|e| TableError::Io { path: self.path.clone(), error: e })?;
         self.block_with(b, &mut context)
     }
 
@@ -134,7 +264,9 @@ impl TableFile {
         if b >= self.header.blocks {
             return Err(corrupt(format!("block {b} of {}", self.header.blocks)));
         }
-        let frame = &self.bytes[self.offsets[b as usize] as usize..self.offsets[b as usize + 1] as usize];
+        let (start, end) = (self.offsets[b as usize], self.offsets[b as usize + 1]);
+        let frame = self.bytes.read(start, (end - start) as usize).map_err(|e| self.io(e))?;
+        let frame: &[u8] = &frame;
         // Byte 4 of a zstd frame is its descriptor; bit 2 says a content checksum follows,
         // which the decoder then checks.
         if frame.get(4).is_none_or(|d| d & 0b100 == 0) {

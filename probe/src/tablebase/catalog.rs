@@ -70,7 +70,7 @@ fn metric_column(metric: Metric, rules: DrawRuleSet) -> Option<usize> {
 
 /// Reads a file's header without mapping the file.
 fn read_header(path: &Path) -> Result<Header, TableError> {
-    let io = |e: std::io::Error| TableError::Io { path: path.to_path_buf(), source: e };
+    let io = |e: std::io::Error| TableError::Io { path: path.to_path_buf(), error: e };
     let mut bytes = Vec::with_capacity(HEADER_LEN);
     fs::File::open(path).map_err(io)?.take(HEADER_LEN as u64).read_to_end(&mut bytes).map_err(io)?;
     Header::parse(&bytes, path)
@@ -106,9 +106,10 @@ impl Catalog {
     ) -> Result<Catalog, ProbeError> {
         let sub = dir.join(variant.name);
         let mut names: Vec<(PathBuf, Signature, Metric)> = Vec::new();
-        let entries = fs::read_dir(&sub).map_err(|source| ProbeError::Directory { path: sub.clone(), source })?;
+        let entries =
+            fs::read_dir(&sub).map_err(|source| ProbeError::Directory { path: sub.clone(), error: source })?;
         for entry in entries {
-            let entry = entry.map_err(|source| ProbeError::Directory { path: sub.clone(), source })?;
+            let entry = entry.map_err(|source| ProbeError::Directory { path: sub.clone(), error: source })?;
             let file_name = entry.file_name();
             // Temporary files of an interrupted build and foreign files are not tables.
             let Some((signature, metric)) = file_name.to_str().and_then(parse_name) else { continue };

@@ -52,12 +52,12 @@ pub enum ProbeError {
     #[error(transparent)]
     Table(#[from] TableError),
     /// The directory (or a variant's folder in it) cannot be read.
-    #[error("{path}: cannot read the table directory: {source}")]
+    #[error("{path}: cannot read the table directory: {error}")]
     Directory {
         /// The folder.
         path: PathBuf,
-        /// The failure.
-        source: std::io::Error,
+        /// The failure (said in the message once, not chained).
+        error: std::io::Error,
     },
     /// No table holds this material, and the side to move has no capture to leave it.
     #[error(
@@ -150,7 +150,7 @@ impl TablebaseBuilder {
                 if found.is_empty() && !self.dir.is_dir() {
                     return Err(ProbeError::Directory {
                         path: self.dir.clone(),
-                        source: std::io::Error::from(std::io::ErrorKind::NotFound),
+                        error: std::io::Error::from(std::io::ErrorKind::NotFound),
                     });
                 }
                 found
@@ -497,7 +497,7 @@ impl Tablebase {
         let mut context = match pooled {
             Some(context) => context,
             None => {
-                zstd::bulk::Decompressor::new().map_err(|e| TableError::Io { path: slot.path.clone(), source: e })?
+                zstd::bulk::Decompressor::new().map_err(|e| TableError::Io { path: slot.path.clone(), error: e })?
             }
         };
         let read = file.block_with(block, &mut context);
