@@ -91,10 +91,26 @@ fn main() -> ExitCode {
     match result.and_then(|code| flushed.map(|()| code).map_err(output_error)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("kabe: error: {e:#}");
+            eprintln!("kabe: error: {}", error_text(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error with its causes, each said once: many errors already show their cause in
+/// their own message.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&said);
+        }
+    }
+    text
 }
 
 /// A failed write to standard output, said as such.

@@ -49,6 +49,24 @@ impl PdnGame {
     }
 }
 
+/// The longest line read; PDN lines are short (the standard asks for at most 255
+/// characters), so a longer one is damage, not a game.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Whether a file's first line is UTF-16: its byte-order mark, or ASCII text with every
+/// other byte zero.
+fn is_utf16(first: &[u8]) -> bool {
+    if first.starts_with(&[0xFF, 0xFE]) || first.starts_with(&[0xFE, 0xFF]) {
+        return true;
+    }
+    let pairs = first.len() / 2;
+    pairs >= 2 && {
+        let zero_odd = first.chunks_exact(2).filter(|p| p[0] != 0 && p[1] == 0).count();
+        let zero_even = first.chunks_exact(2).filter(|p| p[0] == 0 && p[1] != 0).count();
+        zero_odd.max(zero_even) * 10 >= pairs * 9
+    }
+}
+
 const RESULTS: [&str; 8] = ["2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*"];
 
 /// Decodes one line: UTF-8 when it is, Latin-1 otherwise (every byte is a character).
@@ -130,13 +148,31 @@ impl<R: BufRead> PdnReader<R> {
         self.game.errors.push((line, text));
     }
 
-    /// Reads one line into the current game; `false` at the end of the input.
+    /// Reads one line into the current game; `false` at the end of the input. A line
+    /// longer than [`MAX_LINE`] ends the reading with an error (memory stays bounded
+    /// whatever the input); so does UTF-16 text, with an error that says so.
     fn read_line(&mut self) -> std::io::Result<bool> {
         self.buffer.clear();
-        if self.input.read_until(b'\n', &mut self.buffer)? == 0 {
+        if std::io::Read::take(&mut self.input, MAX_LINE as u64 + 1).read_until(b'\n', &mut self.buffer)? == 0 {
             return Ok(false);
         }
         self.line += 1;
+        if self.line == 1 && is_utf16(&self.buffer) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the file is UTF-16 text, which PDN is not: convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)",
+            ));
+        }
+        if self.buffer.len() > MAX_LINE && self.buffer.last() != Some(&b'\n') {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "line {}: longer than {} MiB, which no PDN line is (not a PDN file?)",
+                    self.line,
+                    MAX_LINE >> 20
+                ),
+            ));
+        }
         let text = decode(&self.buffer);
         self.scan(&text);
         Ok(true)
@@ -344,6 +380,27 @@ impl<R: BufRead> Iterator for PdnReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_endless_line_is_an_error_after_a_bounded_read() {
+        // Endless NUL bytes (as /dev/zero): the reader stops at the limit with an error.
+        let endless = std::io::BufReader::new(std::io::repeat(0));
+        let mut reader = PdnReader::new(endless);
+        let e = reader.next().expect("an item").expect_err("an error");
+        assert!(e.to_string().contains("longer than 1 MiB"), "{e}");
+        assert!(reader.next().is_none());
+    }
+
+    #[test]
+    fn utf16_text_is_named_as_such() {
+        let text = "[Event \"x\"]\n1. 32-28 *\n";
+        let le: Vec<u8> = [0xFF, 0xFE].into_iter().chain(text.encode_utf16().flat_map(u16::to_le_bytes)).collect();
+        let be_without_mark: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        for bytes in [le, be_without_mark] {
+            let e = PdnReader::new(&bytes[..]).next().expect("an item").expect_err("UTF-16");
+            assert!(e.to_string().contains("UTF-16"), "{e}");
+        }
+    }
 
     fn read(text: &[u8]) -> Vec<PdnGame> {
         PdnReader::new(text).collect::<Result<_, _>>().expect("in memory")
