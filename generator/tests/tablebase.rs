@@ -118,6 +118,17 @@ fn positions_beyond_the_tables_are_resolved_through_their_captures() {
         }
     }
     assert!(resolved > 1000 && refused > 1000, "{resolved} resolved, {refused} refused");
+
+    // Far beyond the tables the captures are not searched at all: bounded work for any
+    // position (a capture chain of 24 pieces down to 3 would be a search without end).
+    let far = Position::from_fen(
+        Variant::RUSSIAN,
+        "W:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3,d4:Bc5,a7,c7,e7,g7,b8,d8,f8,h8,d6,f6,h6",
+    )
+    .expect("fen");
+    assert!(far.legal_moves().first().is_some_and(|m| m.is_capture()));
+    assert!(far.piece_count() > 3 + kabe_probe::tablebase::CAPTURE_REACH);
+    assert!(matches!(three.probe_wld(&far), Err(ProbeError::NoTable { .. })));
 }
 
 #[test]

@@ -57,6 +57,8 @@ pub(crate) struct Catalog {
     by_key: [Box<[u32]>; 3],
     /// Every signature of up to this many pieces has its WLD and DTW tables.
     pub(crate) complete_pieces: u32,
+    /// The most pieces of any table here.
+    pub(crate) largest_pieces: u32,
 }
 
 fn metric_column(metric: Metric, rules: DrawRuleSet) -> Option<usize> {
@@ -121,6 +123,7 @@ impl Catalog {
             slots: Vec::new(),
             by_key: std::array::from_fn(|_| vec![u32::MAX; KEYS].into_boxed_slice()),
             complete_pieces: 0,
+            largest_pieces: 0,
         };
         for (path, signature, metric) in names {
             let Some(column) = metric_column(metric, rules) else { continue };
@@ -137,6 +140,8 @@ impl Catalog {
                 .filter(|i| i.len() == header.positions)
                 .ok_or_else(|| TableError::Corrupt { path: path.clone(), detail: "position count".into() })?;
             let Some(k) = key(signature) else { continue };
+            let pieces = signature.white_men + signature.white_kings + signature.black_men + signature.black_kings;
+            catalog.largest_pieces = catalog.largest_pieces.max(pieces as u32);
             catalog.by_key[column][k] = catalog.slots.len() as u32;
             catalog.slots.push(Slot { id: *next_id, path, header, index, file: OnceLock::new() });
             *next_id += 1;

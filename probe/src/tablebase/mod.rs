@@ -221,7 +221,18 @@ fn better(a: Score, b: Score) -> bool {
     key(a) > key(b)
 }
 
-fn forced_captures(position: &Position) -> Option<Vec<Move>> {
+/// How many pieces beyond its largest table a position may have and still be resolved
+/// through its forced captures: each capture takes at least one piece, so this bounds the
+/// depth, and so the work, of that search whatever the position (a proof search beyond
+/// the tables is `kabe_analyze::prove`'s job, with its own budget).
+pub const CAPTURE_REACH: u32 = 6;
+
+/// The captures the side to move must make when `position` is beyond the tables but
+/// within [`CAPTURE_REACH`] of them; `None` otherwise.
+fn forced_captures(tables: &VariantTables, position: &Position) -> Option<Vec<Move>> {
+    if position.piece_count() > tables.catalog.largest_pieces + CAPTURE_REACH {
+        return None;
+    }
     let moves = position.legal_moves();
     moves.first().is_some_and(Move::is_capture).then(|| moves.iter().copied().collect())
 }
@@ -531,7 +542,7 @@ impl Tablebase {
                 }
             });
         }
-        let Some(captures) = forced_captures(position) else {
+        let Some(captures) = forced_captures(tables, position) else {
             return Err(self.no_table(tables, signature, Metric::Wld));
         };
         let mut best = Wld::Loss;
@@ -560,7 +571,7 @@ impl Tablebase {
             })?;
             return found.ok_or(ProbeError::NotCached);
         }
-        let Some(captures) = forced_captures(position) else {
+        let Some(captures) = forced_captures(tables, position) else {
             return Err(self.no_table(tables, signature, Metric::Dtw));
         };
         let mut best: Option<Score> = None;
@@ -597,7 +608,7 @@ impl Tablebase {
             return exact::verdict(&tables.rules, &VariantOracle { tb: self, tables }, position, counters);
         }
         // Beyond the tables: play the forced captures into range.
-        let Some(captures) = forced_captures(position) else {
+        let Some(captures) = forced_captures(tables, position) else {
             return Err(self.no_table(tables, signature, Metric::Dtw));
         };
         let mut best: Option<Verdict> = None;
