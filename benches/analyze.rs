@@ -1,10 +1,10 @@
 //! Game analysis speed: games per second over every international game of
-//! `../shared/pdn/succeed` (read, replayed, annotated against warm tables), printed.
+//! `data/pdn-corpus/succeed` (read, replayed, annotated against warm tables), printed.
 //!
 //! Tables: international up to 4 pieces with `fmjd` rule tables, shared with the probe
 //! benchmark (`target/bench-tables/probe-international-4`, built on first run, about a
 //! minute), or `$KABE_BENCH_TABLES`. PDN files: `$KABE_BENCH_PDN`, else
-//! `../shared/pdn/succeed`. Run: `cargo bench --bench analyze`.
+//! `data/pdn-corpus/succeed`. Run: `cargo bench --bench analyze`.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -26,7 +26,7 @@ fn tables() -> PathBuf {
 fn international_files() -> Vec<(String, Vec<u8>)> {
     let dir = std::env::var_os("KABE_BENCH_PDN")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/pdn/succeed"));
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/pdn-corpus/succeed"));
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))

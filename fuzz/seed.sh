@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Seeds the fuzz corpora from real input, so the fuzzers start from valid files and mutate
-# them: small real tables (every metric) for table_reader, the PDN files of ../shared/pdn
+# them: small real tables (every metric) for table_reader, the PDN files of data/ (the corpus included)
 # and data/ for pdn_reader. Usage: fuzz/seed.sh [TABLE_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,5 +15,5 @@ n=0
 while IFS= read -r -d '' f; do
   n=$((n + 1))
   head -c 8192 "$f" >"$root/fuzz/corpus/pdn_reader/seed-$n.pdn"
-done < <(find "$root/../shared/pdn" "$root/data" -name '*.pdn' -print0 2>/dev/null)
+done < <(find "$root/data" -name '*.pdn' -print0 2>/dev/null)
 echo "corpus: $(ls "$root/fuzz/corpus/table_reader" | wc -l) tables, $(ls "$root/fuzz/corpus/pdn_reader" | wc -l) PDN files"

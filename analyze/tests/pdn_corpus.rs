@@ -1,4 +1,4 @@
-//! The real files of `../shared/pdn/`: nothing panics, and every game of a game kabe
+//! The real files of `data/pdn-corpus/` (a copy of the project's shared PDN corpus): nothing panics, and every game of a game kabe
 //! plays in `succeed/` (international, Russian, English, Italian, Czech, ...; most have
 //! no GameType tag and are recognised from their tags and squares) replays to its end,
 //! unless its source is wrong (each such game is listed in `SOURCE_ERRORS` with the
@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 
 use kabe_analyze::{replay, PdnReader, Problem};
 
-fn shared_pdn() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/pdn")
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/pdn-corpus")
 }
 
 fn files(folder: &str) -> Vec<PathBuf> {
-    let dir = shared_pdn().join(folder);
+    let dir = corpus().join(folder);
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("entry").path())
