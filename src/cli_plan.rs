@@ -271,6 +271,47 @@ fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) 
         let _ = writeln!(submit, "echo \"$j{name} {}\" | tee -a submitted.txt", job.name());
         written += 1;
     }
+    // Before any job goes in: a job asking more CPUs or memory than any node of the
+    // partition has would pend for ever (reason PartitionConfig) with no word why.
+    let most_mem = plan
+        .jobs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !done[*i])
+        .map(|(_, j)| (j.memory.bytes + j.memory.bytes / 4).div_ceil(1 << 20))
+        .max()
+        .unwrap_or(0);
+    let check = format!(
+        "need_cpus={cpus}\n\
+         need_mem={most_mem}\n\
+         partition=\n\
+         prev=\n\
+         for a in \"$@\"; do\n  \
+           case \"$prev\" in -p|--partition) partition=$a ;; esac\n  \
+           case \"$a\" in --partition=*) partition=${{a#--partition=}} ;; esac\n  \
+           prev=$a\n\
+         done\n\
+         nodes=$(sinfo -h -N ${{partition:+-p \"$partition\"}} -o '%c %m' 2>/dev/null || true)\n\
+         if [ -n \"$nodes\" ]; then\n  \
+           max_cpus=$(echo \"$nodes\" | awk '{{print $1+0}}' | sort -n | tail -n 1)\n  \
+           max_mem=$(echo \"$nodes\" | awk '{{print $2+0}}' | sort -n | tail -n 1)\n  \
+           where=${{partition:-the default partition}}\n  \
+           if [ \"$max_cpus\" -lt \"$need_cpus\" ]; then\n    \
+             echo \"submit.sh: each job asks $need_cpus CPUs, and the largest node of $where has $max_cpus: \\\n\
+         plan again with kabe plan --cpus $max_cpus (nothing submitted)\" >&2\n    \
+             exit 2\n  \
+           fi\n  \
+           if [ \"$max_mem\" -lt \"$need_mem\" ]; then\n    \
+             echo \"submit.sh: a job asks ${{need_mem}}M of memory, and the largest node of $where has ${{max_mem}}M: \\\n\
+         plan again with kabe plan --job-memory ${{max_mem}}M (nothing submitted)\" >&2\n    \
+             exit 2\n  \
+           fi\n\
+         fi\n",
+        cpus = plan.threads,
+    );
+    if let Some(at) = submit.find(": >submitted.txt") {
+        submit.insert_str(at, &check);
+    }
     let submit_path = out.join("submit.sh");
     std::fs::write(&submit_path, submit).with_context(|| format!("writing {}", submit_path.display()))?;
     std::fs::write(out.join("plan.json"), plan_json(plan, done, &dir).to_string())

@@ -51,6 +51,15 @@ same_as_local() {
 state_of() { scontrol -o show job "$1" | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
 id_of() { awk -v pair="$2" '$2 == pair {print $1}' "$1/submitted.txt"; }
 
+echo "== slurm 0: jobs asking more CPUs than any node has are refused before anything is submitted"
+"$kabe" plan --variant international --pieces 3 --dir "$work/t0" --cpus 1024 --slurm "$work/s0" >/dev/null
+if bash "$work/s0/submit.sh" --partition=local 2>"$work/s0.err"; then
+  echo "FAIL: submit.sh submitted jobs no node can run" >&2; exit 1
+fi
+grep -q "asks 1024 CPUs" "$work/s0.err" || { echo "FAIL: submit.sh did not say why:" >&2; cat "$work/s0.err" >&2; exit 1; }
+[ ! -s "$work/s0/submitted.txt" ] || { echo "FAIL: jobs were submitted" >&2; exit 1; }
+echo "   $(head -c 120 "$work/s0.err")..."
+
 echo "== slurm 1: the whole plan, international 2-4"
 plan "$work/t1" "$work/s1"
 bash "$work/s1/submit.sh" --partition=local >/dev/null
