@@ -349,8 +349,9 @@ kabe_options kabe_default_options(void);
 
 /*
  Opens the tables under `dir` (folders per variant: `dir/international/...`), reading
- every header. On success `*out` is the handle; on failure a message naming the file
- or folder is written to `error` (if not NULL, at most `error_len` bytes).
+ every header. On success `*out` is the handle; on failure `*out` is NULL and a message
+ naming the file or folder is written to `error` (if not NULL, at most `error_len`
+ bytes). See capi/README.md for every function's arguments, returns and errors.
 
  # Safety
  `dir` is a NUL-terminated path; `options` is null (defaults) or valid; `out` is valid;
@@ -431,6 +432,12 @@ int kabe_best_moves(const kabe_tablebase *tb,
  Pointers are valid; `buf` has room for `len` bytes.
  */
 int kabe_explain(const kabe_tablebase *tb, const kabe_position *position, char *buf, uintptr_t len);
+
+/*
+ The version of this library, `MAJOR.MINOR.PATCH`, static and NUL-terminated: the
+ table format a handle reads is the one of this version.
+ */
+const char *kabe_version(void);
 
 /*
  A static, NUL-terminated description of a status code.

@@ -306,8 +306,9 @@ pub extern "C" fn kabe_default_options() -> KabeOptions {
 }
 
 /// Opens the tables under `dir` (folders per variant: `dir/international/...`), reading
-/// every header. On success `*out` is the handle; on failure a message naming the file
-/// or folder is written to `error` (if not NULL, at most `error_len` bytes).
+/// every header. On success `*out` is the handle; on failure `*out` is NULL and a message
+/// naming the file or folder is written to `error` (if not NULL, at most `error_len`
+/// bytes). See capi/README.md for every function's arguments, returns and errors.
 ///
 /// # Safety
 /// `dir` is a NUL-terminated path; `options` is null (defaults) or valid; `out` is valid;
@@ -329,6 +330,8 @@ pub unsafe extern "C" fn kabe_open(
         if out.is_null() {
             return Err(fail(KABE_ERR_ARGUMENT, "out is NULL"));
         }
+        // SAFETY: out is valid (checked non-null above); a failure leaves it NULL.
+        unsafe { *out = std::ptr::null_mut() };
         // SAFETY: as the caller promises.
         let dir = unsafe { optional_str(dir) }.ok().flatten().ok_or_else(|| fail(KABE_ERR_ARGUMENT, "bad dir"))?;
         // SAFETY: as the caller promises.
@@ -523,6 +526,17 @@ pub unsafe extern "C" fn kabe_explain(
             outcome.map(|_| ()).map_err(|e| status_of(&e))
         }
     })
+}
+
+/// The version of this library, `MAJOR.MINOR.PATCH`, static and NUL-terminated: the
+/// table format a handle reads is the one of this version.
+#[no_mangle]
+pub extern "C" fn kabe_version() -> *const c_char {
+    static VERSION: &CStr = match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(v) => v,
+        Err(_) => panic!("the package version has no NUL"),
+    };
+    VERSION.as_ptr()
 }
 
 /// A static, NUL-terminated description of a status code.

@@ -58,9 +58,11 @@ int main(int argc, char **argv) {
         return 2;
     }
     char error[512] = "";
-    kabe_tablebase *tb = NULL;
+    CHECK(strcmp(kabe_version(), "") != 0 && strchr(kabe_version(), '.') != NULL, "version %s", kabe_version());
+    kabe_tablebase *tb = (kabe_tablebase *)&argc; /* not NULL: a failed open must set it */
     int status = kabe_open("/no/such/dir", NULL, &tb, error, sizeof error);
     CHECK(status == KABE_ERR_IO && strstr(error, "/no/such/dir"), "open of a missing dir: %d %s", status, error);
+    CHECK(tb == NULL, "a failed open leaves *out NULL");
 
     kabe_options options = kabe_default_options();
     options.cache_bytes = 1u << 20;
