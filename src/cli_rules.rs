@@ -7,8 +7,9 @@ use std::time::Instant;
 use anyhow::Context as _;
 use clap::Args;
 use kabe_generator::{brute_rules, check_signature, with_deep_stack, BruteForce};
-use kabe_probe::rules::exact::{best_line, best_moves, rank_moves, verdict, LineEnd, MoveVerdict, Verdict};
+use kabe_probe::rules::exact::{LineEnd, MoveVerdict, Verdict};
 use kabe_probe::table::TableDir;
+use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{Counters, DrawRules, Position, Signature, Variant};
 use serde_json::json;
 
@@ -73,9 +74,11 @@ struct Probed {
     end: String,
 }
 
+/// Probes through the block-cached tablebase: a fresh process reads only the blocks the
+/// position and its moves need.
 fn probe_one(
     rules: &DrawRules,
-    tables: &TableDir,
+    tables: &Tablebase,
     position: Position,
     counters: Option<&str>,
 ) -> anyhow::Result<Probed> {
@@ -83,10 +86,11 @@ fn probe_one(
         Some(text) => Counters::parse(rules, &position, text)?,
         None => Counters::fresh(rules, &position),
     };
-    let v = verdict(rules, tables, &position, &counters)?;
-    let ranked = rank_moves(rules, tables, &position, &counters)?;
-    let best = best_moves(rules, tables, &position, &counters)?;
-    let (line, end) = best_line(rules, tables, &position, &counters, 120)?;
+    let v = tables.probe(&position, &counters)?;
+    let ranked = tables.ranked_moves(&position, &counters)?;
+    let best: Vec<MoveVerdict> =
+        ranked.iter().take_while(|m| Some(m.exact) == ranked.first().map(|b| b.exact)).copied().collect();
+    let (line, end) = tables.best_line(&position, &counters, 120)?;
     let mut line_text = Vec::new();
     let mut at = position;
     for m in &line {
@@ -124,7 +128,7 @@ const QUOTED: usize = 200;
 /// JSON line out per line in; a line that cannot be probed (not a position, not UTF-8,
 /// longer than 64 KiB) gives `{"line": N, "input": ..., "error": ...}`, its input quoted
 /// up to 200 characters, and the rest go on. Fails (exit 1) when any line did.
-fn probe_stdin(variant: Variant, rules: &DrawRules, tables: &TableDir) -> anyhow::Result<ExitCode> {
+fn probe_stdin(variant: Variant, rules: &DrawRules, tables: &Tablebase) -> anyhow::Result<ExitCode> {
     use std::io::{BufRead, Read, Write};
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -206,7 +210,11 @@ fn probe_stdin(variant: Variant, rules: &DrawRules, tables: &TableDir) -> anyhow
 pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
-    let tables = TableDir::new(&dir, variant, rules);
+    let tables = Tablebase::builder(&dir)
+        .variants(&[variant])
+        .rules(rules.set)
+        .open()
+        .with_context(|| format!("opening the tables in {}", dir.display()))?;
     if args.stdin {
         return probe_stdin(variant, &rules, &tables);
     }

@@ -211,11 +211,15 @@ fn probe_stdin_answers_line_by_line_and_missing_tables_name_the_command() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     let expected = format!(
-        "3020.dtw.kabe: table file missing; build it with `kabe generate --variant russian --closure 3020 --rules ussr1953 --dir {dir}`"
+        "3020.dtw.kabe is not in the table directory; build it with `kabe generate --variant russian --closure 3020 --rules ussr1953 --dir {dir}`"
     );
     assert!(err.contains(&expected), "{err}");
     // A rule table of another rule set on the 100-square board says --rules.
     let out = kabe(&["probe", "W:WK46,K47,K48,K49:BK5", "--rules", "ussr1953", "--dir", dir]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("kabe generate --variant international --closure 0401 --rules ussr1953 --dir"), "{err}");
+    // A side without pieces: no table, no build command that would refuse.
+    let out = kabe(&["probe", "B:W:BK5", "--dir", dir]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("kabe generate"), "{err}");
 }

@@ -85,6 +85,10 @@ pub fn build_command_with(path: &Path, rules: Option<DrawRuleSet>) -> Option<Str
     if signature.len() != 4 || !signature.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
+    // A side without pieces: the game is over, no table holds it and none can be built.
+    if &signature[..2] == "00" || &signature[2..] == "00" {
+        return None;
+    }
     let variant_dir = path.parent()?;
     let variant = variant_dir.file_name()?.to_str()?;
     let dir =

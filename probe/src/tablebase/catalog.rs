@@ -108,8 +108,19 @@ impl Catalog {
     ) -> Result<Catalog, ProbeError> {
         let sub = dir.join(variant.name);
         let mut names: Vec<(PathBuf, Signature, Metric)> = Vec::new();
-        let entries =
-            fs::read_dir(&sub).map_err(|source| ProbeError::Directory { path: sub.clone(), error: source })?;
+        // A variant asked for with no folder yet in an existing directory has no tables:
+        // its probes then name each missing file and the command that builds it.
+        let entries = match fs::read_dir(&sub) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir.is_dir() => {
+                return Ok(Catalog {
+                    slots: Vec::new(),
+                    by_key: std::array::from_fn(|_| vec![u32::MAX; KEYS].into_boxed_slice()),
+                    complete_pieces: 0,
+                    largest_pieces: 0,
+                });
+            }
+            other => other.map_err(|source| ProbeError::Directory { path: sub.clone(), error: source })?,
+        };
         for entry in entries {
             let entry = entry.map_err(|source| ProbeError::Directory { path: sub.clone(), error: source })?;
             let file_name = entry.file_name();

@@ -62,7 +62,7 @@ pub enum ProbeError {
     /// No table holds this material, and the side to move has no capture to leave it.
     #[error(
         "no {variant} table for {signature} ({path} is not in the table directory{})",
-        crate::table::format_build_hint(path, None)
+        crate::table::format_build_hint(path, *rules)
     )]
     NoTable {
         /// Variant name.
@@ -71,6 +71,8 @@ pub enum ProbeError {
         signature: Signature,
         /// The file that would hold it.
         path: PathBuf,
+        /// The draw rules the tablebase applies (their tables are built with it).
+        rules: Option<DrawRuleSet>,
     },
     /// The tablebase was not opened for this variant.
     #[error("the tablebase has no {variant} tables (open variants: {open})")]
@@ -465,6 +467,36 @@ impl Tablebase {
         Ok(ranked)
     }
 
+    /// One line of best play from the position (each side playing its first best move)
+    /// until the game ends, a count draws it, or `max_plies` plies of a draw no count ends.
+    pub fn best_line(
+        &self,
+        position: &Position,
+        counters: &Counters,
+        max_plies: usize,
+    ) -> Result<(Vec<MoveVerdict>, exact::LineEnd), ProbeError> {
+        let rules = self.tables(position.variant())?.rules;
+        let mut line = Vec::new();
+        let (mut position, mut counters) = (*position, *counters);
+        loop {
+            if position.legal_moves().is_empty() {
+                return Ok((line, exact::LineEnd::GameOver));
+            }
+            if let Some((article, 0)) = counters.governing(&rules, &position) {
+                return Ok((line, exact::LineEnd::CountExpired(article)));
+            }
+            if line.len() >= max_plies {
+                return Ok((line, exact::LineEnd::Unbounded));
+            }
+            let Some(next) = self.best_moves(&position, &counters)?.into_iter().next() else {
+                return Ok((line, exact::LineEnd::GameOver));
+            };
+            position = next.position;
+            counters = next.counters;
+            line.push(next);
+        }
+    }
+
     fn tables(&self, variant: &Variant) -> Result<&VariantTables, ProbeError> {
         self.variants.iter().find(|v| v.variant.name == variant.name).ok_or_else(|| ProbeError::VariantNotOpen {
             variant: variant.name,
@@ -477,6 +509,7 @@ impl Tablebase {
             variant: tables.variant.name,
             signature,
             path: self.dir.join(file_name(tables.variant.name, signature, metric)),
+            rules: Some(tables.rules.set).filter(|s| *s != DrawRuleSet::None),
         }
     }
 
