@@ -244,29 +244,21 @@ pub fn explore(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
 pub fn mainline(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
     let asked = read(explorer, q)?;
     let start = asked.position;
-    let (mut position, mut counters) = (start, asked.counters);
-    let mut moves = Vec::new();
-    let end = loop {
-        if position.legal_moves().is_empty() {
-            break LineEnd::GameOver;
-        }
-        if let Some((article, 0)) = counters.governing(&asked.rules, &position) {
-            break LineEnd::CountExpired(article);
-        }
-        if moves.len() >= MAX_LINE {
-            break LineEnd::Unbounded;
-        }
-        let best = asked.tb.best_moves(&position, &counters).map_err(|e| probe_error(asked.tb, &position, e))?;
-        let Some(next) = best.into_iter().next() else { break LineEnd::GameOver };
-        moves.push(json!({
-            "move": position.move_text(&next.mv),
-            "exact": wld_word(next.exact),
-            "fen_after": next.position.fen(),
-            "counters_after": next.counters.describe_at(&asked.rules, &next.position),
-        }));
-        position = next.position;
-        counters = next.counters;
-    };
+    let (line, end) =
+        asked.tb.best_line(&start, &asked.counters, MAX_LINE).map_err(|e| probe_error(asked.tb, &start, e))?;
+    let moves: Vec<Value> = line
+        .iter()
+        .scan(start, |before, next| {
+            let m = json!({
+                "move": before.move_text(&next.mv),
+                "exact": wld_word(next.exact),
+                "fen_after": next.position.fen(),
+                "counters_after": next.counters.describe_at(&asked.rules, &next.position),
+            });
+            *before = next.position;
+            Some(m)
+        })
+        .collect();
     let end = match end {
         LineEnd::GameOver => "game over".to_string(),
         LineEnd::CountExpired(article) => format!("drawn by {article}"),
