@@ -4,16 +4,20 @@
 # published solutions that do not hold, and the time each took; over all of them, the
 # median, 95th percentile and longest time and the peak memory. Prints a Markdown table
 # for docs/compositions.md.
-# Usage: benches/compositions.sh TABLE_DIR [--nodes N] [FILE.pdn ...]
+# Usage: benches/compositions.sh TABLE_DIR [--nodes N] [--variant V] [FILE.pdn ...]
+# (the variant defaults to international: the bundled collections are international
+# problems whose files have no GameType, and a few have FENs on squares 1-32 only).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tables=${1:?table directory (international tables, 2-5 pieces for the recorded figures)}
 shift
 nodes=()
+variant=international
 files=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes=(--nodes "$2"); shift 2 ;;
+    --variant) variant=$2; shift 2 ;;
     *) files+=("$1"); shift ;;
   esac
 done
@@ -27,7 +31,7 @@ echo "tables: $tables"
 for f in "${files[@]}"; do
   name=$(basename "$f" .pdn)
   # Exit 1 means "not every composition sound": the figures are what we want.
-  /usr/bin/time -f '%M' -o "$out/$name.rss" "$kabe" study --pdn "$f" --tables "$tables" "${nodes[@]}" --json \
+  /usr/bin/time -f '%M' -o "$out/$name.rss" "$kabe" study --pdn "$f" --variant "$variant" --tables "$tables" "${nodes[@]}" --json \
     >"$out/$name.json" || [ $? -eq 1 ]
 done
 python3 - "$out" "${files[@]}" <<'PY'
