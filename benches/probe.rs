@@ -112,22 +112,29 @@ fn figures(dir: &PathBuf, positions: &[Position]) {
     // Cold: a tablebase whose cache holds a few blocks, so that nearly every probe
     // decodes the blocks it reads (the file pages are in the OS cache; the zstd contexts
     // made by a warm-up). Capture positions apart: they probe what their captures reach.
-    let cold_tb = Tablebase::builder(dir).cache_bytes(64 << 10).open().expect("open");
-    for p in &positions[..100] {
-        black_box(cold_tb.probe_wld(p).expect("probe"));
-    }
-    let (mut cold, mut cold_quiet, mut cold_capture) = (Vec::new(), Vec::new(), Vec::new());
-    for p in &positions[100..20_100] {
-        let t = Instant::now();
-        black_box(cold_tb.probe_wld(p).expect("probe"));
-        let ns = t.elapsed().as_nanos() as f64;
-        cold.push(ns);
-        if p.has_capture() {
-            cold_capture.push(ns)
-        } else {
-            cold_quiet.push(ns)
+    // Read by positional reads (the default) and, for comparison, memory-mapped.
+    let cold_run = |mapped: bool| {
+        let cold_tb = Tablebase::builder(dir).cache_bytes(64 << 10).memory_map(mapped).open().expect("open");
+        for p in &positions[..100] {
+            black_box(cold_tb.probe_wld(p).expect("probe"));
         }
-    }
+        let (mut cold, mut cold_quiet, mut cold_capture) = (Vec::new(), Vec::new(), Vec::new());
+        for p in &positions[100..20_100] {
+            let t = Instant::now();
+            black_box(cold_tb.probe_wld(p).expect("probe"));
+            let ns = t.elapsed().as_nanos() as f64;
+            cold.push(ns);
+            if p.has_capture() {
+                cold_capture.push(ns)
+            } else {
+                cold_quiet.push(ns)
+            }
+        }
+        (cold, cold_quiet, cold_capture)
+    };
+    let (mut mapped_cold, _, _) = cold_run(true);
+    mapped_cold.sort_by(f64::total_cmp);
+    let (mut cold, mut cold_quiet, mut cold_capture) = cold_run(false);
     cold_quiet.sort_by(f64::total_cmp);
     cold_capture.sort_by(f64::total_cmp);
     cold.sort_by(f64::total_cmp);
@@ -165,6 +172,11 @@ fn figures(dir: &PathBuf, positions: &[Position]) {
         percentile(&cold, 0.5) / 1e3,
         percentile(&cold, 0.99) / 1e3,
         cold.len()
+    );
+    println!(
+        "  the same, memory-mapped (opt-in): median {:.1} us, p99 {:.1} us",
+        percentile(&mapped_cold, 0.5) / 1e3,
+        percentile(&mapped_cold, 0.99) / 1e3
     );
     println!(
         "  of which no capture: median {:.1} us, p99 {:.1} us ({}); a capture to play: median {:.1} us, p99 {:.1} us ({})",

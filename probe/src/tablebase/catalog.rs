@@ -19,15 +19,22 @@ pub(crate) struct Slot {
     pub(crate) header: Header,
     pub(crate) index: MaterialIndex,
     file: OnceLock<TableFile>,
+    /// Map the file instead of reading it ([`super::TablebaseBuilder::memory_map`]).
+    mapped: bool,
 }
 
 impl Slot {
-    /// The mapped file, opened on first use.
+    /// The file, opened on first use.
     pub(crate) fn file(&self, variant: &Variant) -> Result<&TableFile, TableError> {
         if let Some(f) = self.file.get() {
             return Ok(f);
         }
-        let file = TableFile::open(&self.path, variant, self.header.signature, self.header.metric)?;
+        let (signature, metric) = (self.header.signature, self.header.metric);
+        let file = if self.mapped {
+            TableFile::open_mapped(&self.path, variant, signature, metric)?
+        } else {
+            TableFile::open(&self.path, variant, signature, metric)?
+        };
         if file.header() != &self.header {
             return Err(TableError::Corrupt { path: self.path.clone(), detail: "file changed since open".into() });
         }
@@ -104,6 +111,7 @@ impl Catalog {
         dir: &Path,
         variant: &Variant,
         rules: DrawRuleSet,
+        mapped: bool,
         next_id: &mut u32,
     ) -> Result<Catalog, ProbeError> {
         let sub = dir.join(variant.name);
@@ -154,7 +162,7 @@ impl Catalog {
             let pieces = signature.white_men + signature.white_kings + signature.black_men + signature.black_kings;
             catalog.largest_pieces = catalog.largest_pieces.max(pieces as u32);
             catalog.by_key[column][k] = catalog.slots.len() as u32;
-            catalog.slots.push(Slot { id: *next_id, path, header, index, file: OnceLock::new() });
+            catalog.slots.push(Slot { id: *next_id, path, header, index, file: OnceLock::new(), mapped });
             *next_id += 1;
         }
         catalog.complete_pieces = (2..=32u32)

@@ -95,6 +95,7 @@ pub struct TablebaseBuilder {
     cache_bytes: usize,
     variants: Option<Vec<Variant>>,
     rules: Vec<DrawRuleSet>,
+    memory_map: bool,
 }
 
 impl TablebaseBuilder {
@@ -137,6 +138,22 @@ impl TablebaseBuilder {
         self
     }
 
+    /// Memory-map the table files instead of reading them by positional reads (the
+    /// default). The contract: no table file is written in place or truncated while the
+    /// tablebase is open (kabe's builds replace files by rename); a mapped file that
+    /// shrinks ends the process with SIGBUS, where positional reads give an error naming
+    /// the file.
+    ///
+    /// ```
+    /// let builder = kabe_probe::tablebase::Tablebase::builder("tables").memory_map(true);
+    /// # drop(builder);
+    /// ```
+    #[must_use]
+    pub fn memory_map(mut self, mapped: bool) -> TablebaseBuilder {
+        self.memory_map = mapped;
+        self
+    }
+
     /// Finds the tables and checks every header.
     ///
     /// ```
@@ -167,7 +184,7 @@ impl TablebaseBuilder {
                 .copied()
                 .find(|s| s.applies_to(&variant))
                 .unwrap_or_else(|| DrawRuleSet::usual_for(&variant));
-            let catalog = Catalog::scan(&self.dir, &variant, set, &mut next_id)?;
+            let catalog = Catalog::scan(&self.dir, &variant, set, self.memory_map, &mut next_id)?;
             open.push(VariantTables { variant, rules: DrawRules::new(set, &variant), catalog });
         }
         Ok(Tablebase {
@@ -266,6 +283,7 @@ impl Tablebase {
             cache_bytes: DEFAULT_CACHE_BYTES,
             variants: None,
             rules: Vec::new(),
+            memory_map: false,
         }
     }
 
