@@ -16,7 +16,7 @@ use kabe_analyze::report::{report, Format};
 use kabe_analyze::study::{check_study, LineEnd, StudyReport};
 use kabe_analyze::{replay, Analyzer, PdnReader, Reach, Summary};
 use kabe_generator::Scope;
-use kabe_probe::tablebase::Tablebase;
+use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Color, Counters, DrawRuleSet, Position, Signature, Variant, Wld};
 
 use crate::cli_tables::{build_with_progress, default_dir, default_memory, rules_arg};
@@ -250,7 +250,14 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
         Some(text) => Counters::parse(&rules, &position, text)?,
         None => Counters::fresh(&rules, &position),
     };
-    if position.piece_count() > tables.max_pieces_of(&variant) || solver.is_some_and(|s| s != position.turn()) {
+    // Within the tables (its own table, or captures into them) the tables decide the study
+    // exactly; beyond them, or for a solver not to move, the proof search does.
+    let in_tables = match tables.probe(&position, &counters) {
+        Ok(_) => true,
+        Err(ProbeError::NoTable { .. }) => false,
+        Err(e) => return Err(e.into()),
+    };
+    if !in_tables || solver.is_some_and(|s| s != position.turn()) {
         let solver = solver.unwrap_or(position.turn());
         let proof = prove(&tables, rules, &position, &counters, solver, budget)?;
         if args.json {
