@@ -92,6 +92,27 @@ fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
     assert!(text.contains(" 1 bad files"), "{text}");
 }
 
+/// `kabe probe --stdin` on Russian tables in `dir` fed `input` (written from a thread, so
+/// a large input cannot block on a full pipe): its output and its JSON lines.
+fn probe_stdin(dir: &str, input: Vec<u8>) -> (std::process::Output, Vec<serde_json::Value>) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kabe"))
+        .args(["probe", "--stdin", "-v", "russian", "--dir", dir])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run kabe");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer").expect("write");
+    let lines = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    (out, lines)
+}
+
 fn kabe(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_kabe")).args(args).output().expect("run kabe")
 }
@@ -145,7 +166,6 @@ fn probe_gives_the_exact_verdict_and_names_the_count() {
 
 #[test]
 fn probe_stdin_answers_line_by_line_and_missing_tables_name_the_command() {
-    use std::io::Write;
     let dir = temp_dir("probe-stdin");
     assert!(generate(&dir).status().expect("run").success());
     let dir = dir.to_str().expect("utf-8 path");
@@ -154,20 +174,9 @@ fn probe_stdin_answers_line_by_line_and_missing_tables_name_the_command() {
             kabe(&["probe", "W:WKh8,Ke7,Kf6:BKa3", "-v", "russian", "--dir", dir, "--counters", counters, "--json"]);
         serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kabe"))
-        .args(["probe", "--stdin", "-v", "russian", "--dir", dir])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run kabe");
     let input = "W:WKh8,Ke7,Kf6:BKa3\t16c=20\nW:Wz9:Ba1\n\nW:WKh8,Ke7,Kf6:BKa3\nW:WKh8,Ke7,Kf6:BKa3\t16c=99\n";
-    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write");
-    let out = child.wait_with_output().expect("wait");
+    let (out, lines) = probe_stdin(dir, input.as_bytes().to_vec());
     assert_eq!(out.status.code(), Some(1), "a bad line makes the exit code 1");
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect();
     assert_eq!(lines.len(), 4, "blank lines are skipped, bad ones answered");
     assert_eq!(lines[0], one("16c=20"), "the fields of --json");
     assert_eq!(lines[1]["line"], 2);
@@ -178,29 +187,16 @@ fn probe_stdin_answers_line_by_line_and_missing_tables_name_the_command() {
 
     // A line that is not UTF-8, and one of 10 MB: each answered with a short error, and the
     // good line after them still answered.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kabe"))
-        .args(["probe", "--stdin", "-v", "russian", "--dir", dir])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run kabe");
     let mut input: Vec<u8> = b"\xff\xfe W:WKh8\n".to_vec();
     input.extend(std::iter::repeat_n(b'W', 10 << 20));
     input.extend(b"\nW:WKh8,Ke7,Kf6:BKa3\n");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().expect("wait");
-    writer.join().expect("writer").expect("write");
+    let (out, lines) = probe_stdin(dir, input);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         out.stdout.len() < 8 << 10,
         "errors quote a few hundred characters, not the input: {} bytes",
         out.stdout.len()
     );
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect();
     assert_eq!(lines.len(), 3);
     assert!(lines[0]["error"].as_str().expect("error").contains("not UTF-8"), "{}", lines[0]);
     assert!(lines[1]["error"].as_str().expect("error").contains("longer than"), "{}", lines[1]);
