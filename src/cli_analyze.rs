@@ -16,6 +16,7 @@ use kabe_analyze::report::{report, Format};
 use kabe_analyze::study::{check_study, LineEnd, StudyReport};
 use kabe_analyze::{replay, Analyzer, PdnReader, Reach, Summary};
 use kabe_generator::Scope;
+use kabe_probe::notation::fen::quoted;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Color, Counters, DrawRuleSet, Position, Signature, Variant, Wld};
 
@@ -190,7 +191,7 @@ fn solver_arg(name: &str) -> anyhow::Result<Color> {
     match name.trim().to_ascii_lowercase().as_str() {
         "white" | "w" => Ok(Color::White),
         "black" | "b" => Ok(Color::Black),
-        other => anyhow::bail!("--solver {}: give white or black", shorten(other)),
+        other => anyhow::bail!("--solver {}: give white or black", quoted(other)),
     }
 }
 
@@ -227,7 +228,7 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
         !position.legal_moves().is_empty(),
         "FEN \"{}\": the side to move has no legal move, so there is nothing to solve",
-        shorten(fen)
+        quoted(fen)
     );
     let dir = args.tables.clone().unwrap_or_else(default_dir);
     if args.generate && position.piece_count() > 6 {
@@ -276,15 +277,6 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
         print_study(&found, variant, rules.set)?;
     }
     Ok(if found.is_sound() { ExitCode::SUCCESS } else { ExitCode::from(1) })
-}
-
-/// At most this many characters of a user's text in an error.
-fn shorten(text: &str) -> String {
-    const SHOWN: usize = 200;
-    match text.char_indices().nth(SHOWN) {
-        Some((cut, _)) => format!("{}... ({} characters)", &text[..cut], text.chars().count()),
-        None => text.to_string(),
-    }
 }
 
 fn side_name(p: &Position) -> &'static str {

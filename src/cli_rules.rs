@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 use clap::Args;
 use kabe_generator::{brute_rules, check_signature, with_deep_stack, BruteForce};
+use kabe_probe::notation::fen::{quoted, QUOTED};
 use kabe_probe::rules::exact::{LineEnd, MoveVerdict, Verdict};
 use kabe_probe::table::TableDir;
 use kabe_probe::tablebase::Tablebase;
@@ -121,8 +122,6 @@ fn probed_json(variant: &Variant, rules: &DrawRules, p: &Probed) -> serde_json::
 
 /// The longest line `kabe probe --stdin` reads; the rest of a longer one is skipped.
 const MAX_STDIN_LINE: usize = 64 << 10;
-/// Characters of a bad input line quoted back in its error.
-const QUOTED: usize = 200;
 
 /// `kabe probe --stdin`: one position per line (FEN, optionally a tab and counters), one
 /// JSON line out per line in; a line that cannot be probed (not a position, not UTF-8,
@@ -160,12 +159,6 @@ fn probe_stdin(variant: Variant, rules: &DrawRules, tables: &Tablebase) -> anyho
                 }
             }
         }
-        let quoted = |text: &str| -> String {
-            match text.char_indices().nth(QUOTED) {
-                Some((cut, _)) => format!("{}...", &text[..cut]),
-                None => text.to_string(),
-            }
-        };
         let value = match (too_long, std::str::from_utf8(&bytes)) {
             (true, _) => {
                 let shown = String::from_utf8_lossy(&bytes[..QUOTED.min(bytes.len())]).into_owned();

@@ -29,11 +29,13 @@ pub enum FenError {
     },
 }
 
-/// Characters of a FEN quoted back in an error: enough to see it, bounded for any input.
-const QUOTED: usize = 200;
+/// Characters of a user's text quoted back in an error: enough to see it, bounded for any
+/// input.
+pub const QUOTED: usize = 200;
 
-/// At most [`QUOTED`] characters of `text`, with the length said when cut.
-fn quoted(text: &str) -> String {
+/// At most [`QUOTED`] characters of `text`, with the length said when cut: every front
+/// end quotes input in its errors through this.
+pub fn quoted(text: &str) -> String {
     match text.char_indices().nth(QUOTED) {
         Some((cut, _)) => format!("{}... ({} characters)", &text[..cut], text.chars().count()),
         None => text.to_string(),
