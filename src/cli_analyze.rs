@@ -31,8 +31,8 @@ pub struct AnalyzeArgs {
     /// Report format: text, pdn (the games with the verdicts as comments) or json.
     #[arg(long, short, default_value = "text")]
     format: String,
-    /// Draw rules: fmjd, fmjd-2000, ussr1953, none (default: each game's usual set).
-    #[arg(long)]
+    /// Draw rules (default: each game's usual set).
+    #[arg(long, value_parser = crate::rule_set_names())]
     rules: Option<String>,
     /// Table directory (default: $KABE_TABLES, else the per-user data directory).
     #[arg(long)]
@@ -160,8 +160,8 @@ pub struct StudyArgs {
     /// Variant (default: russian for algebraic squares, else international).
     #[arg(long, short)]
     variant: Option<String>,
-    /// Draw rules: fmjd, fmjd-2000, ussr1953, none (default: the variant's usual set).
-    #[arg(long)]
+    /// Draw rules (default: the variant's usual set).
+    #[arg(long, value_parser = crate::rule_set_names())]
     rules: Option<String>,
     /// Running counts in plies, e.g. "6.2=14" (default: they start now).
     #[arg(long)]
@@ -260,7 +260,7 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     };
     if !in_tables || solver.is_some_and(|s| s != position.turn()) {
         let solver = solver.unwrap_or(position.turn());
-        let proof = prove(&tables, rules, &position, &counters, solver, budget)?;
+        let proof = prove(&tables, &position, &counters, solver, budget)?;
         if args.json {
             outln!("{}", serde_json::to_string_pretty(&proof.to_json())?)?;
         } else {
@@ -443,8 +443,8 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
             Some(name) => solver_arg(name)?,
             None => winner_of(game.tag("Result").or(game.result.as_deref())).unwrap_or(position.turn()),
         };
-        let proof = prove(tb, rules, &position, &counters, solver, budget)?;
-        let solution = check_solution(tb, &rules, &proof, &replayed.moves, budget)?;
+        let proof = prove(tb, &position, &counters, solver, budget)?;
+        let solution = check_solution(tb, &proof, &replayed.moves, budget)?;
         let keys: Vec<&str> = proof.keys().map(|m| m.text.as_str()).collect();
         let verdict = match (proof.wins(), keys.len()) {
             (Some(true), 1) => {

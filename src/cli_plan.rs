@@ -26,7 +26,7 @@ pub struct PlanArgs {
     #[arg(long, conflicts_with = "pieces")]
     closure: Option<String>,
     /// Draw rules whose rule tables the jobs build (default: the variant's usual set).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::rule_set_names())]
     rules: Option<String>,
     /// Threads (cores) per job: the estimates assume them, and the Slurm jobs ask for them.
     #[arg(long, default_value_t = 8)]
@@ -333,7 +333,7 @@ fn batch_script(plan: &Plan, job: &Job, dir: &Path, out: &Path, kabe: &Path) -> 
          #SBATCH --kill-on-invalid-dep=yes\n\
          # {pair}: {positions} positions, {rule_positions} rule positions, estimated {time} on {cpus} cores.\n\
          set -euo pipefail\n\
-         exec {kabe} generate --pair {name} --variant {variant} --rules {rules} --dir {dir} \\\n    \
+         exec {kabe} generate --pair {name} --variant {variant} --rules {rules} --tables {dir} \\\n    \
          --memory {budget}M --threads \"${{SLURM_CPUS_PER_TASK:-{cpus}}}\"\n",
         variant = plan.variant.name,
         name = job_id(job),

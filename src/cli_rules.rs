@@ -25,8 +25,8 @@ pub struct ProbeArgs {
     fen: Option<String>,
     #[command(flatten)]
     tables: TableSet,
-    /// Draw rules: fmjd, fmjd-2000, ussr1953, none (default: the variant's usual set).
-    #[arg(long)]
+    /// Draw rules (default: the variant's usual set).
+    #[arg(long, value_parser = crate::rule_set_names())]
     rules: Option<String>,
     /// Running counts in plies, as ARTICLE=PLIES[,ARTICLE=PLIES], e.g. "6.2=14" or
     /// "6.3=9"; counts not given start now.
@@ -111,7 +111,7 @@ fn probed_json(variant: &Variant, rules: &DrawRules, p: &Probed) -> serde_json::
         "fen": p.position.fen(),
         "variant": variant.name,
         "rules": rules.set.name(),
-        "counters": p.counters.describe_at(rules, &p.position),
+        "counters": p.counters.describe_at(&p.position),
         "verdict": verdict_json(&p.verdict),
         "best_moves": p.best.iter().map(|m| p.position.move_text(&m.mv)).collect::<Vec<_>>(),
         "moves": p.ranked.iter().map(|m| move_json(&p.position, m)).collect::<Vec<_>>(),
@@ -223,7 +223,7 @@ pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
         p.position.fen(),
         variant.name,
         rules.set.name(),
-        p.counters.describe_at(&rules, &p.position)
+        p.counters.describe_at(&p.position)
     )?;
     outln!("{}", describe(&p.verdict))?;
     outln!("moves, best first:")?;
@@ -245,8 +245,8 @@ pub struct CheckRulesArgs {
     /// Largest number of pieces to compare.
     #[arg(long, short, default_value_t = 3)]
     pieces: u32,
-    /// Draw rules: fmjd, fmjd-2000, ussr1953 (default: the variant's usual set).
-    #[arg(long)]
+    /// Draw rules (default: the variant's usual set).
+    #[arg(long, value_parser = crate::rule_set_names())]
     rules: Option<String>,
     /// Compare only these signatures (`wm wk bm bk`, e.g. 1211), whatever their pieces;
     /// the brute force still solves every material they reach.

@@ -13,17 +13,23 @@ use kabe_server::{router, Explorer, Limits};
 #[derive(Args)]
 pub struct ServeArgs {
     /// Table directory (default: $KABE_TABLES, else the per-user data directory).
-    #[arg(long)]
+    #[arg(long, alias = "dir", value_name = "DIR")]
     tables: Option<PathBuf>,
     /// Address to listen on (loopback by default; 0.0.0.0:8080 to serve the network).
     #[arg(long, default_value = "127.0.0.1:8080")]
     bind: SocketAddr,
-    /// Block cache for all rule sets together, e.g. 256M.
+    /// Block cache (all variants and rule sets share it), e.g. 256M.
     #[arg(long, value_parser = kabe_generator::MemoryBudget::parse, default_value = "256M")]
     cache: kabe_generator::MemoryBudget,
     /// Requests handled at once; more wait, and any request over 10 s is answered 503.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = Limits::default().concurrency)]
     concurrency: usize,
+    /// Open connections at once; more are closed as they arrive.
+    #[arg(long, default_value_t = Limits::default().connections)]
+    max_connections: usize,
+    /// Seconds a client has to send a request's headers before its connection is closed.
+    #[arg(long, default_value_t = Limits::default().header_timeout.as_secs())]
+    header_timeout: u64,
 }
 
 pub fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
@@ -33,19 +39,26 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let variants = explorer.variants();
     anyhow::ensure!(
         !variants.is_empty(),
-        "no tables in {}: build some first, e.g. kabe generate --variant international --pieces 4 --dir {}",
+        "no tables in {}: build some first, e.g. kabe generate --variant international --pieces 4 --tables {}",
         dir.display(),
         dir.display()
     );
     anyhow::ensure!(args.concurrency >= 1, "--concurrency must be at least 1");
-    let limits = Limits { concurrency: args.concurrency, ..Limits::default() };
+    anyhow::ensure!(args.max_connections >= 1, "--max-connections must be at least 1");
+    anyhow::ensure!(args.header_timeout >= 1, "--header-timeout must be at least 1 second");
+    let limits = Limits {
+        concurrency: args.concurrency,
+        connections: args.max_connections,
+        header_timeout: std::time::Duration::from_secs(args.header_timeout),
+        ..Limits::default()
+    };
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async {
         let listener =
             tokio::net::TcpListener::bind(args.bind).await.with_context(|| format!("listening on {}", args.bind))?;
         let served: Vec<String> = variants.iter().map(|(v, n)| format!("{} to {n} pieces", v.name)).collect();
         outln!("kabe: serving {} ({}) on http://{}/", dir.display(), served.join(", "), listener.local_addr()?)?;
-        kabe_server::serve(listener, router(Arc::new(explorer), limits)).await.context("serving")
+        kabe_server::serve(listener, router(Arc::new(explorer), limits), limits).await.context("serving")
     })?;
     Ok(ExitCode::SUCCESS)
 }

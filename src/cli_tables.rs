@@ -16,7 +16,7 @@ use kabe_probe::table::{Metric, TableFile};
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant, Wld};
 use serde_json::json;
 
-/// Where tables live unless `--dir` says otherwise: `$KABE_TABLES`, else
+/// Where tables live unless `--tables` says otherwise: `$KABE_TABLES`, else
 /// `$XDG_DATA_HOME/kabe/tables`, else `~/.local/share/kabe/tables`.
 pub fn default_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("KABE_TABLES") {
@@ -35,8 +35,9 @@ pub struct TableSet {
     /// Variant: international, russian, kabe, ...
     #[arg(long, short, default_value = "international")]
     variant: String,
-    /// Table directory (default: $KABE_TABLES, else the per-user data directory).
-    #[arg(long)]
+    /// Table directory (default: $KABE_TABLES, else the per-user data directory);
+    /// `--dir` is the older name.
+    #[arg(long = "tables", alias = "dir", value_name = "DIR")]
     dir: Option<PathBuf>,
 }
 
@@ -48,11 +49,7 @@ impl TableSet {
 
 /// The draw rules named by `--rules`, or the variant's usual set.
 pub fn rules_arg(name: Option<&str>, variant: &Variant) -> anyhow::Result<DrawRules> {
-    let set = match name {
-        Some(n) => n.parse::<DrawRuleSet>()?,
-        None => DrawRuleSet::usual_for(variant),
-    };
-    anyhow::ensure!(set.applies_to(variant), "the {set} rules are not written for {}", variant.name);
+    let set = DrawRuleSet::for_game(name, variant)?;
     let rules = DrawRules::new(set, variant);
     rules.check().map_err(anyhow::Error::msg)?;
     Ok(rules)
@@ -71,16 +68,15 @@ pub struct GenerateArgs {
     #[arg(long, conflicts_with = "pieces")]
     closure: Option<String>,
     /// Build one pair only: SIG and its colour flip, WLD, DTW and rule tables, reading
-    /// the tables it needs from --dir (one job of `kabe plan`). Missing inputs are an
+    /// the tables it needs from --tables (one job of `kabe plan`). Missing inputs are an
     /// error naming them; a pair already complete exits at once.
     #[arg(long, value_name = "SIG", conflicts_with_all = ["pieces", "closure"])]
     pair: Option<String>,
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
-    /// Draw rules whose rule tables to build too: fmjd, fmjd-2000, ussr1953, none
-    /// (default: the variant's usual set).
-    #[arg(long)]
+    /// Draw rules whose rule tables to build too (default: the variant's usual set).
+    #[arg(long, value_parser = crate::rule_set_names())]
     rules: Option<String>,
     /// Peak memory the build may use, e.g. 4G or 512M (default: three quarters of this
     /// machine's memory). A pair that needs more is an error naming it.
@@ -347,8 +343,8 @@ pub struct StatsArgs {
     #[arg(long)]
     json: bool,
     /// Also count, per signature, the wins that stay wins under these draw rules with a
-    /// fresh count (fmjd, fmjd-2000, ussr1953); needs the rule tables.
-    #[arg(long)]
+    /// fresh count; needs the rule tables.
+    #[arg(long, value_parser = crate::rule_set_names())]
     rules: Option<String>,
 }
 
@@ -436,7 +432,7 @@ fn rule_stats(tables: &TableDir, index: &MaterialIndex) -> anyhow::Result<serde_
     let mut longest: Option<(u16, u64)> = None;
     for (i, position) in index.positions(0..index.len()).enumerate() {
         let counters = Counters::fresh(tables.rules(), &position);
-        let v = verdict(tables.rules(), tables, &position, &counters)?;
+        let v = verdict(tables, &position, &counters)?;
         match (v.theoretical.wld(), v.exact) {
             (Wld::Win, Wld::Win) => {
                 kept += 1;
@@ -454,7 +450,7 @@ fn rule_stats(tables: &TableDir, index: &MaterialIndex) -> anyhow::Result<serde_
     let article = index
         .positions(0..index.len().min(1))
         .next()
-        .and_then(|p| Counters::fresh(tables.rules(), &p).governing(tables.rules(), &p).map(|(article, _)| article));
+        .and_then(|p| Counters::fresh(tables.rules(), &p).governing(&p).map(|(article, _)| article));
     Ok(json!({
         "count": article,
         "wins_kept": kept,

@@ -119,6 +119,11 @@ fn output_error(e: std::io::Error) -> anyhow::Error {
 }
 
 /// The variant named on the command line.
+/// The `--rules` values, from the one list of rule sets (clap prints them in the help).
+fn rule_set_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(kabe_probe::DrawRuleSet::ALL.map(kabe_probe::DrawRuleSet::name))
+}
+
 fn variant_arg(name: &str) -> anyhow::Result<kabe_probe::Variant> {
     Ok(name.parse::<kabe_probe::Variant>()?)
 }

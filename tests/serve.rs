@@ -25,7 +25,7 @@ fn tables() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("kabe-serve-tables-{}", std::process::id()));
     for variant in ["international", "russian", "turkish"] {
         let ok = Command::new(env!("CARGO_BIN_EXE_kabe"))
-            .args(["generate", "--variant", variant, "--pieces", "3", "--dir"])
+            .args(["generate", "--variant", variant, "--pieces", "3", "--tables"])
             .arg(&dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -37,9 +37,14 @@ fn tables() -> PathBuf {
 }
 
 fn serve(dir: &Path) -> Server {
+    serve_with(dir, &[])
+}
+
+fn serve_with(dir: &Path, options: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kabe"))
         .args(["serve", "--bind", "127.0.0.1:0", "--tables"])
         .arg(dir)
+        .args(options)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -88,7 +93,7 @@ fn query(text: &str) -> String {
 
 fn probe_json(dir: &Path, variant: &str, fen: &str, counters: &str) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_kabe"))
-        .args(["probe", "--json", "--variant", variant, fen, "--counters", counters, "--dir"])
+        .args(["probe", "--json", "--variant", variant, fen, "--counters", counters, "--tables"])
         .arg(dir)
         .output()
         .expect("probe");
@@ -339,5 +344,39 @@ fn malformed_and_hostile_requests_do_not_bring_the_server_down() {
     let (status, body) = raw(&server.addr, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     assert_eq!(status, 200);
     assert!(body.contains("<title>kabe explorer</title>"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn idle_connections_are_closed_and_capped() {
+    use std::time::{Duration, Instant};
+    let dir = tables();
+    let mut server = serve_with(&dir, &["--max-connections", "3", "--header-timeout", "2"]);
+    // Three clients that start a request and never finish its headers hold every slot.
+    let idle: Vec<TcpStream> = (0..3)
+        .map(|_| {
+            let mut stream = TcpStream::connect(&server.addr).expect("connect");
+            stream.write_all(b"GET /api/variants HTTP/1.1\r\nHost: x\r\n").expect("write");
+            stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    // A fourth connection is over the cap: closed without an answer.
+    let (status, _) = raw(&server.addr, b"GET /api/variants HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 0, "a connection over the cap was served");
+    // The idle ones are closed once the header timeout passes, without an answer.
+    let started = Instant::now();
+    for mut stream in idle {
+        let mut reply = Vec::new();
+        let _ = stream.read_to_end(&mut reply);
+        let text = String::from_utf8_lossy(&reply);
+        assert!(!text.contains("200 OK"), "an incomplete request was answered: {text}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(15), "idle connections held for {:?}", started.elapsed());
+    // Their slots are free again.
+    let (status, body) = get(&server.addr, "/api/variants");
+    assert_eq!(status, 200, "{body}");
+    assert!(server.child.try_wait().expect("status").is_none(), "the server is still running");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use kabe_probe::rules::exact::Verdict;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{Counters, DrawRuleSet, DrawRules, Move, PieceKind, Position, Signature, Variant, Wld};
+use kabe_probe::{Counters, DrawRuleSet, Move, PieceKind, Position, Signature, Variant, Wld};
 
 use crate::repetition::{self, Repetitions};
 use crate::replay::Replay;
@@ -177,13 +177,13 @@ pub fn annotate(
         if occurrences >= 3 && out.ended.is_none() {
             out.ended = Some(RuleEnd { ply, article: repetition_article(rules.set), repetition: true });
         }
-        if let Some((article, 0)) = counters.governing(&rules, &position) {
+        if let Some((article, 0)) = counters.governing(&position) {
             if out.ended.is_none() && !position.is_over() {
                 out.ended = Some(RuleEnd { ply, article, repetition: false });
             }
         }
         if out.ended.is_none() && within_range(&position, range) {
-            match note(tables, &rules, &seen, &position, &counters, ply, game, texts) {
+            match note(tables, &seen, &position, &counters, ply, game, texts) {
                 Ok(n) => out.positions.push(n),
                 Err(ProbeError::NoTable { signature, .. }) => {
                     // Beyond the range only captures are tried: no table there is expected.
@@ -196,7 +196,7 @@ pub fn annotate(
         }
         let Some(mv) = next else { break };
         let after = position.play(mv);
-        counters = counters.after(&rules, mv, &after);
+        counters = counters.after(mv, &after);
         if irreversible(mv) {
             seen.clear();
         }
@@ -224,7 +224,6 @@ fn within_range(position: &Position, range: u32) -> bool {
 #[allow(clippy::too_many_arguments)]
 fn note(
     tables: &Tablebase,
-    rules: &DrawRules,
     seen: &Repetitions,
     position: &Position,
     counters: &Counters,
@@ -234,9 +233,9 @@ fn note(
 ) -> Result<PositionNote, ProbeError> {
     let verdict = tables.probe(position, counters)?;
     let hot = seen.twice();
-    let (exact, repetition) = repetition::refine(tables, rules, position, counters, verdict.exact, &hot)?;
+    let (exact, repetition) = repetition::refine(tables, position, counters, verdict.exact, &hot)?;
     let played = match game.moves.get(ply) {
-        Some(mv) => Some(judge(tables, rules, seen, position, counters, exact, mv, texts.get(ply))?),
+        Some(mv) => Some(judge(tables, seen, position, counters, exact, mv, texts.get(ply))?),
         None => None,
     };
     Ok(PositionNote {
@@ -255,7 +254,6 @@ fn note(
 #[allow(clippy::too_many_arguments)]
 fn judge(
     tables: &Tablebase,
-    rules: &DrawRules,
     seen: &Repetitions,
     position: &Position,
     counters: &Counters,
@@ -264,15 +262,15 @@ fn judge(
     text: Option<&String>,
 ) -> Result<PlayedMove, ProbeError> {
     let after = position.play(mv);
-    let after_counters = counters.after(rules, mv, &after);
-    let result = result_of_move(tables, rules, seen, mv, &after, &after_counters)?;
+    let after_counters = counters.after(mv, &after);
+    let result = result_of_move(tables, seen, mv, &after, &after_counters)?;
     let error = if result < before {
         let ranked = tables.best_moves(position, counters)?;
         // The tables' best move may itself walk into a third repetition: take the first
         // that keeps the result with repetition considered.
         let mut best = None;
         for m in &ranked {
-            if result_of_move(tables, rules, seen, &m.mv, &m.position, &m.counters)? == before {
+            if result_of_move(tables, seen, &m.mv, &m.position, &m.counters)? == before {
                 best = Some(m);
                 break;
             }
@@ -296,7 +294,6 @@ fn judge(
 /// The exact result for the mover of playing `mv` into `after`, repetition included.
 fn result_of_move(
     tables: &Tablebase,
-    rules: &DrawRules,
     seen: &Repetitions,
     mv: &Move,
     after: &Position,
@@ -314,7 +311,7 @@ fn result_of_move(
     if !irreversible(mv) && seen.count(after) == 1 {
         hot.insert(*after); // arriving makes it the second; coming back, the third
     }
-    let (exact, _) = repetition::refine(tables, rules, after, after_counters, child.exact, &hot)?;
+    let (exact, _) = repetition::refine(tables, after, after_counters, child.exact, &hot)?;
     Ok(exact.for_opponent())
 }
 

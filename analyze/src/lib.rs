@@ -11,6 +11,7 @@
 
 pub mod analysis;
 pub mod annotate;
+pub mod json;
 pub mod pdn;
 pub mod prove;
 pub mod repetition;

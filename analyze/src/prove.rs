@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use kabe_probe::rules::exact::Verdict;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{Color, Counters, DrawRules, Move, PieceKind, Position, Variant, Wld};
+use kabe_probe::{Color, Counters, Move, PieceKind, Position, Variant, Wld};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
@@ -137,7 +137,6 @@ impl ProofTree {
 /// The search of one position: its rules, tables, budget and node arena.
 struct Search<'a> {
     tables: &'a Tablebase,
-    rules: DrawRules,
     solver: Color,
     reach: u32,
     nodes: Vec<Node>,
@@ -187,14 +186,13 @@ struct Start {
 impl<'a> Search<'a> {
     fn new(
         tables: &'a Tablebase,
-        rules: DrawRules,
         variant: &Variant,
         solver: Color,
         budget: &Budget,
         deadline: Option<Instant>,
     ) -> Self {
         let reach = tables.max_pieces_of(variant);
-        Search { tables, rules, solver, reach, nodes: Vec::new(), limit: budget.nodes, deadline }
+        Search { tables, solver, reach, nodes: Vec::new(), limit: budget.nodes, deadline }
     }
 
     /// The value of a position seen for the first time.
@@ -207,7 +205,7 @@ impl<'a> Search<'a> {
             // The side to move has lost (no piece or no move).
             return Ok(if attack { disproved(false) } else { proved(0, false) });
         }
-        if position.is_drawn_by_material() || matches!(counters.governing(&self.rules, position), Some((_, 0))) {
+        if position.is_drawn_by_material() || matches!(counters.governing(position), Some((_, 0))) {
             return Ok(disproved(false));
         }
         if position.piece_count() <= self.reach {
@@ -285,7 +283,7 @@ impl<'a> Search<'a> {
         let moves = position.legal_moves();
         for mv in moves.iter() {
             let child = position.play(mv);
-            let after = counters.after(&self.rules, mv, &child);
+            let after = counters.after(mv, &child);
             let irreversible = mv.is_capture() || mv.piece() == PieceKind::Man;
             let repeated = !irreversible && self.repeats(&child, &after, id);
             let c = self.push(child, after, id, irreversible)?;
@@ -420,7 +418,7 @@ impl<'a> Search<'a> {
                 } else if n.position.is_drawn_by_material() {
                     "drawn by material".to_string()
                 } else {
-                    match n.counters.governing(&self.rules, &n.position) {
+                    match n.counters.governing(&n.position) {
                         Some((article, 0)) => format!("drawn by the count of {article}"),
                         _ => "not a win".to_string(),
                     }
@@ -482,7 +480,6 @@ const DUAL_BUDGET_SHARE: usize = 20;
 /// each alternative searched within a share of `budget`.
 fn main_line_duals(
     tables: &Tablebase,
-    rules: &DrawRules,
     solver: Color,
     tree: &ProofTree,
     budget: &Budget,
@@ -515,7 +512,7 @@ fn main_line_duals(
         let found: Vec<Result<(String, Outcome), ProveError>> = others
             .par_iter()
             .map(|mv| {
-                let (outcome, _) = search_move(tables, rules, solver, here, &node.counters, mv, &share, deadline)?;
+                let (outcome, _) = search_move(tables, solver, here, &node.counters, mv, &share, deadline)?;
                 Ok((here.move_text(mv), outcome))
             })
             .collect();
@@ -612,7 +609,6 @@ impl PositionProof {
 /// `budget`; every proof found is replayed by [`check_proof`] before it is returned.
 pub fn prove(
     tables: &Tablebase,
-    rules: DrawRules,
     position: &Position,
     counters: &Counters,
     solver: Color,
@@ -630,9 +626,9 @@ pub fn prove(
     let results: Vec<Result<FirstMove, ProveError>> = moves
         .par_iter()
         .map(|mv| {
-            let (outcome, nodes) = search_move(tables, &rules, solver, position, counters, mv, &budget, deadline)?;
+            let (outcome, nodes) = search_move(tables, solver, position, counters, mv, &budget, deadline)?;
             let duals = match &outcome {
-                Outcome::Win(tree) => main_line_duals(tables, &rules, solver, tree, &budget, deadline)?,
+                Outcome::Win(tree) => main_line_duals(tables, solver, tree, &budget, deadline)?,
                 _ => Vec::new(),
             };
             Ok(FirstMove { mv: *mv, text: position.move_text(mv), outcome, nodes, duals })
@@ -647,7 +643,6 @@ pub fn prove(
 #[allow(clippy::too_many_arguments)]
 fn search_move(
     tables: &Tablebase,
-    rules: &DrawRules,
     solver: Color,
     position: &Position,
     counters: &Counters,
@@ -656,14 +651,14 @@ fn search_move(
     deadline: Option<Instant>,
 ) -> Result<(Outcome, usize), ProveError> {
     let child = position.play(mv);
-    let after = counters.after(rules, mv, &child);
-    let mut search = Search::new(tables, *rules, position.variant(), solver, budget, deadline);
+    let after = counters.after(mv, &child);
+    let mut search = Search::new(tables, position.variant(), solver, budget, deadline);
     search.push(child, after, 0, true)?;
     search.run()?;
     let root = &search.nodes[0];
     let outcome = if root.proved() {
         let tree = search.proof(0)?;
-        check_proof(tables, rules, solver, &tree).map_err(ProveError::CheckerRefused)?;
+        check_proof(tables, solver, &tree).map_err(ProveError::CheckerRefused)?;
         Outcome::Win(tree)
     } else if root.disproved() && !root.cut {
         Outcome::NotWin(search.refutation(0))
@@ -716,7 +711,6 @@ impl SolutionCheck {
 /// move is compared with the longest defence.
 pub fn check_solution(
     tables: &Tablebase,
-    rules: &DrawRules,
     proof: &PositionProof,
     moves: &[Move],
     budget: Budget,
@@ -766,11 +760,11 @@ pub fn check_solution(
             break;
         }
         let child = here.play(mv);
-        let after = counters.after(rules, mv, &child);
+        let after = counters.after(mv, &child);
         let next: Option<ProofTree> = match &tree.step {
             ProofStep::Move(m, next) if m == mv => Some((**next).clone()),
             ProofStep::Move(m, _) => {
-                let (outcome, nodes) = search_move(tables, rules, solver, &here, &counters, mv, &budget, None)?;
+                let (outcome, nodes) = search_move(tables, solver, &here, &counters, mv, &budget, None)?;
                 match outcome {
                     Outcome::Win(t) => {
                         check.remarks.push(format!("{at}: wins too (the proof plays {})", here.move_text(m)));
@@ -839,7 +833,7 @@ pub struct ProofFault {
 /// position's moves are generated afresh, each step's position and counts recomputed,
 /// every defender move must be answered, every leaf must be a table win for the solver
 /// or a position where the defender has no move, and no count may run out on the way.
-pub fn check_proof(tables: &Tablebase, rules: &DrawRules, solver: Color, tree: &ProofTree) -> Result<(), ProofFault> {
+pub fn check_proof(tables: &Tablebase, solver: Color, tree: &ProofTree) -> Result<(), ProofFault> {
     let fault = |problem: String| ProofFault { fen: tree.position.fen(), problem };
     let here = &tree.position;
     let legal = here.legal_moves();
@@ -848,12 +842,12 @@ pub fn check_proof(tables: &Tablebase, rules: &DrawRules, solver: Color, tree: &
         if next.position != child {
             return Err(fault(format!("after {} the proof has another position", here.move_text(mv))));
         }
-        if next.counters != tree.counters.after(rules, mv, &child) {
+        if next.counters != tree.counters.after(mv, &child) {
             return Err(fault(format!("after {} the proof has other counts", here.move_text(mv))));
         }
-        check_proof(tables, rules, solver, next)
+        check_proof(tables, solver, next)
     };
-    let count_ran_out = || matches!(tree.counters.governing(rules, here), Some((_, 0)));
+    let count_ran_out = || matches!(tree.counters.governing(here), Some((_, 0)));
     match &tree.step {
         ProofStep::GameOver => {
             if here.turn() == solver || !legal.is_empty() {

@@ -12,7 +12,7 @@
 use std::collections::{HashMap, HashSet};
 
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{Counters, DrawRules, Position, Wld};
+use kabe_probe::{Counters, Position, Wld};
 
 use crate::annotate::{irreversible, Occurrences, RepetitionEffect};
 
@@ -55,7 +55,6 @@ impl Repetitions {
 /// tables' result is returned).
 pub fn refine(
     tables: &Tablebase,
-    rules: &DrawRules,
     position: &Position,
     counters: &Counters,
     table: Wld,
@@ -64,7 +63,7 @@ pub fn refine(
     if hot.is_empty() || table == Wld::Draw {
         return Ok((table, None));
     }
-    let mut search = Search { tables, rules, hot, memo: HashMap::new(), budget: SEARCH_BUDGET };
+    let mut search = Search { tables, hot, memo: HashMap::new(), budget: SEARCH_BUDGET };
     match search.value(position, counters) {
         Ok(value) if value == table => Ok((table, None)),
         Ok(value) => Ok((value, Some(RepetitionEffect::Draws))),
@@ -86,7 +85,6 @@ impl From<ProbeError> for Stop {
 
 struct Search<'a> {
     tables: &'a Tablebase,
-    rules: &'a DrawRules,
     hot: &'a HashSet<Position>,
     memo: HashMap<(Position, Counters), Wld>,
     budget: usize,
@@ -98,7 +96,7 @@ impl Search<'_> {
         if let Some(result) = position.result_if_over() {
             return Ok(result);
         }
-        if let Some((_, 0)) = counters.governing(self.rules, position) {
+        if let Some((_, 0)) = counters.governing(position) {
             return Ok(Wld::Draw);
         }
         let table = self.tables.probe(position, counters)?.exact;
@@ -114,7 +112,7 @@ impl Search<'_> {
         let mut children = Vec::new();
         for mv in position.legal_moves().iter() {
             let child = position.play(mv);
-            let child_counters = counters.after(self.rules, mv, &child);
+            let child_counters = counters.after(mv, &child);
             let reversible = !irreversible(mv);
             let verdict = self.tables.probe(&child, &child_counters)?;
             children.push((reversible, child, child_counters, verdict));

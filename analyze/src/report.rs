@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
-use kabe_probe::{Color, DrawRules, Position, Wld};
+use kabe_probe::{Color, Position, Wld};
 use serde_json::{json, Value};
 
 use crate::analysis::{GameOutcome, Summary};
@@ -75,13 +75,7 @@ fn absolute(position: &Position, result: Wld, plies: Option<u16>) -> String {
     }
 }
 
-fn word(w: Wld) -> &'static str {
-    match w {
-        Wld::Win => "win",
-        Wld::Draw => "draw",
-        Wld::Loss => "loss",
-    }
-}
+use crate::json::wld_word as word;
 
 /// Plies to the end of the game when the exact result is the theoretical one and no
 /// count can stop it (then both walk the same line); `None` otherwise.
@@ -194,7 +188,6 @@ impl Report for TextReport<'_> {
                     writeln!(out, "  no position within table range ({} plies)", replay.moves.len())?;
                     return Ok(());
                 };
-                let rules = DrawRules::new(annotation.rules, &replay.variant);
                 writeln!(
                     out,
                     "  in the tables from {} ({} pieces); {} positions, {} move(s) changed the verdict{}",
@@ -231,7 +224,7 @@ impl Report for TextReport<'_> {
                         played,
                         exact,
                         theory,
-                        note.counters.describe(&rules)
+                        note.counters.describe(&replay.variant)
                     )?;
                 }
                 for s in &annotation.missing {
@@ -416,10 +409,10 @@ fn result_json(position: &Position, result: Wld, plies: Option<u16>) -> Value {
     })
 }
 
-fn position_json(start: &Position, rules: &DrawRules, note: &PositionNote) -> Value {
+fn position_json(start: &Position, note: &PositionNote) -> Value {
     let counters: serde_json::Map<String, Value> = note
         .counters
-        .describe(rules)
+        .describe(start.variant())
         .split(',')
         .filter_map(|p| p.split_once('='))
         .map(|(a, n)| (a.to_string(), json!(n.parse::<u16>().unwrap_or(0))))
@@ -484,14 +477,13 @@ pub fn game_json(file: &str, game: &PdnGame, outcome: &GameOutcome) -> Value {
         GameOutcome::Skipped(e) => json!({"status": "skipped", "error": e.to_string()}),
         GameOutcome::NoTables { replay } => json!({"status": "no_tables", "variant": replay.variant.name}),
         GameOutcome::Analysed { replay, annotation } => {
-            let rules = DrawRules::new(annotation.rules, &replay.variant);
             json!({
                 "status": "analysed",
                 "variant": replay.variant.name,
                 "variant_guessed": replay.guessed,
                 "rules": annotation.rules.name(),
                 "from_setup": annotation.from_setup,
-                "positions": annotation.positions.iter().map(|n| position_json(&replay.start, &rules, n)).collect::<Vec<_>>(),
+                "positions": annotation.positions.iter().map(|n| position_json(&replay.start, n)).collect::<Vec<_>>(),
                 "ended_by_rule": annotation.ended.map(|e| json!({
                     "ply": e.ply,
                     "move_number": move_number(&replay.start, e.ply),

@@ -105,10 +105,6 @@ impl StudyReport {
 
 /// Checks the study at `position` with `counters` against `tables`.
 pub fn check_study(tables: &Tablebase, position: &Position, counters: &Counters) -> Result<StudyReport, ProbeError> {
-    let rules = *tables.draw_rules(position.variant()).ok_or_else(|| ProbeError::VariantNotOpen {
-        variant: position.variant().name,
-        open: String::from("see --tables"),
-    })?;
     let verdict = tables.probe(position, counters)?;
     let solver = position.turn();
     let goal = verdict.exact;
@@ -128,7 +124,7 @@ pub fn check_study(tables: &Tablebase, position: &Position, counters: &Counters)
         if here.legal_moves().is_empty() {
             break LineEnd::GameOver;
         }
-        if let Some((article, 0)) = count.governing(&rules, &here) {
+        if let Some((article, 0)) = count.governing(&here) {
             break LineEnd::CountExpired(article);
         }
         if goal != Wld::Win && line.len() >= DRAW_LINE_PLIES {

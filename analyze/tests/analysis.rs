@@ -131,7 +131,7 @@ fn a_thrown_win_is_flagged_with_the_best_alternative() {
             && tb.probe(p, &counters).is_ok_and(|v| v.exact == Wld::Win)
             && p.legal_moves().iter().any(|m| {
                 let child = p.play(m);
-                tb.probe(&child, &counters.after(&rules, m, &child)).is_ok_and(|v| v.exact == Wld::Draw)
+                tb.probe(&child, &counters.after(m, &child)).is_ok_and(|v| v.exact == Wld::Draw)
             })
     });
     let counters = Counters::fresh(&rules, &position);
@@ -141,7 +141,7 @@ fn a_thrown_win_is_flagged_with_the_best_alternative() {
         .copied()
         .find(|m| {
             let child = position.play(m);
-            tb.probe(&child, &counters.after(&rules, m, &child)).is_ok_and(|v| v.exact == Wld::Draw)
+            tb.probe(&child, &counters.after(m, &child)).is_ok_and(|v| v.exact == Wld::Draw)
         })
         .expect("found above");
     let text = pdn_from(&position, &[position.move_text(&drawing)]);
@@ -177,14 +177,14 @@ fn the_6_3_count_turns_a_slow_win_into_a_draw_and_ends_the_game() {
     let (mut position, mut counters) = (start, Counters::fresh(&rules, &start));
     let mut seen = std::collections::HashMap::from([(position, 1)]);
     let mut texts = Vec::new();
-    while counters.governing(&rules, &position).is_some_and(|(_, left)| left > 0) && !position.is_lost() {
+    while counters.governing(&position).is_some_and(|(_, left)| left > 0) && !position.is_lost() {
         let pick = if position.turn() == Color::White {
             let mut slow: Vec<_> = position
                 .legal_moves()
                 .iter()
                 .map(|m| {
                     let child = position.play(m);
-                    let after = counters.after(&rules, m, &child);
+                    let after = counters.after(m, &child);
                     (*m, child, after, tb.probe(&child, &after).expect("probe"))
                 })
                 .filter(|(_, child, _, _)| seen.get(child).copied().unwrap_or(0) < 2)
@@ -258,7 +258,7 @@ fn a_third_repetition_draws_and_the_move_allowing_it_is_flagged() {
                 return false;
             }
             let next = here.play(m);
-            counters = counters.after(&rules, m, &next);
+            counters = counters.after(m, &next);
             here = next;
         }
         true
@@ -376,7 +376,7 @@ fn the_study_checker_finds_the_only_key_move_or_names_every_one() {
             .iter()
             .filter(|m| {
                 let child = p.play(m);
-                tb.probe(&child, &counters.after(&rules, m, &child)).is_ok_and(|v| v.exact == Wld::Loss)
+                tb.probe(&child, &counters.after(m, &child)).is_ok_and(|v| v.exact == Wld::Loss)
             })
             .map(|m| p.move_text(m))
             .collect()
@@ -422,7 +422,7 @@ fn the_study_checker_finds_the_only_key_move_or_names_every_one() {
             .iter()
             .map(|m| {
                 let child = p.play(m);
-                let v = tb.probe(&child, &counters.after(&rules, m, &child)).expect("probe");
+                let v = tb.probe(&child, &counters.after(m, &child)).expect("probe");
                 (p.move_text(m), v.exact)
             })
             .collect()

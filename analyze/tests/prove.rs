@@ -27,7 +27,7 @@ fn international() -> (Tablebase, DrawRules) {
 
 fn search(tb: &Tablebase, rules: DrawRules, position: &Position, solver: Color, nodes: usize) -> PositionProof {
     let counters = Counters::fresh(&rules, position);
-    prove(tb, rules, position, &counters, solver, Budget { nodes, time: None }).expect("search")
+    prove(tb, position, &counters, solver, Budget { nodes, time: None }).expect("search")
 }
 
 fn key_tree(proof: &PositionProof) -> &ProofTree {
@@ -48,7 +48,7 @@ fn a_composition_is_proved_from_fourteen_pieces_down_into_the_tables() {
     let keys: Vec<&str> = proof.keys().map(|k| k.text.as_str()).collect();
     assert_eq!(keys, ["46-41"], "one key");
     let tree = key_tree(&proof);
-    check_proof(&tb, &rules, Color::White, tree).expect("the proof replays");
+    check_proof(&tb, Color::White, tree).expect("the proof replays");
     let line: Vec<String> =
         std::iter::once("46-41".to_string()).chain(main_line(tree).into_iter().map(|(m, _)| m)).collect();
     let published: Vec<String> = game
@@ -61,7 +61,7 @@ fn a_composition_is_proved_from_fourteen_pieces_down_into_the_tables() {
         })
         .collect();
     assert_eq!(line, published, "the main line is the published solution");
-    let check = check_solution(&tb, &rules, &proof, &game.moves, Budget::default()).expect("check");
+    let check = check_solution(&tb, &proof, &game.moves, Budget::default()).expect("check");
     assert!(check.holds(), "{check:?}");
     assert_eq!(check.plies_checked, game.moves.len());
     // Every other first move is refuted or stated as unresolved with its budget.
@@ -88,7 +88,7 @@ fn a_second_key_is_a_cook_with_its_line() {
     assert_eq!(keys, ["47-41", "47-42"]);
     for key in proof.keys() {
         let Outcome::Win(tree) = &key.outcome else { unreachable!() };
-        check_proof(&tb, &rules, Color::White, tree).expect("each cook's proof replays");
+        check_proof(&tb, Color::White, tree).expect("each cook's proof replays");
     }
 }
 
@@ -137,23 +137,23 @@ fn the_checker_refuses_a_damaged_proof() {
     let position = Position::from_fen(Variant::INTERNATIONAL, "W:W25,28,30,41,42,44:B9,12,14,19,29,36").expect("fen");
     let proof = search(&tb, rules, &position, Color::White, 400_000);
     let good = key_tree(&proof).clone();
-    check_proof(&tb, &rules, Color::White, &good).expect("sound");
+    check_proof(&tb, Color::White, &good).expect("sound");
 
     // A defence left out.
     let mut cut = good.clone();
     assert!(drop_a_defence(&mut cut), "the proof has a choice of defences");
-    assert!(check_proof(&tb, &rules, Color::White, &cut).is_err());
+    assert!(check_proof(&tb, Color::White, &cut).is_err());
     // A leaf that is no win: the table leaf's position given to the other side.
     let mut leaf = good.clone();
     let l = first_leaf(&mut leaf);
     l.position = l.position.with_turn(l.position.turn().opposite());
-    assert!(check_proof(&tb, &rules, Color::White, &leaf).is_err());
+    assert!(check_proof(&tb, Color::White, &leaf).is_err());
     // Other counts than the moves give.
     let mut counts = good.clone();
     first_leaf(&mut counts).counters.reset_plies += 7;
-    assert!(check_proof(&tb, &rules, Color::White, &counts).is_err());
+    assert!(check_proof(&tb, Color::White, &counts).is_err());
     // The proof claimed for the other side.
-    assert!(check_proof(&tb, &rules, Color::Black, &good).is_err());
+    assert!(check_proof(&tb, Color::Black, &good).is_err());
 }
 
 #[test]
@@ -162,13 +162,13 @@ fn bad_budgets_and_positions_are_errors() {
     let position =
         Position::from_fen(Variant::INTERNATIONAL, "W:W10,16,19,28,31,33,46:B7,8,12,17,26,37,42").expect("fen");
     let counters = Counters::fresh(&rules, &position);
-    let zero = prove(&tb, rules, &position, &counters, Color::White, Budget { nodes: 0, time: None });
+    let zero = prove(&tb, &position, &counters, Color::White, Budget { nodes: 0, time: None });
     assert!(matches!(zero, Err(ProveError::ZeroBudget)), "{zero:?}");
     let no_time = Budget { nodes: 10, time: Some(std::time::Duration::ZERO) };
-    assert!(matches!(prove(&tb, rules, &position, &counters, Color::White, no_time), Err(ProveError::ZeroBudget)));
+    assert!(matches!(prove(&tb, &position, &counters, Color::White, no_time), Err(ProveError::ZeroBudget)));
     let russian = Position::from_fen(Variant::RUSSIAN, "W:Wa1,c3:Bh8").expect("fen");
     let only_international = Tablebase::builder(tables_dir()).variants(&[Variant::INTERNATIONAL]).open().expect("open");
-    let other = prove(&only_international, rules, &russian, &counters, Color::White, Budget::default());
+    let other = prove(&only_international, &russian, &counters, Color::White, Budget::default());
     assert!(matches!(other, Err(ProveError::VariantNotOpen("russian"))), "{other:?}");
     // A tiny budget is stated, never a guess.
     let proof = search(&tb, rules, &position, Color::White, 3);
@@ -231,7 +231,7 @@ fn searched_with_three_piece_tables_the_proofs_agree_with_the_four_piece_tables(
                 assert_eq!(solver_result, Wld::Win, "{}: proved a win for {solver:?}", position.fen());
                 for key in proof.keys() {
                     let child = position.play(&key.mv);
-                    let after = counters.after(&rules, &key.mv, &child);
+                    let after = counters.after(&key.mv, &child);
                     assert_eq!(
                         four.probe(&child, &after).expect("probe").exact,
                         Wld::Loss,
@@ -260,8 +260,7 @@ fn every_composition_of_a_collection_is_proved_or_stated_unresolved_never_refute
         assert_ne!(proof.wins(), Some(false), "{}: a published composition refuted", game.start.fen());
         if proof.wins() == Some(true) {
             sound += 1;
-            let check =
-                check_solution(&tb, &rules, &proof, &game.moves, Budget { nodes: 200_000, time: None }).expect("check");
+            let check = check_solution(&tb, &proof, &game.moves, Budget { nodes: 200_000, time: None }).expect("check");
             assert!(check.key_proved || !proof.solver_moves_first(), "{}: {check:?}", game.start.fen());
         }
     }

@@ -232,8 +232,10 @@ typedef struct {
    */
   uintptr_t cache_bytes;
   /*
-   Draw rules for `kabe_probe`: "fmjd", "fmjd-2000", "ussr1953", "none"; NULL for each
-   variant's own set.
+   The draw rules probes apply when the counters name none (`kabe_counters.rules`
+   NULL, or no counters): "fmjd", "fmjd-2000", "fmjd-6.4-stands", "ussr1953",
+   "ussr1953-count-ends", "none", for the variants the set is written for; NULL for
+   each variant's own set.
    */
   const char *rules;
 } kabe_options;
@@ -288,6 +290,13 @@ typedef struct {
    tell (`KABE_ERR_COUNTERS`).
    */
   int material_strong;
+  /*
+   The draw-rule set the counts belong to (`fmjd`, `fmjd-2000`, `fmjd-6.4-stands`,
+   `ussr1953`, `ussr1953-count-ends`, `none`), or NULL (what a zeroed struct holds)
+   for the set chosen at open. One handle answers under every set whose tables the
+   directory holds; a set not written for the position's game is `KABE_ERR_COUNTERS`.
+   */
+  const char *rules;
 } kabe_counters;
 
 /*
@@ -399,8 +408,9 @@ int kabe_probe_wld(const kabe_tablebase *tb, const kabe_position *position, int 
 int kabe_probe_wld_cached(const kabe_tablebase *tb, const kabe_position *position, int *result);
 
 /*
- The exact verdict under the draw rules chosen at open, with the running `counters`
- (NULL: counts start now).
+ The exact verdict under the draw rules of `counters` (their `rules`, else the set
+ chosen at open), with their running counts (NULL: counts start now, under the set
+ chosen at open).
 
  # Safety
  Pointers are valid; `counters` may be null.

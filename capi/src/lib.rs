@@ -25,7 +25,7 @@ use std::path::Path;
 use kabe_probe::rules::MaterialCount;
 use kabe_probe::table::TableError;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{Color, Counters, DrawRuleSet, PieceKind, Position, Setup, SetupPiece, Variant, Wld};
+use kabe_probe::{Color, Counters, DrawRuleSet, DrawRules, PieceKind, Position, Setup, SetupPiece, Variant, Wld};
 
 /// Success.
 pub const KABE_OK: c_int = 0;
@@ -118,8 +118,10 @@ pub struct KabeTablebase {
 pub struct KabeOptions {
     /// Bytes of decompressed blocks to keep in memory, shared by all threads.
     pub cache_bytes: usize,
-    /// Draw rules for `kabe_probe`: "fmjd", "fmjd-2000", "ussr1953", "none"; NULL for each
-    /// variant's own set.
+    /// The draw rules probes apply when the counters name none (`kabe_counters.rules`
+    /// NULL, or no counters): "fmjd", "fmjd-2000", "fmjd-6.4-stands", "ussr1953",
+    /// "ussr1953-count-ends", "none", for the variants the set is written for; NULL for
+    /// each variant's own set.
     pub rules: *const c_char,
 }
 
@@ -153,6 +155,11 @@ pub struct KabeCounters {
     /// zeroed struct holds) reads it from the position, which a king against a king cannot
     /// tell (`KABE_ERR_COUNTERS`).
     pub material_strong: c_int,
+    /// The draw-rule set the counts belong to (`fmjd`, `fmjd-2000`, `fmjd-6.4-stands`,
+    /// `ussr1953`, `ussr1953-count-ends`, `none`), or NULL (what a zeroed struct holds)
+    /// for the set chosen at open. One handle answers under every set whose tables the
+    /// directory holds; a set not written for the position's game is `KABE_ERR_COUNTERS`.
+    pub rules: *const c_char,
 }
 
 /// The exact verdict of a position.
@@ -192,6 +199,7 @@ fn status_of(e: &ProbeError) -> c_int {
         ProbeError::Table(TableError::Io { .. }) | ProbeError::Directory { .. } => KABE_ERR_IO,
         ProbeError::VariantNotOpen { .. } => KABE_ERR_VARIANT,
         ProbeError::NotCached => KABE_NOT_CACHED,
+        ProbeError::Counters(_) => KABE_ERR_COUNTERS,
     }
 }
 
@@ -278,9 +286,15 @@ unsafe fn handle_and_position<'a>(
 /// # Safety
 /// `counters` is null or valid, its article null or NUL-terminated.
 unsafe fn counters_of(tb: &Tablebase, position: &Position, counters: *const KabeCounters) -> Result<Counters, c_int> {
-    let rules = tb.draw_rules(position.variant()).ok_or(KABE_ERR_VARIANT)?;
+    let default = *tb.draw_rules(position.variant()).ok_or(KABE_ERR_VARIANT)?;
     // SAFETY: as the caller promises.
-    let Some(c) = (unsafe { counters.as_ref() }) else { return Ok(Counters::fresh(rules, position)) };
+    let Some(c) = (unsafe { counters.as_ref() }) else { return Ok(Counters::fresh(&default, position)) };
+    // SAFETY: as the caller promises.
+    let rules = match unsafe { optional_str(c.rules) }? {
+        None => default,
+        Some(name) => DrawRules::new(name.parse::<DrawRuleSet>().map_err(|_| KABE_ERR_COUNTERS)?, position.variant()),
+    };
+    let rules = &rules;
     // SAFETY: as the caller promises.
     let article = unsafe { optional_str(c.material_article) }?;
     let material = match article {
@@ -415,8 +429,9 @@ pub unsafe extern "C" fn kabe_probe_wld_cached(
     })
 }
 
-/// The exact verdict under the draw rules chosen at open, with the running `counters`
-/// (NULL: counts start now).
+/// The exact verdict under the draw rules of `counters` (their `rules`, else the set
+/// chosen at open), with their running counts (NULL: counts start now, under the set
+/// chosen at open).
 ///
 /// # Safety
 /// Pointers are valid; `counters` may be null.

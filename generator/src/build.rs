@@ -551,12 +551,13 @@ fn build_rule_pair(
     let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
     if pair_state_bytes(variant, pair, budget).1 {
         build_in_slices(variant, dir, pair, budget, ("rules", &[metric]), |_, store| {
-            solve_rule_pair_on_disk(&FileOracle(finished), rules, variant, pair[0], store, &progress)
+            solve_rule_pair_on_disk(&FileOracle(finished, rules.set), rules, variant, pair[0], store, &progress)
         })?;
         on_event(BuildEvent::Finished { signatures: pair, positions });
         return Ok(());
     }
-    let tables = solve_rule_pair(&FileOracle(finished), rules, variant, pair[0], &progress)?.unwrap_or_default();
+    let tables =
+        solve_rule_pair(&FileOracle(finished, rules.set), rules, variant, pair[0], &progress)?.unwrap_or_default();
     for table in &tables {
         write_rule_table(dir, variant.name, table, rules.set).map_err(|source| BuildError::Write {
             path: table_path(dir, &variant, table.index.signature(), metric),

@@ -47,9 +47,9 @@ fn counters_of(rules: &DrawRules, position: &Position, clock: Clock) -> Counters
         Some(MaterialCount { rule, plies: plies as u16, strong: None })
     };
     let counters = match clock {
-        Clock::KingsOnly(n) | Clock::Quiet(n) => Counters { reset_plies: n as u16, material: None },
-        Clock::Art63(n) => Counters { reset_plies: 0, material: material("6.3", n) },
-        Clock::Art64(n) => Counters { reset_plies: 0, material: material("6.4", n) },
+        Clock::KingsOnly(n) | Clock::Quiet(n) => Counters { set: rules.set, reset_plies: n as u16, material: None },
+        Clock::Art63(n) => Counters { set: rules.set, reset_plies: 0, material: material("6.3", n) },
+        Clock::Art64(n) => Counters { set: rules.set, reset_plies: 0, material: material("6.4", n) },
         // m moves of the strong side and as many of the other: the side to move now moved
         // first, which is what an even ply count means (the other order gives the same
         // plies left).
@@ -57,7 +57,7 @@ fn counters_of(rules: &DrawRules, position: &Position, clock: Clock) -> Counters
             let rule = rules.material.iter().position(|r| r.counts_strong_moves()).expect("the 1953 deadline");
             let strong = if strong_to_move { position.turn() } else { position.turn().opposite() };
             let count = MaterialCount { rule, plies: 2 * m as u16, strong: Some(strong) };
-            Counters { reset_plies: 0, material: Some(count) }
+            Counters { set: rules.set, reset_plies: 0, material: Some(count) }
         }
     };
     debug_assert!(Counters::new(rules, position, counters.reset_plies, counters.material).is_ok());
@@ -80,7 +80,7 @@ pub fn check_signature<O: Oracle>(
         for clock in brute.states_of(&position) {
             report.states += 1;
             let counters = counters_of(rules, &position, clock);
-            let table = verdict(rules, oracle, &position, &counters)?.exact;
+            let table = verdict(oracle, &position, &counters)?.exact;
             let truth = brute.value(&position, clock);
             if table != truth {
                 report.disagreements += 1;
@@ -88,7 +88,7 @@ pub fn check_signature<O: Oracle>(
                     report.examples.push(format!(
                         "{} counters {} ({clock:?}): tables {table:?}, brute force {truth:?}",
                         position.fen(),
-                        counters.describe(rules)
+                        counters.describe(&variant)
                     ));
                 }
             }
@@ -176,7 +176,7 @@ where
                     for &(clock, truth) in row {
                         report.states += 1;
                         let counters = counters_of(rules, position, clock);
-                        let table: Wld = match verdict(rules, &memo, position, &counters) {
+                        let table: Wld = match verdict(&memo, position, &counters) {
                             Ok(v) => v.exact,
                             Err(e) => {
                                 failure = Some(e);
@@ -189,7 +189,7 @@ where
                                 report.examples.push(format!(
                                     "{} counters {} ({clock:?}): tables {table:?}, brute force {truth:?}",
                                     position.fen(),
-                                    counters.describe_at(rules, position)
+                                    counters.describe_at(position)
                                 ));
                             }
                         }

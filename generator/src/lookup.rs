@@ -5,7 +5,7 @@
 
 use kabe_probe::rules::exact::Oracle;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{Position, RuleScore, Score, Signature};
+use kabe_probe::{DrawRuleSet, Position, RuleScore, Score, Signature};
 
 use crate::registry::Registry;
 use crate::rule_solve::MissingTable;
@@ -36,8 +36,8 @@ impl Finished for Tablebase {
 }
 
 /// A tablebase read as the exact-verdict code's oracle: theoretical values and the rule
-/// tables of the rule set it was opened with.
-pub struct FileOracle<'a>(pub &'a Tablebase);
+/// tables of one rule set.
+pub struct FileOracle<'a>(pub &'a Tablebase, pub DrawRuleSet);
 
 impl Oracle for FileOracle<'_> {
     type Error = ProbeError;
@@ -47,6 +47,6 @@ impl Oracle for FileOracle<'_> {
     }
 
     fn counted(&self, position: &Position) -> Result<RuleScore, ProbeError> {
-        self.0.probe_counted(position)
+        self.0.probe_counted(position, self.1)
     }
 }

@@ -502,7 +502,7 @@ where
             let child = position.play(mv);
             let child_value = if self.context.ends_with(&self.rules, mv, &child) {
                 let fresh = Counters::fresh(&self.rules, &child);
-                let v = verdict(&self.rules, self.oracle, &child, &fresh)?;
+                let v = verdict(self.oracle, &child, &fresh)?;
                 match v.exact {
                     Wld::Win => Some((Wld::Win, 0)),
                     Wld::Loss => Some((Wld::Loss, 0)),

@@ -607,7 +607,7 @@ fn derive_rule(
     for mv in moves.iter() {
         let child = position.play(mv);
         let child_value = if context.ends_with(rules, mv, &child) {
-            match verdict(rules, oracle, &child, &Counters::fresh(rules, &child))?.exact {
+            match verdict(oracle, &child, &Counters::fresh(rules, &child))?.exact {
                 Wld::Win => Some((Wld::Win, 0)),
                 Wld::Loss => Some((Wld::Loss, 0)),
                 Wld::Draw => None,

@@ -68,7 +68,7 @@ fn exact(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Regist
     let oracle = MemoryOracle::new(theory, &done);
     let position = Position::from_fen(variant, fen).expect("fen");
     let counters = Counters::parse(&rules, &position, counters).expect("counters");
-    verdict(&rules, &oracle, &position, &counters).expect("tables present").exact
+    verdict(&oracle, &position, &counters).expect("tables present").exact
 }
 
 #[test]
@@ -107,8 +107,8 @@ fn russian_ussr1953_and_its_old_reading_up_to_three_pieces_and_three_kings_again
     let kk = Position::from_fen(Variant::RUSSIAN, "W:WKc1:BKh8").expect("fen");
     assert!(Counters::parse(&rules, &kk, "16c=30").is_err(), "whose deadline: the material cannot tell");
     let c = Counters::parse(&rules, &kk, "16c=30:white").expect("named");
-    assert_eq!(c.governing(&rules, &kk), Some(("16c", 5)));
-    assert_eq!(c.describe_at(&rules, &kk), "16b=0,16c=30:white");
+    assert_eq!(c.governing(&kk), Some(("16c", 5)));
+    assert_eq!(c.describe_at(&kk), "16b=0,16c=30:white");
 }
 
 #[test]

@@ -25,4 +25,4 @@ pub use kabe_rules::{
     PerftVector, PieceKind, Position, Predecessor, Restore, RuleScore, Score, Setup, SetupError, SetupPiece, Square,
     SquareSets, UnknownVariant, Variant, Wld, MAX_CAPTURES,
 };
-pub use rules::{Counters, DrawRuleSet, DrawRules, UnknownDrawRules};
+pub use rules::{Counters, DrawRuleSet, DrawRules, RuleSetError, UnknownDrawRules};

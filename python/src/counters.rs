@@ -18,18 +18,7 @@ pub struct Counters {
 
 /// The rule set named `name`, or the variant's usual one; checked against the board.
 pub fn rule_set(name: Option<&str>, variant: &Variant) -> PyResult<DrawRuleSet> {
-    let set = match name {
-        Some(n) => n.parse::<DrawRuleSet>().map_err(|e| CounterError::new_err(e.to_string()))?,
-        None => DrawRuleSet::usual_for(variant),
-    };
-    if !set.applies_to(variant) {
-        return Err(CounterError::new_err(format!(
-            "the {} rules are written for the 100-square board, not for {}",
-            set.name(),
-            variant.name
-        )));
-    }
-    Ok(set)
+    DrawRuleSet::for_game(name, variant).map_err(|e| CounterError::new_err(e.to_string()))
 }
 
 impl Counters {
@@ -127,7 +116,7 @@ impl Counters {
             let item = item?;
             let mv = move_arg_in(&position, &item, &format!("move {} of the list: ", n + 1))?;
             let after = position.play(&mv);
-            counters = counters.after(&draw_rules, &mv, &after);
+            counters = counters.after(&mv, &after);
             position = after;
         }
         Ok(Counters { set, position, inner: counters })
@@ -137,7 +126,7 @@ impl Counters {
     fn after(&self, r#move: &Bound<'_, PyAny>) -> PyResult<Counters> {
         let mv = move_arg(&self.position, r#move)?;
         let after = self.position.play(&mv);
-        Ok(Counters { set: self.set, position: after, inner: self.inner.after(&self.draw_rules(), &mv, &after) })
+        Ok(Counters { set: self.set, position: after, inner: self.inner.after(&mv, &after) })
     }
 
     /// The position these counters belong to.
@@ -163,18 +152,18 @@ impl Counters {
 
     /// The count that governs the position and its plies left, e.g. `("6.3", 30)`, or None.
     fn governing(&self) -> Option<(&'static str, u16)> {
-        self.inner.governing(&self.draw_rules(), &self.position)
+        self.inner.governing(&self.position)
     }
 
     fn __str__(&self) -> String {
-        self.inner.describe_at(&self.draw_rules(), &self.position)
+        self.inner.describe_at(&self.position)
     }
 
     fn __repr__(&self) -> String {
         format!(
             "Counters('{}', '{}', rules='{}')",
             self.position.fen(),
-            self.inner.describe(&self.draw_rules()),
+            self.inner.describe(self.position.variant()),
             self.set.name()
         )
     }
@@ -190,7 +179,7 @@ impl Counters {
 impl Counters {
     fn to_pairs(&self) -> Vec<(String, u16)> {
         self.inner
-            .describe(&self.draw_rules())
+            .describe(self.position.variant())
             .split(',')
             .filter_map(|p| p.split_once('='))
             .filter_map(|(a, n)| n.parse().ok().map(|n| (a.to_string(), n)))

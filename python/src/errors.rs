@@ -50,5 +50,6 @@ pub fn probe_error(e: ProbeError) -> PyErr {
         ProbeError::NoTable { .. } | ProbeError::VariantNotOpen { .. } => MissingTableError::new_err(e.to_string()),
         ProbeError::Table(_) | ProbeError::Directory { .. } => TableError::new_err(e.to_string()),
         ProbeError::NotCached => MissingTableError::new_err(e.to_string()),
+        ProbeError::Counters(_) => CounterError::new_err(e.to_string()),
     }
 }

@@ -33,19 +33,7 @@ impl Move {
 
 /// A variant by kabe's name or by the names other libraries give it.
 pub fn variant_named(name: &str) -> PyResult<Variant> {
-    let lower = name.trim().to_ascii_lowercase();
-    let alias = match lower.as_str() {
-        // py-draughts' VARIANT_NAME values and pydraughts' variant names.
-        "standard" | "standard (international) checkers" | "international draughts" | "10x10" => "international",
-        "russian draughts" => "russian",
-        other => other,
-    };
-    alias.parse::<Variant>().map_err(|_| {
-        PositionError::new_err(format!(
-            "variant '{name}': kabe plays {} (py-draughts 'Standard' and 'Russian' boards are read as international and russian)",
-            Variant::ALL.iter().map(|v| v.name).collect::<Vec<_>>().join(", ")
-        ))
-    })
+    name.parse::<Variant>().map_err(|e| PositionError::new_err(e.to_string()))
 }
 
 /// The variant a FEN string belongs to when nobody says: Russian when squares are

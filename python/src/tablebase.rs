@@ -27,13 +27,7 @@ pub struct Tablebase {
     single_variant: Option<Variant>,
 }
 
-fn word(w: Wld) -> &'static str {
-    match w {
-        Wld::Win => "win",
-        Wld::Draw => "draw",
-        Wld::Loss => "loss",
-    }
-}
+use kabe_analyze::json::wld_word as word;
 
 fn wld_int(w: Wld) -> i8 {
     match w {
@@ -83,7 +77,10 @@ impl Tablebase {
         let rules = tables.draw_rules(position.variant()).ok_or_else(|| {
             probe_error(ProbeError::VariantNotOpen { variant: position.variant().name, open: open_variants(&tables) })
         })?;
-        let set = rules.set;
+        // Counters made under another rule set are probed under it: one tablebase answers
+        // every set whose tables the directory holds.
+        let given = counters.and_then(|c| c.cast::<Counters>().ok()).map(|c| c.get().set);
+        let set = given.unwrap_or(rules.set);
         let counters = Counters::from_arg(counters, set, &position)?;
         Ok((tables, position, set, counters))
     }
@@ -299,7 +296,6 @@ impl Tablebase {
         time: Option<f64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (tables, p, _, c) = self.with_counters(position, counters, variant)?;
-        let rules = *tables.draw_rules(p.variant()).expect("with_counters checked the variant");
         let solver = match solver.map(|s| s.trim().to_ascii_lowercase()) {
             None => p.turn(),
             Some(s) if s == "white" => kabe_probe::Color::White,
@@ -319,7 +315,7 @@ impl Tablebase {
         if p.legal_moves().is_empty() {
             return Err(PyValueError::new_err(format!("{}: the side to move has no legal move", p.fen())));
         }
-        let proof = py.detach(|| prove(&tables, rules, &p, &c, solver, budget)).map_err(|e| match e {
+        let proof = py.detach(|| prove(&tables, &p, &c, solver, budget)).map_err(|e| match e {
             ProveError::Probe(e) => probe_error(e),
             other => PyValueError::new_err(other.to_string()),
         })?;
@@ -447,24 +443,8 @@ impl Verdict {
     }
 
     /// The fields of `kabe probe --json`'s `verdict`.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("exact", self.exact())?;
-        d.set_item("theoretical", self.theoretical())?;
-        d.set_item("theoretical_plies", self.theoretical_plies())?;
-        let count = match self.inner.count {
-            Some((article, left)) => {
-                let c = PyDict::new(py);
-                c.set_item("article", article)?;
-                c.set_item("plies_left", left)?;
-                Some(c)
-            }
-            None => None,
-        };
-        d.set_item("count", count)?;
-        d.set_item("within_count_plies", self.within_count_plies())?;
-        d.set_item("rule_decides", self.rule_decides())?;
-        Ok(d)
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &kabe_analyze::json::verdict_json(&self.inner))
     }
 
     fn __repr__(&self) -> String {
@@ -522,13 +502,8 @@ impl MoveVerdict {
     }
 
     /// The fields of one of `kabe probe --json`'s `moves`.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("move", &self.text)?;
-        d.set_item("exact", self.exact())?;
-        d.set_item("theoretical_plies_after", self.inner.child.theoretical.plies())?;
-        d.set_item("within_count_plies_after", self.inner.child.within.decided().map(|(_, p)| p))?;
-        Ok(d)
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &kabe_analyze::json::move_json(&self.before, &self.inner))
     }
 
     fn __repr__(&self) -> String {

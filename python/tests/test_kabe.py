@@ -16,7 +16,7 @@ from conftest import doctest_globals, small_pdn
 
 
 def cli_probe(kabe_bin, tables, fen, variant, counters=None):
-    args = [kabe_bin, "probe", fen, "--variant", variant, "--dir", str(tables), "--json"]
+    args = [kabe_bin, "probe", fen, "--variant", variant, "--tables", str(tables), "--json"]
     if counters:
         args += ["--counters", counters]
     return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
@@ -109,13 +109,19 @@ def test_the_1953_deadline_names_its_side_where_a_king_faces_a_king():
     assert "ussr1953-count-ends" in kabe.RULE_SETS and "fmjd-6.4-stands" in kabe.RULE_SETS
 
 
-def test_tablebase_counters_under_its_rules(tables):
+def test_one_tablebase_answers_under_the_rule_set_the_counters_carry(tables):
     with kabe.open_tablebase(tables, rules="ussr1953") as tb:
         c = tb.counters("W:WK46,K47,K48,K49:BK5")
         assert c.rules == "ussr1953"
         assert tb.rules("international") == "ussr1953"
-        with pytest.raises(kabe.CounterError, match="counters kept under the fmjd rules, probed under ussr1953"):
-            tb.probe("W:WK46,K47,K48:BK5", kabe.Counters("W:WK46,K47,K48:BK5"))
+        three_kings = "W:WK46,K47,K48:BK5"
+        # Under the 1953 rules three kings against one run no material count on 10x10.
+        assert tb.probe(three_kings).count[0] == "16b"
+        # Counters made under fmjd are probed under fmjd, by the same tablebase.
+        v = tb.probe(three_kings, kabe.Counters(three_kings, "6.3=31"))
+        assert v.count == ("6.3", 1) and v.exact == "draw" and v.theoretical == "win"
+        with pytest.raises(kabe.CounterError, match="not written for russian"):
+            kabe.Counters("W:WKa1,Kc1:BKh8", rules="fmjd", variant="russian")
 
 
 def test_missing_tables_are_key_errors_or_none(tb):

@@ -433,12 +433,16 @@ impl Variant {
         Variant::TURKISH_CROWN_AND_STOP,
     ];
 
-    /// Looks a built-in variant up by name (also `fmjd`, `ussr`, `family`).
+    /// Looks a built-in variant up by name or alias (`fmjd`, `ussr`, `family`, and the
+    /// names py-draughts and pydraughts give: `standard`, `russian draughts`): the one
+    /// alias table of every front end.
     pub fn by_name(name: &str) -> Option<Variant> {
         let name = name.trim().to_ascii_lowercase();
         let canonical = match name.as_str() {
-            "fmjd" | "10x10" | "intl" => "international",
-            "ussr" | "8x8" | "shashki" => "russian",
+            "fmjd" | "10x10" | "intl" | "standard" | "standard (international) checkers" | "international draughts" => {
+                "international"
+            }
+            "ussr" | "8x8" | "shashki" | "russian draughts" => "russian",
             "family" | "estonian" => "kabe",
             "checkers" | "american" | "english-checkers" => "english",
             "damiera" | "italiana" | "italian-draughts" => "italian",
@@ -452,6 +456,11 @@ impl Variant {
             other => other,
         };
         Variant::ALL.into_iter().find(|v| v.name == canonical)
+    }
+
+    /// Every built-in variant's name, comma-separated: for help texts and errors.
+    pub fn names() -> String {
+        Variant::ALL.map(|v| v.name).join(", ")
     }
 
     /// The value of a position whose side to move has no piece or no legal move: lost
@@ -510,7 +519,7 @@ impl fmt::Display for Variant {
 
 /// The name given is not a built-in variant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant '{0}' (known: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech, giveaway, antidraughts, poddavki, turkish, turkish-crown-at-end, turkish-crown-and-stop)")]
+#[error("unknown variant '{0}' (known: {known})", known = Variant::names())]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for Variant {

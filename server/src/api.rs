@@ -54,17 +54,16 @@ struct Asked<'a> {
 fn read<'a>(explorer: &'a Explorer, q: &Question) -> Result<Asked<'a>, ApiError> {
     let variant: Variant =
         q.variant.parse().map_err(|e| ApiError::NotFound(format!("variant '{}': {e}", q.variant)))?;
-    let set = match q.rules.as_deref().filter(|r| !r.is_empty()) {
-        Some(name) => name.parse::<DrawRuleSet>().map_err(|e| ApiError::bad("bad_rules", format!("rules: {e}")))?,
-        None => DrawRuleSet::usual_for(&variant),
-    };
-    if !set.applies_to(&variant) {
-        return Err(ApiError::bad("bad_rules", format!("rules: the {set} rules are not written for {}", variant.name)));
+    let set = DrawRuleSet::for_game(q.rules.as_deref(), &variant)
+        .map_err(|e| ApiError::bad("bad_rules", format!("rules: {e}")))?;
+    let tb = explorer.tablebase();
+    if tb.draw_rules(&variant).is_none() {
+        return Err(ApiError::NotFound(format!(
+            "no {} tables here (variants served: see /api/variants)",
+            variant.name
+        )));
     }
-    let tb = explorer.tablebase(set);
-    let rules = *tb.draw_rules(&variant).ok_or_else(|| {
-        ApiError::NotFound(format!("no {} tables here (variants served: see /api/variants)", variant.name))
-    })?;
+    let rules = DrawRules::new(set, &variant);
     let fen = q.fen.as_deref().map(str::trim).filter(|f| !f.is_empty());
     let fen = fen.ok_or_else(|| ApiError::bad("missing_fen", "fen: give a position, e.g. ?fen=W:WK46,K47,K48:BK5"))?;
     if fen.len() > MAX_FEN {
@@ -95,6 +94,7 @@ fn probe_error(tb: &Tablebase, position: &Position, e: ProbeError) -> ApiError {
         }
         ProbeError::NoTable { .. } => ApiError::Unanswerable { kind: "missing_table", message: e.to_string() },
         ProbeError::VariantNotOpen { .. } => ApiError::NotFound(e.to_string()),
+        ProbeError::Counters(e) => ApiError::bad("bad_counters", format!("counters: {e}")),
         other => ApiError::Table(other.to_string()),
     }
 }
@@ -205,7 +205,7 @@ fn move_detail(asked: &Asked<'_>, m: &MoveVerdict) -> Value {
     value["path"] = json!(path);
     value["captured"] = json!(m.mv.captured_squares(variant).map(|s| s.number()).collect::<Vec<_>>());
     value["fen_after"] = json!(m.position.fen());
-    value["counters_after"] = json!(m.counters.describe_at(&asked.rules, &m.position));
+    value["counters_after"] = json!(m.counters.describe_at(&m.position));
     value["within_count_plies"] = json!(m.child.within.decided().map(|(_, p)| p + 1));
     value["theoretical_plies"] = json!(m.child.theoretical.plies().map(|p| p + 1));
     value
@@ -228,7 +228,7 @@ pub fn explore(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
         "fen": p.fen(),
         "variant": variant.name,
         "rules": asked.rules.set.name(),
-        "counters": asked.counters.describe_at(&asked.rules, p),
+        "counters": asked.counters.describe_at(p),
         "turn": color_word(p.turn()),
         "board": board_json(variant),
         "pieces": pieces_json(p),
@@ -253,7 +253,7 @@ pub fn mainline(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
                 "move": before.move_text(&next.mv),
                 "exact": wld_word(next.exact),
                 "fen_after": next.position.fen(),
-                "counters_after": next.counters.describe_at(&asked.rules, &next.position),
+                "counters_after": next.counters.describe_at(&next.position),
             });
             *before = next.position;
             Some(m)
@@ -268,7 +268,7 @@ pub fn mainline(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
         "fen": start.fen(),
         "variant": start.variant().name,
         "rules": asked.rules.set.name(),
-        "counters": asked.counters.describe_at(&asked.rules, &start),
+        "counters": asked.counters.describe_at(&start),
         "moves": moves,
         "end": end,
     }))
@@ -297,7 +297,7 @@ pub fn proof(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
         return Err(ApiError::bad("no_moves", "fen: the side to move has no legal move: nothing to prove"));
     }
     let budget = Budget { nodes, time: Some(PROVE_TIME) };
-    let found = prove(asked.tb, asked.rules, p, &asked.counters, p.turn(), budget).map_err(|e| match e {
+    let found = prove(asked.tb, p, &asked.counters, p.turn(), budget).map_err(|e| match e {
         ProveError::Probe(e) => probe_error(asked.tb, p, e),
         other => ApiError::Table(other.to_string()),
     })?;

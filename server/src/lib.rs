@@ -1,13 +1,13 @@
 //! `kabe serve`: the endgame tables in a browser and over a JSON API.
 //!
-//! One [`Explorer`] holds the tables (one [`Tablebase`] per draw-rule set, each shared by
-//! every request) and answers [`explore`]-shaped questions; [`router`] puts the API, the
+//! One [`Explorer`] holds the tables (one [`Tablebase`] and its one block cache, shared by
+//! every request under every draw-rule set) and answers [`explore`]-shaped questions; [`router`] puts the API, the
 //! OpenAPI document and the page (compiled into the binary) behind axum, with probes run
 //! off the async threads and the request size, time and concurrency bounded.
 
 mod api;
 mod error;
-pub mod json;
+pub use kabe_analyze::json;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,7 +18,7 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::Router;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{DrawRuleSet, Variant};
+use kabe_probe::Variant;
 use tower::ServiceBuilder;
 
 pub use api::{explore, mainline, Question};
@@ -27,19 +27,15 @@ pub use error::ApiError;
 /// The tables a server answers from.
 pub struct Explorer {
     dir: PathBuf,
-    /// One tablebase per rule set: a tablebase applies one set per variant.
-    tables: Vec<(DrawRuleSet, Tablebase)>,
+    /// Every variant, every rule set: the counters of a question carry its set.
+    tables: Tablebase,
 }
 
 impl Explorer {
-    /// Opens every variant under `dir` once per draw-rule set, `cache_bytes` of block
-    /// cache in all. Only headers are read: this takes milliseconds.
+    /// Opens every variant under `dir` with `cache_bytes` of block cache. Only headers
+    /// are read: this takes milliseconds.
     pub fn open(dir: &Path, cache_bytes: usize) -> Result<Explorer, ProbeError> {
-        let share = cache_bytes / DrawRuleSet::ALL.len();
-        let tables = DrawRuleSet::ALL
-            .iter()
-            .map(|set| Ok((*set, Tablebase::builder(dir).rules(*set).cache_bytes(share).open()?)))
-            .collect::<Result<Vec<_>, ProbeError>>()?;
+        let tables = Tablebase::builder(dir).cache_bytes(cache_bytes).open()?;
         Ok(Explorer { dir: dir.to_path_buf(), tables })
     }
 
@@ -48,15 +44,15 @@ impl Explorer {
         &self.dir
     }
 
-    /// The tablebase that applies `set` to `variant`'s positions.
-    pub(crate) fn tablebase(&self, set: DrawRuleSet) -> &Tablebase {
-        &self.tables.iter().find(|(s, _)| *s == set).expect("every set is opened").1
+    /// The tablebase.
+    pub fn tablebase(&self) -> &Tablebase {
+        &self.tables
     }
 
     /// The variants with tables, and the pieces up to which each is complete.
     pub fn variants(&self) -> Vec<(Variant, u32)> {
-        let any = &self.tables[0].1;
-        Variant::ALL.into_iter().filter(|v| any.draw_rules(v).is_some()).map(|v| (v, any.max_pieces_of(&v))).collect()
+        let tb = &self.tables;
+        Variant::ALL.into_iter().filter(|v| tb.draw_rules(v).is_some()).map(|v| (v, tb.max_pieces_of(&v))).collect()
     }
 }
 
@@ -65,13 +61,25 @@ impl Explorer {
 pub struct Limits {
     /// Requests handled at once; more wait.
     pub concurrency: usize,
-    /// Time a request may take before it is answered 503.
+    /// Time a request may take before it is answered 503. Every request's work is
+    /// bounded below it as well (the capture search by its reach, a line by its length,
+    /// a proof search by its own 6 s), so nothing runs on long after the answer.
     pub timeout: Duration,
+    /// Open connections at once; a connection over the cap is closed as it arrives.
+    pub connections: usize,
+    /// Time a client has to send a request's headers (on a new connection, or the next
+    /// request on a kept-alive one) before the connection is closed.
+    pub header_timeout: Duration,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { concurrency: 64, timeout: Duration::from_secs(10) }
+        Limits {
+            concurrency: 64,
+            timeout: Duration::from_secs(10),
+            connections: 1024,
+            header_timeout: Duration::from_secs(5),
+        }
     }
 }
 
@@ -115,11 +123,38 @@ pub fn router(explorer: Arc<Explorer>, limits: Limits) -> Router {
         )
 }
 
-/// Serves `router` on `listener` until Ctrl-C.
-pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
+/// Serves `router` on `listener` until Ctrl-C, holding at most `limits.connections`
+/// connections and closing those that send no request headers within
+/// `limits.header_timeout` (idle, half-open or slow clients).
+pub async fn serve(listener: tokio::net::TcpListener, router: Router, limits: Limits) -> std::io::Result<()> {
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.connections.max(1)));
+    let shutdown = tokio::signal::ctrl_c();
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = &mut shutdown => return Ok(()),
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            // Out of descriptors or a connection reset before it was taken: the listener
+            // itself is fine; wait a moment rather than spin.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            drop(stream); // over the cap: closed at once, nothing read
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            let _slot = slot;
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(limits.header_timeout);
+            // A failed or timed-out connection concerns that client only.
+            let _ = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
+        });
+    }
 }

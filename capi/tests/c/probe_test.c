@@ -92,25 +92,36 @@ int main(int argc, char **argv) {
 
     /* The 1953 rules: 3 kings v 1 drawn after the strong side's 18th move. With 20 plies
      * of that count gone, 15 are left and the win needs 22. */
-    kabe_counters late = {0, 20, "16c", KABE_STRONG_FROM_MATERIAL};
+    kabe_counters late = {0, 20, "16c", KABE_STRONG_FROM_MATERIAL, NULL};
     kabe_verdict v;
     status = kabe_probe(tb, &KNOWN[0].position, &late, &v);
     CHECK(status == KABE_OK && v.exact == KABE_DRAW && v.theoretical == KABE_WIN && v.plies_left == 15 &&
               strcmp(v.article, "16c") == 0,
           "16c=20: status %d exact %d left %d article %s", status, v.exact, v.plies_left, v.article);
-    kabe_counters impossible = {0, 99, "16c", KABE_STRONG_FROM_MATERIAL};
+    kabe_counters impossible = {0, 99, "16c", KABE_STRONG_FROM_MATERIAL, NULL};
     CHECK(kabe_probe(tb, &KNOWN[0].position, &impossible, &v) == KABE_ERR_COUNTERS, "16c=99 accepted");
-    kabe_counters unknown = {0, 1, "6.3", KABE_STRONG_FROM_MATERIAL};
+    kabe_counters unknown = {0, 1, "6.3", KABE_STRONG_FROM_MATERIAL, NULL};
     CHECK(kabe_probe(tb, &KNOWN[0].position, &unknown, &v) == KABE_ERR_COUNTERS, "6.3 in the 1953 rules accepted");
     /* The 16c deadline stands after the lone king took two of the three kings: with a
      * king against a king the counters must say whose deadline it is. */
     kabe_position kings = {KABE_RUSSIAN, SQ(C1), SQ(H8), SQ(C1) | SQ(H8), KABE_WHITE};
-    kabe_counters unsaid = {0, 30, "16c", KABE_STRONG_FROM_MATERIAL};
+    kabe_counters unsaid = {0, 30, "16c", KABE_STRONG_FROM_MATERIAL, NULL};
     CHECK(kabe_probe(tb, &kings, &unsaid, &v) == KABE_ERR_COUNTERS, "16c with K v K and no strong side accepted");
-    kabe_counters said = {0, 30, "16c", KABE_STRONG_WHITE};
+    kabe_counters said = {0, 30, "16c", KABE_STRONG_WHITE, NULL};
     status = kabe_probe(tb, &kings, &said, &v);
     CHECK(status == KABE_OK && v.exact == KABE_DRAW && v.plies_left == 5 && strcmp(v.article, "16c") == 0,
           "16c=30 (White's kings) in K v K: status %d exact %d left %d", status, v.exact, v.plies_left);
+
+    /* One handle answers under any rule set the counters name: without counted rules the
+     * win stands whatever the count; a set not written for Russian is refused. */
+    kabe_counters rule_free = {0, 0, NULL, KABE_STRONG_FROM_MATERIAL, "none"};
+    status = kabe_probe(tb, &KNOWN[0].position, &rule_free, &v);
+    CHECK(status == KABE_OK && v.exact == KABE_WIN && v.plies_left == -1, "rules none: status %d exact %d left %d",
+          status, v.exact, v.plies_left);
+    kabe_counters other_game = {0, 0, NULL, KABE_STRONG_FROM_MATERIAL, "fmjd"};
+    CHECK(kabe_probe(tb, &KNOWN[0].position, &other_game, &v) == KABE_ERR_COUNTERS, "fmjd on Russian accepted");
+    kabe_counters no_such = {0, 0, NULL, KABE_STRONG_FROM_MATERIAL, "fide"};
+    CHECK(kabe_probe(tb, &KNOWN[0].position, &no_such, &v) == KABE_ERR_COUNTERS, "rules 'fide' accepted");
 
     /* Best moves: every one keeps the win; a small buffer is refused with the count. */
     kabe_move moves[64];

@@ -1,8 +1,8 @@
 //! The state of a game's running counts.
 
-use super::{DrawRules, Persistence, RuleRef};
+use super::{DrawRuleSet, DrawRules, MaterialRule, Persistence, RuleRef};
 use crate::index::Signature;
-use crate::{Color, Move, Position};
+use crate::{Color, Move, Position, Variant};
 
 /// The running count of a material rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -24,10 +24,14 @@ impl MaterialCount {
     }
 }
 
-/// Every running count of a game at one position. Threefold repetition is not here: it
-/// depends on the whole history, and stays the business of whoever replays the game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+/// Every running count of a game at one position, under the rule set they were made
+/// for (they carry it: a probe applies the counters' own set, so a count can never be
+/// read under another set's articles). Threefold repetition is not here: it depends on
+/// the whole history, and stays the business of whoever replays the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Counters {
+    /// The rule set the counts belong to.
+    pub set: DrawRuleSet,
     /// Plies since the reset rule's count was last reset (0 when the set has none).
     pub reset_plies: u16,
     /// The material rule's count, when one runs.
@@ -89,6 +93,17 @@ pub enum CounterError {
         /// The count given.
         plies: u16,
     },
+    /// The rule set is not written for the position's game.
+    #[error(transparent)]
+    RuleSet(#[from] super::RuleSetError),
+    /// The counters belong to another rule set than the one asked for.
+    #[error("the counters are {counters} counts, but the {asked} rules were asked for")]
+    OtherRuleSet {
+        /// The counters' set.
+        counters: &'static str,
+        /// The set asked for.
+        asked: &'static str,
+    },
     /// The strong side given is the lone king.
     #[error("count {article}: {side} has the lone king here, not the kings")]
     WrongStrongSide {
@@ -104,7 +119,7 @@ impl Counters {
     /// started when the material is one.
     pub fn fresh(rules: &DrawRules, position: &Position) -> Counters {
         let material = rules.rule_of(Signature::of(position)).map(|rule| MaterialCount::start(rules, rule, position));
-        Counters { reset_plies: 0, material }
+        Counters { set: rules.set, reset_plies: 0, material }
     }
 
     /// Counters from explicit numbers, as an engine knows them: plies since the last reset
@@ -116,6 +131,7 @@ impl Counters {
         reset_plies: u16,
         material: Option<MaterialCount>,
     ) -> Result<Counters, CounterError> {
+        rules.set.check_for(position.variant())?;
         let signature = Signature::of(position);
         let material = material.or_else(|| Counters::fresh(rules, position).material);
         if let Some(reset) = rules.reset {
@@ -175,7 +191,7 @@ impl Counters {
                 }
             }
         }
-        Ok(Counters { reset_plies, material })
+        Ok(Counters { set: rules.set, reset_plies, material })
     }
 
     /// Counters from text such as `6.2=14` or `6.3=9,6.2=4` (plies per article). A count
@@ -211,9 +227,28 @@ impl Counters {
         Counters::new(rules, position, reset_plies, material)
     }
 
-    /// The counts after `mv` is played in `before`, reaching `after`.
+    /// The rules the counts belong to, on the board of `variant`.
+    pub fn rules(&self, variant: &Variant) -> DrawRules {
+        DrawRules::new(self.set, variant)
+    }
+
+    /// The material rule whose count runs, under the counters' own rules.
+    fn material_rule(&self, variant: &Variant) -> Option<(MaterialCount, MaterialRule)> {
+        let count = self.material?;
+        Some((count, *self.rules(variant).material.get(count.rule)?))
+    }
+
+    /// The counters checked against `position` as [`Counters::new`] checks them (for
+    /// counters assembled field by field, as an engine may), with a count the material
+    /// starts filled in.
+    pub fn checked(&self, position: &Position) -> Result<Counters, CounterError> {
+        Counters::new(&self.rules(position.variant()), position, self.reset_plies, self.material)
+    }
+
+    /// The counts after `mv` is played, reaching `after`.
     #[must_use]
-    pub fn after(&self, rules: &DrawRules, mv: &Move, after: &Position) -> Counters {
+    pub fn after(&self, mv: &Move, after: &Position) -> Counters {
+        let rules = self.rules(after.variant());
         let reset_plies = match rules.reset {
             Some(r) if r.resets(mv) => 0,
             Some(_) => self.reset_plies.saturating_add(1),
@@ -221,10 +256,9 @@ impl Counters {
         };
         let material_changed = mv.is_capture() || mv.promotes();
         let now = Signature::of(after);
-        let started = || rules.rule_of(now).map(|rule| MaterialCount::start(rules, rule, after));
-        let material = match self.material {
-            Some(c) => {
-                let rule = &rules.material[c.rule];
+        let started = || rules.rule_of(now).map(|rule| MaterialCount::start(&rules, rule, after));
+        let material = match self.material_rule(after.variant()) {
+            Some((c, rule)) => {
                 if !material_changed || rule.covers(now) || rule.can_follow(now) {
                     Some(MaterialCount { plies: c.plies.saturating_add(1), ..c })
                 } else {
@@ -234,7 +268,7 @@ impl Counters {
             None if material_changed => started(),
             None => None,
         };
-        Counters { reset_plies, material }
+        Counters { set: self.set, reset_plies, material }
     }
 
     /// The counts at the end of `moves` played from `start` with fresh counts, and the
@@ -244,7 +278,7 @@ impl Counters {
         let mut counters = Counters::fresh(rules, start);
         for mv in moves {
             let next = position.play(mv);
-            counters = counters.after(rules, mv, &next);
+            counters = counters.after(mv, &next);
             position = next;
         }
         (position, counters)
@@ -252,23 +286,23 @@ impl Counters {
 
     /// Plies left on the count that governs the position, with its article; `None` when
     /// no count runs (no rule set).
-    pub fn governing(&self, rules: &DrawRules, position: &Position) -> Option<(&'static str, u16)> {
-        match self.material {
-            Some(c) => {
-                let rule = &rules.material[c.rule];
-                Some((rule.article, rule.plies_left(c.plies, position, c.strong).unwrap_or(0)))
-            }
-            None => rules.reset.map(|r| (r.article, r.limit_plies.saturating_sub(self.reset_plies))),
+    pub fn governing(&self, position: &Position) -> Option<(&'static str, u16)> {
+        match self.material_rule(position.variant()) {
+            Some((c, rule)) => Some((rule.article, rule.plies_left(c.plies, position, c.strong).unwrap_or(0))),
+            None => self
+                .rules(position.variant())
+                .reset
+                .map(|r| (r.article, r.limit_plies.saturating_sub(self.reset_plies))),
         }
     }
 
     /// As [`Counters::describe`], with the strong side named where the material of
     /// `position` cannot tell it (`16c=30:white` with a king against a king), so that
     /// [`Counters::parse`] reads back the same counters.
-    pub fn describe_at(&self, rules: &DrawRules, position: &Position) -> String {
-        let mut text = self.describe(rules);
-        if let Some(MaterialCount { rule, strong: Some(side), .. }) = self.material {
-            if rules.material[rule].strong_side_by_material(position).is_none() {
+    pub fn describe_at(&self, position: &Position) -> String {
+        let mut text = self.describe(position.variant());
+        if let Some((MaterialCount { strong: Some(side), .. }, rule)) = self.material_rule(position.variant()) {
+            if rule.strong_side_by_material(position).is_none() {
                 text.push(':');
                 text.push_str(color_word(side));
             }
@@ -277,13 +311,13 @@ impl Counters {
     }
 
     /// The counters written as `ARTICLE=PLIES`, the form [`Counters::parse`] reads.
-    pub fn describe(&self, rules: &DrawRules) -> String {
+    pub fn describe(&self, variant: &Variant) -> String {
         let mut parts = Vec::new();
-        if let Some(r) = rules.reset {
+        if let Some(r) = self.rules(variant).reset {
             parts.push(format!("{}={}", r.article, self.reset_plies));
         }
-        if let Some(c) = self.material {
-            parts.push(format!("{}={}", rules.material[c.rule].article, c.plies));
+        if let Some((c, rule)) = self.material_rule(variant) {
+            parts.push(format!("{}={}", rule.article, c.plies));
         }
         parts.join(",")
     }
@@ -314,11 +348,11 @@ mod tests {
         assert_eq!(c.material, Some(MaterialCount { rule: 0, plies: 0, strong: None }));
         let king_move = p.parse_move("1-7").expect("legal");
         let q = p.play(&king_move);
-        let c1 = c.after(&rules, &king_move, &q);
+        let c1 = c.after(&king_move, &q);
         assert_eq!((c1.reset_plies, c1.material.map(|m| m.plies)), (1, Some(1)));
         let man_move = q.with_turn(crate::Color::White).parse_move("30-24").expect("legal");
         let r = q.with_turn(crate::Color::White).play(&man_move);
-        let c2 = c1.after(&rules, &man_move, &r);
+        let c2 = c1.after(&man_move, &r);
         assert_eq!((c2.reset_plies, c2.material.map(|m| m.plies)), (0, Some(2)));
     }
 
@@ -333,7 +367,7 @@ mod tests {
             let rules = DrawRules::new(set, &Variant::INTERNATIONAL);
             let c =
                 Counters::new(&rules, &p, 7, Some(MaterialCount { rule: 0, plies: 7, strong: None })).expect("valid");
-            c.after(&rules, &take, &q)
+            c.after(&take, &q)
         };
         assert_eq!(counting(DrawRuleSet::Fmjd).material, Some(MaterialCount { rule: 0, plies: 8, strong: None }));
         assert_eq!(counting(DrawRuleSet::Fmjd2000).material, Some(MaterialCount { rule: 1, plies: 0, strong: None }));

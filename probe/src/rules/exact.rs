@@ -10,7 +10,7 @@
 //! count that is never reset (FMJD 6.3 in the newer text) needs none, its distance is the
 //! DTW.
 
-use super::{Counters, DrawRules, Persistence};
+use super::{Counters, Persistence};
 use crate::{Move, Position, RuleScore, Score, Wld};
 
 /// Where the values come from: tables on disk, or tables being built.
@@ -20,7 +20,7 @@ pub trait Oracle {
     /// The theoretical score (DTW) of any position within table range.
     fn theoretical(&self, position: &Position) -> Result<Score, Self::Error>;
     /// The stored rule value of a position whose signature has a rule table
-    /// ([`DrawRules::context`] is `Some`).
+    /// ([`super::DrawRules::context`] is `Some`).
     fn counted(&self, position: &Position) -> Result<RuleScore, Self::Error>;
 }
 
@@ -45,19 +45,19 @@ impl Verdict {
 }
 
 /// The exact verdict of `position` with `counters`.
-pub fn verdict<O: Oracle>(
-    rules: &DrawRules,
-    oracle: &O,
-    position: &Position,
-    counters: &Counters,
-) -> Result<Verdict, O::Error> {
+pub fn verdict<O: Oracle>(oracle: &O, position: &Position, counters: &Counters) -> Result<Verdict, O::Error> {
     let theoretical = oracle.theoretical(position)?;
-    let Some(count) = counters.governing(rules, position) else {
+    let Some(count) = counters.governing(position) else {
         let within = RuleScore::from_score(theoretical);
         return Ok(Verdict { exact: theoretical.wld(), theoretical, count: None, within });
     };
-    let never_ends_early =
-        counters.material.is_some_and(|c| rules.material[c.rule].persistence == Persistence::UntilGameEnds);
+    let never_ends_early = counters.material.is_some_and(|c| {
+        counters
+            .rules(position.variant())
+            .material
+            .get(c.rule)
+            .is_some_and(|r| r.persistence == Persistence::UntilGameEnds)
+    });
     let within = if never_ends_early { RuleScore::from_score(theoretical) } else { oracle.counted(position)? };
     Ok(Verdict { exact: within.within(count.1), theoretical, count: Some(count), within })
 }
@@ -81,7 +81,6 @@ pub struct MoveVerdict {
 /// among wins the fastest (shortest distance within the count, then shortest DTW), among
 /// losses the longest, among draws those the theory rates best.
 pub fn rank_moves<O: Oracle>(
-    rules: &DrawRules,
     oracle: &O,
     position: &Position,
     counters: &Counters,
@@ -89,8 +88,8 @@ pub fn rank_moves<O: Oracle>(
     let mut out = Vec::new();
     for mv in position.legal_moves().iter() {
         let child_position = position.play(mv);
-        let child_counters = counters.after(rules, mv, &child_position);
-        let child = verdict(rules, oracle, &child_position, &child_counters)?;
+        let child_counters = counters.after(mv, &child_position);
+        let child = verdict(oracle, &child_position, &child_counters)?;
         out.push(MoveVerdict {
             mv: *mv,
             position: child_position,
@@ -131,12 +130,11 @@ fn rank_key(m: &MoveVerdict) -> (u8, i64, i64) {
 
 /// The moves that keep the exact verdict of the position, best first.
 pub fn best_moves<O: Oracle>(
-    rules: &DrawRules,
     oracle: &O,
     position: &Position,
     counters: &Counters,
 ) -> Result<Vec<MoveVerdict>, O::Error> {
-    Ok(keep_best(rank_moves(rules, oracle, position, counters)?))
+    Ok(keep_best(rank_moves(oracle, position, counters)?))
 }
 
 /// Ranks `moves` best first and keeps those with the best exact result.
@@ -160,7 +158,6 @@ pub enum LineEnd {
 /// One line of best play from the position (each side playing its first best move) until
 /// the game ends, a count draws it, or `max_plies` plies for a draw no count ends.
 pub fn best_line<O: Oracle>(
-    rules: &DrawRules,
     oracle: &O,
     position: &Position,
     counters: &Counters,
@@ -172,13 +169,13 @@ pub fn best_line<O: Oracle>(
         if position.legal_moves().is_empty() {
             return Ok((line, LineEnd::GameOver));
         }
-        if let Some((article, 0)) = counters.governing(rules, &position) {
+        if let Some((article, 0)) = counters.governing(&position) {
             return Ok((line, LineEnd::CountExpired(article)));
         }
         if line.len() >= max_plies {
             return Ok((line, LineEnd::Unbounded));
         }
-        let Some(next) = best_moves(rules, oracle, &position, &counters)?.into_iter().next() else {
+        let Some(next) = best_moves(oracle, &position, &counters)?.into_iter().next() else {
             return Ok((line, LineEnd::GameOver));
         };
         position = next.position;

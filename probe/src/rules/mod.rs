@@ -21,7 +21,7 @@ pub mod exact;
 mod set;
 
 pub use counters::{CounterError, Counters, MaterialCount};
-pub use set::{DrawRuleSet, UnknownDrawRules};
+pub use set::{DrawRuleSet, RuleSetError, UnknownDrawRules};
 
 use crate::index::Signature;
 use crate::{Color, Move, PieceKind, Position};

@@ -43,6 +43,21 @@ impl DrawRuleSet {
         DrawRuleSet::Fmjd64Stands,
     ];
 
+    /// Every name, comma-separated: for help texts and error messages.
+    pub fn names() -> String {
+        DrawRuleSet::ALL.map(DrawRuleSet::name).join(", ")
+    }
+
+    /// The names of the sets written for `variant`, its usual set first.
+    pub fn names_for(variant: &Variant) -> String {
+        let usual = DrawRuleSet::usual_for(variant);
+        std::iter::once(usual)
+            .chain(DrawRuleSet::ALL.into_iter().filter(|s| *s != usual && s.applies_to(variant)))
+            .map(DrawRuleSet::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Command-line name.
     pub const fn name(self) -> &'static str {
         match self {
@@ -110,8 +125,50 @@ impl fmt::Display for DrawRuleSet {
 
 /// The name given is not a draw rule set.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown draw rules '{0}' (known: fmjd, fmjd-2000, fmjd-6.4-stands, ussr1953, ussr1953-count-ends, none)")]
+#[error("unknown draw rules '{0}' (known: {known})", known = DrawRuleSet::names())]
 pub struct UnknownDrawRules(pub String);
+
+/// A rule set that cannot be used for a game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleSetError {
+    /// No set has that name.
+    #[error(transparent)]
+    Unknown(#[from] UnknownDrawRules),
+    /// The set is not written for the game.
+    #[error("the {set} rules are not written for {variant} (its rule sets: {known})")]
+    NotForVariant {
+        /// The set.
+        set: &'static str,
+        /// The game.
+        variant: &'static str,
+        /// The sets that are, its usual set first.
+        known: String,
+    },
+}
+
+impl DrawRuleSet {
+    /// `self`, when it is written for `variant`.
+    pub fn check_for(self, variant: &Variant) -> Result<DrawRuleSet, RuleSetError> {
+        if self.applies_to(variant) {
+            Ok(self)
+        } else {
+            Err(RuleSetError::NotForVariant {
+                set: self.name(),
+                variant: variant.name,
+                known: DrawRuleSet::names_for(variant),
+            })
+        }
+    }
+
+    /// The set named `name` (`None` or empty: the variant's usual set), checked against
+    /// the game: what every front end reads a `rules` argument with.
+    pub fn for_game(name: Option<&str>, variant: &Variant) -> Result<DrawRuleSet, RuleSetError> {
+        match name.map(str::trim).filter(|n| !n.is_empty()) {
+            Some(name) => name.parse::<DrawRuleSet>()?.check_for(variant),
+            None => Ok(DrawRuleSet::usual_for(variant)),
+        }
+    }
+}
 
 impl FromStr for DrawRuleSet {
     type Err = UnknownDrawRules;

@@ -63,14 +63,14 @@ pub fn file_name(variant: &str, signature: Signature, metric: Metric) -> PathBuf
 }
 
 /// The command that builds the table file at `path` (`<dir>/<variant>/<sig>.<metric>.kabe`)
-/// and everything it needs: `kabe generate --variant V --closure SIG --dir D`, with
+/// and everything it needs: `kabe generate --variant V --closure SIG --tables D`, with
 /// `--rules R` for a rule table. `None` for a path not of that shape.
 ///
 /// ```
 /// use kabe_probe::table::build_command;
 /// assert_eq!(
 ///     build_command("tables/international/0401.ussr1953.kabe".as_ref()).as_deref(),
-///     Some("kabe generate --variant international --closure 0401 --rules ussr1953 --dir tables")
+///     Some("kabe generate --variant international --closure 0401 --rules ussr1953 --tables tables")
 /// );
 /// ```
 pub fn build_command(path: &Path) -> Option<String> {
@@ -98,7 +98,7 @@ pub fn build_command_with(path: &Path, rules: Option<DrawRuleSet>) -> Option<Str
         ("wld" | "dtw", Some(set)) => format!(" --rules {set}"),
         (set, _) => format!(" --rules {set}"),
     };
-    Some(format!("kabe generate --variant {variant} --closure {signature}{rules} --dir {dir}"))
+    Some(format!("kabe generate --variant {variant} --closure {signature}{rules} --tables {dir}"))
 }
 
 /// "; build it with `...`" for an error message, or nothing.

@@ -56,25 +56,30 @@ fn key(s: Signature) -> Option<usize> {
     )
 }
 
+/// Which of a signature's tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Column {
+    Wld,
+    Dtw,
+    Rules(DrawRuleSet),
+}
+
+fn empty_column() -> Box<[u32]> {
+    vec![u32::MAX; KEYS].into_boxed_slice()
+}
+
 /// The tables of one variant.
 #[derive(Debug)]
 pub(crate) struct Catalog {
     pub(crate) slots: Vec<Slot>,
-    /// Per signature key, the slot of its WLD, DTW and rule table (`u32::MAX`: none).
-    by_key: [Box<[u32]>; 3],
+    /// Per signature key, the slot of its WLD and DTW table (`u32::MAX`: none).
+    by_key: [Box<[u32]>; 2],
+    /// The same for the rule tables of each rule set present.
+    by_rules: Vec<(DrawRuleSet, Box<[u32]>)>,
     /// Every signature of up to this many pieces has its WLD and DTW tables.
     pub(crate) complete_pieces: u32,
     /// The most pieces of any table here.
     pub(crate) largest_pieces: u32,
-}
-
-fn metric_column(metric: Metric, rules: DrawRuleSet) -> Option<usize> {
-    match metric {
-        Metric::Wld => Some(0),
-        Metric::Dtw => Some(1),
-        Metric::Rules(set) if set == rules => Some(2),
-        Metric::Rules(_) => None,
-    }
 }
 
 /// Reads a file's header without mapping the file.
@@ -105,28 +110,25 @@ fn metric_named(name: &str) -> Option<Metric> {
 }
 
 impl Catalog {
-    /// Scans `dir/<variant>/`, checking every table header; `next_id` numbers the slots
-    /// across variants (cache keys).
-    pub(crate) fn scan(
-        dir: &Path,
-        variant: &Variant,
-        rules: DrawRuleSet,
-        mapped: bool,
-        next_id: &mut u32,
-    ) -> Result<Catalog, ProbeError> {
+    fn empty() -> Catalog {
+        Catalog {
+            slots: Vec::new(),
+            by_key: [empty_column(), empty_column()],
+            by_rules: Vec::new(),
+            complete_pieces: 0,
+            largest_pieces: 0,
+        }
+    }
+
+    /// Scans `dir/<variant>/`, checking every table header (the rule tables of every set
+    /// present); `next_id` numbers the slots across variants (cache keys).
+    pub(crate) fn scan(dir: &Path, variant: &Variant, mapped: bool, next_id: &mut u32) -> Result<Catalog, ProbeError> {
         let sub = dir.join(variant.name);
         let mut names: Vec<(PathBuf, Signature, Metric)> = Vec::new();
         // A variant asked for with no folder yet in an existing directory has no tables:
         // its probes then name each missing file and the command that builds it.
         let entries = match fs::read_dir(&sub) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir.is_dir() => {
-                return Ok(Catalog {
-                    slots: Vec::new(),
-                    by_key: std::array::from_fn(|_| vec![u32::MAX; KEYS].into_boxed_slice()),
-                    complete_pieces: 0,
-                    largest_pieces: 0,
-                });
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir.is_dir() => return Ok(Catalog::empty()),
             other => other.map_err(|source| ProbeError::Directory { path: sub.clone(), error: source })?,
         };
         for entry in entries {
@@ -138,14 +140,8 @@ impl Catalog {
             names.push((entry.path(), signature, metric));
         }
         names.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut catalog = Catalog {
-            slots: Vec::new(),
-            by_key: std::array::from_fn(|_| vec![u32::MAX; KEYS].into_boxed_slice()),
-            complete_pieces: 0,
-            largest_pieces: 0,
-        };
+        let mut catalog = Catalog::empty();
         for (path, signature, metric) in names {
-            let Some(column) = metric_column(metric, rules) else { continue };
             let header = read_header(&path)?;
             if header.variant != variant.name || header.signature != signature || header.metric != metric {
                 return Err(TableError::Foreign {
@@ -161,7 +157,21 @@ impl Catalog {
             let Some(k) = key(signature) else { continue };
             let pieces = signature.white_men + signature.white_kings + signature.black_men + signature.black_kings;
             catalog.largest_pieces = catalog.largest_pieces.max(pieces as u32);
-            catalog.by_key[column][k] = catalog.slots.len() as u32;
+            let column = match metric {
+                Metric::Wld => &mut catalog.by_key[0],
+                Metric::Dtw => &mut catalog.by_key[1],
+                Metric::Rules(set) => {
+                    let at = match catalog.by_rules.iter().position(|(s, _)| *s == set) {
+                        Some(at) => at,
+                        None => {
+                            catalog.by_rules.push((set, empty_column()));
+                            catalog.by_rules.len() - 1
+                        }
+                    };
+                    &mut catalog.by_rules[at].1
+                }
+            };
+            column[k] = catalog.slots.len() as u32;
             catalog.slots.push(Slot { id: *next_id, path, header, index, file: OnceLock::new(), mapped });
             *next_id += 1;
         }
@@ -177,11 +187,21 @@ impl Catalog {
         Ok(catalog)
     }
 
-    /// The slot of `signature`'s table: 0 WLD, 1 DTW, 2 rules.
+    /// The slot of `signature`'s table of `column`.
     #[inline]
-    pub(crate) fn slot(&self, signature: Signature, column: usize) -> Option<&Slot> {
-        let at = *self.by_key[column].get(key(signature)?)?;
+    pub(crate) fn slot(&self, signature: Signature, column: Column) -> Option<&Slot> {
+        let keys = match column {
+            Column::Wld => &self.by_key[0],
+            Column::Dtw => &self.by_key[1],
+            Column::Rules(set) => &self.by_rules.iter().find(|(s, _)| *s == set)?.1,
+        };
+        let at = *keys.get(key(signature)?)?;
         self.slots.get(at as usize)
+    }
+
+    /// The rule sets with at least one rule table here.
+    pub(crate) fn rule_sets(&self) -> impl Iterator<Item = DrawRuleSet> + '_ {
+        self.by_rules.iter().map(|(s, _)| *s)
     }
 }
 

@@ -4,7 +4,7 @@
 //! # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
 //! # kabe_generator::build_small_tables(&tables)?;
 //! use kabe_probe::tablebase::Tablebase;
-//! use kabe_probe::{Counters, Position, Variant, Wld};
+//! use kabe_probe::{Counters, DrawRuleSet, DrawRules, Position, Variant, Wld};
 //!
 //! let tb = Tablebase::builder(&tables).cache_bytes(64 << 20).open()?;
 //! let p = Position::from_fen(Variant::INTERNATIONAL, "W:W32:B27")?;
@@ -12,11 +12,21 @@
 //! let rules = tb.draw_rules(p.variant()).expect("international tables are open");
 //! let verdict = tb.probe(&p, &Counters::fresh(rules, &p))?;
 //! println!("{:?} under {}, {:?} in theory", verdict.exact, rules.set, verdict.theoretical);
+//! // The counters carry their rule set: the same tablebase answers under another one.
+//! let older = DrawRules::new(DrawRuleSet::Fmjd2000, p.variant());
+//! match tb.probe(&p, &Counters::fresh(&older, &p)) {
+//!     Ok(v) => println!("{:?} under fmjd-2000", v.exact),
+//!     Err(e) => println!("{e}"), // names the missing fmjd-2000 table and how to build it
+//! }
 //! # std::fs::remove_dir_all(&tables).ok();
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Every table file's header is read and checked at open; files are mapped the first time
+//! One tablebase answers under every draw-rule set whose tables the directory holds: the
+//! set is the one the [`Counters`] were made for. A set not written for the game, or
+//! counters that cannot belong to the position, are a typed error, never a panic.
+//!
+//! Every table file's header is read and checked at open; files are opened the first time
 //! a position needs them, and decompressed blocks live in one bounded cache shared by all
 //! threads ([`TablebaseBuilder::cache_bytes`], default [`DEFAULT_CACHE_BYTES`]).
 //!
@@ -34,10 +44,10 @@ use std::sync::{Arc, Mutex};
 
 use self::cache::BlockCache;
 pub use self::cache::CacheStats;
-use self::catalog::{Catalog, Slot};
+use self::catalog::{Catalog, Column, Slot};
 use crate::index::Signature;
 use crate::rules::exact::{self, MoveVerdict, Oracle, Verdict};
-use crate::rules::{Counters, DrawRuleSet, DrawRules};
+use crate::rules::{CounterError, Counters, DrawRuleSet, DrawRules};
 use crate::table::{file_name, Header, Metric, TableError};
 use crate::{Move, Position, RuleScore, Score, Variant, Wld};
 
@@ -82,6 +92,9 @@ pub enum ProbeError {
         /// The variants it has.
         open: String,
     },
+    /// The counters do not fit the position, or their rule set is not the game's.
+    #[error("{0}")]
+    Counters(#[from] CounterError),
     /// Only from [`Tablebase::probe_wld_cached`]'s callers that want an error: the block
     /// is not in memory.
     #[error("not in the cache")]
@@ -124,8 +137,10 @@ impl TablebaseBuilder {
         self
     }
 
-    /// The draw rules [`Tablebase::probe`] applies, for the variants they apply to
-    /// (default: each variant's own set: `fmjd` on 10x10, `ussr1953` on 8x8).
+    /// The draw rules [`Tablebase::draw_rules`] offers as a variant's default, for the
+    /// variants they apply to (default: each variant's own set: `fmjd` on 10x10,
+    /// `ussr1953` on Russian). A probe applies the set its [`Counters`] carry, whatever
+    /// this says.
     ///
     /// ```
     /// use kabe_probe::{tablebase::Tablebase, DrawRuleSet};
@@ -184,8 +199,8 @@ impl TablebaseBuilder {
                 .copied()
                 .find(|s| s.applies_to(&variant))
                 .unwrap_or_else(|| DrawRuleSet::usual_for(&variant));
-            let catalog = Catalog::scan(&self.dir, &variant, set, self.memory_map, &mut next_id)?;
-            open.push(VariantTables { variant, rules: DrawRules::new(set, &variant), catalog });
+            let catalog = Catalog::scan(&self.dir, &variant, self.memory_map, &mut next_id)?;
+            open.push(VariantTables { variant, default_rules: DrawRules::new(set, &variant), catalog });
         }
         Ok(Tablebase {
             dir: self.dir,
@@ -199,7 +214,8 @@ impl TablebaseBuilder {
 #[derive(Debug)]
 struct VariantTables {
     variant: Variant,
-    rules: DrawRules,
+    /// What [`Tablebase::draw_rules`] offers.
+    default_rules: DrawRules,
     catalog: Catalog,
 }
 
@@ -225,10 +241,6 @@ enum Access {
     Disk,
     CacheOnly,
 }
-
-const WLD: usize = 0;
-const DTW: usize = 1;
-const RULES: usize = 2;
 
 /// Whether `a` is better than `b` for the side to move: quicker wins, slower losses.
 fn better(a: Score, b: Score) -> bool {
@@ -317,7 +329,10 @@ impl Tablebase {
         self.tables(variant).map_or(0, |v| v.catalog.complete_pieces)
     }
 
-    /// The draw rules [`Tablebase::probe`] applies to `variant`, for building counters.
+    /// The draw rules a game of `variant` is played under unless the caller says
+    /// otherwise (the builder's [`TablebaseBuilder::rules`], else the variant's usual set),
+    /// for building counters; `None` when the variant is not open. Any other set written
+    /// for the game works as well: build its counters with [`DrawRules::new`].
     ///
     /// ```
     /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
@@ -329,7 +344,26 @@ impl Tablebase {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn draw_rules(&self, variant: &Variant) -> Option<&DrawRules> {
-        self.tables(variant).ok().map(|v| &v.rules)
+        self.tables(variant).ok().map(|v| &v.default_rules)
+    }
+
+    /// The rule sets with rule tables for `variant` (the exact verdict under a set needs
+    /// them, beyond the materials whose count never ends early).
+    ///
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-sets-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
+    /// use kabe_probe::{tablebase::Tablebase, DrawRuleSet, Variant};
+    /// let tb = Tablebase::open(&tables)?;
+    /// assert!(tb.rule_sets(&Variant::RUSSIAN).contains(&DrawRuleSet::Ussr1953));
+    /// # std::fs::remove_dir_all(&tables).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn rule_sets(&self, variant: &Variant) -> Vec<DrawRuleSet> {
+        let mut sets: Vec<DrawRuleSet> =
+            self.tables(variant).map(|v| v.catalog.rule_sets().collect()).unwrap_or_default();
+        sets.sort();
+        sets
     }
 
     /// What the block cache holds.
@@ -400,11 +434,11 @@ impl Tablebase {
     }
 
     /// The raw rule-table value of a position within range: the distance within the count
-    /// its material keeps ([`RuleScore`]), as the rule set the tablebase was opened with
-    /// stores it. Most callers want [`Tablebase::probe`], which applies the counters.
-    pub fn probe_counted(&self, position: &Position) -> Result<RuleScore, ProbeError> {
+    /// its material keeps ([`RuleScore`]), as the rule tables of `set` store it. Most
+    /// callers want [`Tablebase::probe`], which applies the counters.
+    pub fn probe_counted(&self, position: &Position, set: DrawRuleSet) -> Result<RuleScore, ProbeError> {
         let tables = self.tables(position.variant())?;
-        self.counted(tables, position)
+        self.counted(tables, set, position)
     }
 
     /// The exact verdict under the draw rules for `counters` (see [`Counters`]): the
@@ -427,7 +461,7 @@ impl Tablebase {
     /// ```
     pub fn probe(&self, position: &Position, counters: &Counters) -> Result<Verdict, ProbeError> {
         let tables = self.tables(position.variant())?;
-        self.verdict(tables, position, counters)
+        self.verdict(tables, position, &counters.checked(position)?)
     }
 
     /// The moves that keep the exact verdict, best first (quickest win within the count,
@@ -468,10 +502,11 @@ impl Tablebase {
     /// ```
     pub fn ranked_moves(&self, position: &Position, counters: &Counters) -> Result<Vec<MoveVerdict>, ProbeError> {
         let tables = self.tables(position.variant())?;
+        let counters = counters.checked(position)?;
         let mut ranked = Vec::new();
         for mv in position.legal_moves().iter() {
             let child = position.play(mv);
-            let child_counters = counters.after(&tables.rules, mv, &child);
+            let child_counters = counters.after(mv, &child);
             let verdict = self.verdict(tables, &child, &child_counters)?;
             ranked.push(MoveVerdict {
                 mv: *mv,
@@ -493,14 +528,13 @@ impl Tablebase {
         counters: &Counters,
         max_plies: usize,
     ) -> Result<(Vec<MoveVerdict>, exact::LineEnd), ProbeError> {
-        let rules = self.tables(position.variant())?.rules;
         let mut line = Vec::new();
-        let (mut position, mut counters) = (*position, *counters);
+        let (mut position, mut counters) = (*position, counters.checked(position)?);
         loop {
             if position.legal_moves().is_empty() {
                 return Ok((line, exact::LineEnd::GameOver));
             }
-            if let Some((article, 0)) = counters.governing(&rules, &position) {
+            if let Some((article, 0)) = counters.governing(&position) {
                 return Ok((line, exact::LineEnd::CountExpired(article)));
             }
             if line.len() >= max_plies {
@@ -527,7 +561,11 @@ impl Tablebase {
             variant: tables.variant.name,
             signature,
             path: self.dir.join(file_name(tables.variant.name, signature, metric)),
-            rules: Some(tables.rules.set).filter(|s| *s != DrawRuleSet::None),
+            rules: Some(match metric {
+                Metric::Rules(set) => set,
+                _ => tables.default_rules.set,
+            })
+            .filter(|s| *s != DrawRuleSet::None),
         }
     }
 
@@ -582,7 +620,7 @@ impl Tablebase {
             return Ok(Some(tables.variant.score_at_end().wld().for_opponent()));
         }
         // A WLD file holds no value of its own for a position with a capture to make.
-        if let Some(slot) = tables.catalog.slot(signature, WLD).filter(|_| !position.has_capture()) {
+        if let Some(slot) = tables.catalog.slot(signature, Column::Wld).filter(|_| !position.has_capture()) {
             let index = slot.index.index(&normalized);
             return self.entry(&tables.variant, slot, index, access, |_, block, i| {
                 match (block.get(i / 4)? >> (2 * (i % 4))) & 3 {
@@ -615,7 +653,7 @@ impl Tablebase {
         }
         let normalized = position.normalized();
         let signature = Signature::of(&normalized);
-        if let Some(slot) = tables.catalog.slot(signature, DTW) {
+        if let Some(slot) = tables.catalog.slot(signature, Column::Dtw) {
             let index = slot.index.index(&normalized);
             let found = self.entry(&tables.variant, slot, index, Access::Disk, |header, block, i| {
                 crate::table::decode_entry(header, block, i)
@@ -635,14 +673,17 @@ impl Tablebase {
         best.ok_or_else(|| self.no_table(tables, signature, Metric::Dtw))
     }
 
-    fn counted(&self, tables: &VariantTables, position: &Position) -> Result<RuleScore, ProbeError> {
+    fn counted(&self, tables: &VariantTables, set: DrawRuleSet, position: &Position) -> Result<RuleScore, ProbeError> {
         if let Some(settled) = position.settled_score() {
             return Ok(RuleScore::from_score(settled));
         }
         let normalized = position.normalized();
         let signature = Signature::of(&normalized);
-        let metric = Metric::Rules(tables.rules.set);
-        let slot = tables.catalog.slot(signature, RULES).ok_or_else(|| self.no_table(tables, signature, metric))?;
+        let metric = Metric::Rules(set);
+        let slot = tables
+            .catalog
+            .slot(signature, Column::Rules(set))
+            .ok_or_else(|| self.no_table(tables, signature, metric))?;
         let index = slot.index.index(&normalized);
         let found = self.entry(&tables.variant, slot, index, Access::Disk, |_, block, i| {
             block.get(i).map(|&b| if b == u8::MAX { RuleScore::NONE } else { RuleScore::from_raw(b as u16) })
@@ -654,9 +695,9 @@ impl Tablebase {
         let signature = Signature::of(&position.normalized());
         let in_range = signature.white_men + signature.white_kings == 0
             || signature.black_men + signature.black_kings == 0
-            || tables.catalog.slot(signature, DTW).is_some();
+            || tables.catalog.slot(signature, Column::Dtw).is_some();
         if in_range {
-            return exact::verdict(&tables.rules, &VariantOracle { tb: self, tables }, position, counters);
+            return exact::verdict(&VariantOracle { tb: self, tables, set: counters.set }, position, counters);
         }
         // Beyond the tables: play the forced captures into range.
         let Some(captures) = forced_captures(tables, position) else {
@@ -665,7 +706,7 @@ impl Tablebase {
         let mut best: Option<Verdict> = None;
         for mv in &captures {
             let child = position.play(mv);
-            let after = self.verdict(tables, &child, &counters.after(&tables.rules, mv, &child))?;
+            let after = self.verdict(tables, &child, &counters.after(mv, &child))?;
             let within = match after.within.decided() {
                 Some((Wld::Win, p)) => RuleScore::loss(p + 1),
                 Some((_, p)) => RuleScore::win(p + 1),
@@ -674,7 +715,7 @@ impl Tablebase {
             let mine = Verdict {
                 exact: after.exact.for_opponent(),
                 theoretical: after.theoretical.parent(),
-                count: counters.governing(&tables.rules, position),
+                count: counters.governing(position),
                 within,
             };
             let improves = best.is_none_or(|b| {
@@ -688,10 +729,11 @@ impl Tablebase {
     }
 }
 
-/// The exact-verdict code's view of one variant's tables.
+/// The exact-verdict code's view of one variant's tables under one rule set.
 struct VariantOracle<'a> {
     tb: &'a Tablebase,
     tables: &'a VariantTables,
+    set: DrawRuleSet,
 }
 
 impl Oracle for VariantOracle<'_> {
@@ -702,7 +744,7 @@ impl Oracle for VariantOracle<'_> {
     }
 
     fn counted(&self, position: &Position) -> Result<RuleScore, ProbeError> {
-        self.tb.counted(self.tables, position)
+        self.tb.counted(self.tables, self.set, position)
     }
 }
 

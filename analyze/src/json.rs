@@ -1,5 +1,5 @@
-//! The JSON of a probe, shared by `kabe probe --json` and the API so that both speak the
-//! same shape.
+//! The JSON of a probe, defined once for every front end: `kabe probe --json`, the API
+//! of `kabe serve` and the Python package's `to_dict` speak this shape.
 
 use kabe_probe::rules::exact::{MoveVerdict, Verdict};
 use kabe_probe::{Position, Wld};
