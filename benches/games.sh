@@ -18,15 +18,15 @@ dir="$root/target/bench-tables/games-$pieces"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); tables up to $pieces pieces in $dir"
 for game in "${games[@]}"; do
   start=$(date +%s.%N)
-  "$kabe" generate --variant "$game" --pieces "$pieces" --dir "$dir" >/dev/null 2>&1
+  "$kabe" generate --variant "$game" --pieces "$pieces" --tables "$dir" >/dev/null 2>&1
   built=$(echo "$(date +%s.%N) - $start" | bc)
-  verified=$("$kabe" verify --variant "$game" --dir "$dir" | tail -n 1)
+  verified=$("$kabe" verify --variant "$game" --tables "$dir" | tail -n 1)
   case "$verified" in
     *" 0 disagreements, 0 bad files"*) ;;
     *) echo "$game: verification failed: $verified" >&2; exit 1 ;;
   esac
   stats=$(mktemp)
-  "$kabe" stats --variant "$game" --dir "$dir" >"$stats"
+  "$kabe" stats --variant "$game" --tables "$dir" >"$stats"
   echo
   echo "### $game"
   echo

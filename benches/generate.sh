@@ -28,12 +28,12 @@ threads=$(nproc)
 echo "machine: $threads cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 log=$(mktemp)
 if [ -x /usr/bin/time ]; then
-  /usr/bin/time -v "$kabe" generate --variant "$variant" --pieces "$pieces" --dir "$dir" "${memory[@]}" "${rules[@]}" 2>"$log" | tail -n 2
+  /usr/bin/time -v "$kabe" generate --variant "$variant" --pieces "$pieces" --tables "$dir" "${memory[@]}" "${rules[@]}" 2>"$log" | tail -n 2
   peak_kb=$(awk -F: '/Maximum resident/{gsub(/ /,"",$2); print $2}' "$log")
   wall=$(awk '/Elapsed \(wall clock\)/{print $NF}' "$log")
 else
   start=$(date +%s)
-  "$kabe" generate --variant "$variant" --pieces "$pieces" --dir "$dir" "${memory[@]}" "${rules[@]}" 2>/dev/null | tail -n 2
+  "$kabe" generate --variant "$variant" --pieces "$pieces" --tables "$dir" "${memory[@]}" "${rules[@]}" 2>/dev/null | tail -n 2
   wall="$(( $(date +%s) - start )) s"
   peak_kb=0
 fi

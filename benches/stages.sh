@@ -19,7 +19,7 @@ echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(grep -
 for sig in "$@"; do
   marker=$(mktemp)
   log=$(mktemp)
-  /usr/bin/time -v "$kabe" generate --variant "$variant" --closure "$sig" --dir "$dir" --memory "$memory" 2>"$log" >"$log.out"
+  /usr/bin/time -v "$kabe" generate --variant "$variant" --closure "$sig" --tables "$dir" --memory "$memory" 2>"$log" >"$log.out"
   solved=$(awk '/^built/{print $4}' "$log.out" | tr -d '(')
   wall=$(awk '/Elapsed \(wall clock\)/{print $NF}' "$log")
   secs=$(echo "$wall" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else if (NF==2) print $1*60+$2; else print $1+0 }')
@@ -46,7 +46,7 @@ for sig in "$@"; do
   # Every table the stage wrote (a closure also builds the smaller materials it reaches).
   sigs=$(find "$dir/$variant" -name '*.dtw.kabe' -newer "$marker" -printf '%f\n' | cut -c1-4 | sort -u | paste -sd,)
   if [ -n "$sigs" ]; then
-    /usr/bin/time -f "  verify $sigs: %e s, peak memory %M kB" "$kabe" verify --variant "$variant" --dir "$dir" \
+    /usr/bin/time -f "  verify $sigs: %e s, peak memory %M kB" "$kabe" verify --variant "$variant" --tables "$dir" \
       --signature "$sigs" --memory "$memory" 2>&1 | tail -n 2 | sed 's/^\([0-9]\)/  \1/'
   fi
   rm -f "$marker" "$log" "$log.out"

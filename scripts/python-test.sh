@@ -19,7 +19,7 @@ tables=${1:-}
 if [ -z "$tables" ]; then
   tables=$work/tables
   for variant in international russian; do
-    "$kabe" generate --variant "$variant" --pieces 4 --dir "$tables" 2>/dev/null | tail -n 1
+    "$kabe" generate --variant "$variant" --pieces 4 --tables "$tables" 2>/dev/null | tail -n 1
   done
 fi
 tables=$(cd "$tables" && pwd)

@@ -13,7 +13,7 @@ cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin kabe
 kabe="$root/target/release/kabe"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$kabe" stats --variant "$variant" --dir "$dir" --json >"$work/theory.json"
+"$kabe" stats --variant "$variant" --tables "$dir" --json >"$work/theory.json"
 if [ -z "$rules" ]; then
   case "$variant" in
     international) rules=fmjd ;;
@@ -22,7 +22,7 @@ if [ -z "$rules" ]; then
   esac
 fi
 if [ "$rules" != none ]; then
-  "$kabe" stats --variant "$variant" --dir "$dir" --rules "$rules" --json >"$work/rules.json"
+  "$kabe" stats --variant "$variant" --tables "$dir" --rules "$rules" --json >"$work/rules.json"
 fi
 python3 - "$work" "$variant" "$dir" "$rules" <<'PY'
 import json, os, sys

@@ -7,6 +7,34 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# What the tests need beside the clone, checked before any work. As root on Debian the
+# system packages are installed; elsewhere each missing one is named with how to get it.
+missing=()
+need() { command -v "$1" >/dev/null || missing+=("$1: $2"); }
+debian_root() { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; }
+if debian_root; then
+  bash scripts/slurm/cluster.sh install # slurm-wlm and munge, for scripts/slurm/test.sh
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
+  fi
+fi
+need cargo "the Rust toolchain (https://rustup.rs)"
+need cargo-nextest "cargo install --locked cargo-nextest"
+need cc "a C compiler (Debian: apt-get install gcc), for the C interface's test"
+need python3 "Python 3.9 or later (Debian: apt-get install python3 python3-venv)"
+need node "Node.js 18 or later (Debian: apt-get install nodejs), for the browser test"
+need chromium "Debian: apt-get install chromium, for the browser test"
+need chromedriver "Debian: apt-get install chromium-driver, for the browser test"
+need slurmctld "Debian: apt-get install slurm-wlm, for the cluster test"
+need munged "Debian: apt-get install munge, for the cluster test"
+python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=("python3 venv: Debian: apt-get install python3-venv")
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "scripts/test.sh: missing what the tests need (nothing was run):" >&2
+  printf '  %s\n' "${missing[@]}" >&2
+  exit 2
+fi
+
 echo "== format and lints"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --release --quiet -- -D warnings
@@ -23,8 +51,8 @@ tables=target/ci-tables
 rm -rf "$tables"
 for spec in international:4 russian:4 kabe:3 turkish:3; do
   v=${spec%:*}; n=${spec#*:}
-  cargo run --release --quiet --bin kabe -- generate --variant "$v" --pieces "$n" --dir "$tables" 2>/dev/null
-  cargo run --release --quiet --bin kabe -- verify --variant "$v" --dir "$tables"
+  cargo run --release --quiet --bin kabe -- generate --variant "$v" --pieces "$n" --tables "$tables" 2>/dev/null
+  cargo run --release --quiet --bin kabe -- verify --variant "$v" --tables "$tables"
 done
 echo "== the explorer (kabe serve) in headless Chromium: load, hover, play, back, count, edit, 8x8, Turkish, phone"
 bash scripts/browser-test.sh "$tables"
@@ -34,14 +62,14 @@ bash scripts/slurm/test.sh "$tables"
 
 # Output goes to a file, not into `head`: kabe dies quietly of SIGPIPE when its reader
 # stops early, which `set -o pipefail` would count as a failure.
-cargo run --release --quiet --bin kabe -- stats --variant russian --dir "$tables" >target/stats-russian.txt
+cargo run --release --quiet --bin kabe -- stats --variant russian --tables "$tables" >target/stats-russian.txt
 head -n 6 target/stats-russian.txt
 
 echo "== draw rules: rule tables against the brute force (every counter state), a probe"
-cargo run --release --quiet --bin kabe -- check-rules --variant international --pieces 3 --dir "$tables" | tail -n 1
-cargo run --release --quiet --bin kabe -- check-rules --layered --variant russian --pieces 4 --dir "$tables" | tail -n 1
-cargo run --release --quiet --bin kabe -- stats --variant russian --rules ussr1953 --dir "$tables" | tail -n 3
-cargo run --release --quiet --bin kabe -- probe "W:WK46,K47,K48:BK5" --counters 6.3=30 --dir "$tables" >target/probe-6.3.txt
+cargo run --release --quiet --bin kabe -- check-rules --variant international --pieces 3 --tables "$tables" | tail -n 1
+cargo run --release --quiet --bin kabe -- check-rules --layered --variant russian --pieces 4 --tables "$tables" | tail -n 1
+cargo run --release --quiet --bin kabe -- stats --variant russian --rules ussr1953 --tables "$tables" | tail -n 3
+cargo run --release --quiet --bin kabe -- probe "W:WK46,K47,K48:BK5" --counters 6.3=30 --tables "$tables" >target/probe-6.3.txt
 head -n 2 target/probe-6.3.txt
 
 echo "== game analysis and studies on data/ (the README's main command on the tables above)"
@@ -84,7 +112,7 @@ PY
 
 # Two games of the 1950 USSR championship whose endings need 5 pieces: moves that threw a
 # result away, and the 30-move rule (16b) turning White's theoretical win into a draw.
-cargo run --release --quiet --bin kabe -- generate --variant russian --pieces 5 --dir "$tables" 2>/dev/null | tail -n 1
+cargo run --release --quiet --bin kabe -- generate --variant russian --pieces 5 --tables "$tables" 2>/dev/null | tail -n 1
 cargo run --release --quiet --bin kabe -- analyze data/games/russian-rules.pdn --tables "$tables" --pieces 5 --no-generate --format json >target/russian-rules.json
 python3 - <<'PY'
 import json
@@ -98,14 +126,14 @@ assert (1, "49...", "16b", "63...") in decided, decided
 print("Shutilkin - Potapov 1950: 30. f6-e7? 30... e3-f2? 49. e5-g7? (16b decides); Potapov - Romanov: 39. b4-e1?")
 PY
 
-echo "== fuzz: the table reader and the PDN reader, short runs from real input (cargo fuzz on the stable toolchain)"
+echo "== fuzz: the table reader, the PDN reader, the FEN parser and the API's queries, short runs from real input (cargo fuzz on the stable toolchain)"
 if ! command -v cargo-fuzz >/dev/null; then
   cargo install cargo-fuzz --locked --version 0.13.2 --quiet
 fi
 fuzz/seed.sh "$tables"
-for target in table_reader pdn_reader; do
+for target in table_reader pdn_reader fen api_query; do
   fuzz_log=target/fuzz-$target.log
-  if ! (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run $target -- -max_total_time="${KABE_FUZZ_SECONDS:-60}" -max_len=8192) >"$fuzz_log" 2>&1; then
+  if ! (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run $target -- -max_total_time="${KABE_FUZZ_SECONDS:-45}" -max_len=8192) >"$fuzz_log" 2>&1; then
     tail -n 60 "$fuzz_log"
     echo "fuzzing $target failed (input kept under fuzz/artifacts/$target/)" >&2
     exit 1

@@ -25,7 +25,7 @@ fn table_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 fn generate(dir: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_kabe"));
-    c.args(["generate", "--variant", "russian", "--pieces", "4", "--dir"]).arg(dir);
+    c.args(["generate", "--variant", "russian", "--pieces", "4", "--tables"]).arg(dir);
     c.stdout(Stdio::null()).stderr(Stdio::null());
     c
 }
@@ -48,7 +48,7 @@ fn a_killed_generate_resumes_to_the_same_files() {
     assert_eq!(table_files(&dir), expected);
 
     let out = Command::new(env!("CARGO_BIN_EXE_kabe"))
-        .args(["verify", "--variant", "russian", "--dir"])
+        .args(["verify", "--variant", "russian", "--tables"])
         .arg(&dir)
         .output()
         .expect("verify");
@@ -56,7 +56,7 @@ fn a_killed_generate_resumes_to_the_same_files() {
     assert!(String::from_utf8_lossy(&out.stdout).contains(" 0 disagreements, 0 bad files"));
 
     let out = Command::new(env!("CARGO_BIN_EXE_kabe"))
-        .args(["stats", "--json", "--variant", "russian", "--dir"])
+        .args(["stats", "--json", "--variant", "russian", "--tables"])
         .arg(&dir)
         .output()
         .expect("stats");
@@ -73,9 +73,9 @@ fn a_killed_generate_resumes_to_the_same_files() {
 fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
     let dir = temp_dir("verify-rules");
     let d = dir.to_str().expect("utf-8 path");
-    let built = kabe(&["generate", "--variant", "international", "--pieces", "3", "--dir", d]);
+    let built = kabe(&["generate", "--variant", "international", "--pieces", "3", "--tables", d]);
     assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-    let out = kabe(&["verify", "--variant", "international", "--dir", d]);
+    let out = kabe(&["verify", "--variant", "international", "--tables", d]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("48 files (16 dtw, 16 fmjd, 16 wld)"), "{text}");
@@ -83,7 +83,7 @@ fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
 
     let table = dir.join("international").join("0201.fmjd.kabe");
     fs::File::create(&table).expect("truncate");
-    let out = kabe(&["verify", "--variant", "international", "--dir", d]);
+    let out = kabe(&["verify", "--variant", "international", "--tables", d]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{text}");
     let bad: Vec<&str> = text.lines().filter(|l| l.starts_with("bad file:")).collect();
@@ -97,7 +97,7 @@ fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
 fn probe_stdin(dir: &str, input: Vec<u8>) -> (std::process::Output, Vec<serde_json::Value>) {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_kabe"))
-        .args(["probe", "--stdin", "-v", "russian", "--dir", dir])
+        .args(["probe", "--stdin", "-v", "russian", "--tables", dir])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -124,7 +124,7 @@ fn probe_gives_the_exact_verdict_and_names_the_count() {
     let dir = dir.to_str().expect("utf-8 path");
     let probe = |counters: &str| {
         let out =
-            kabe(&["probe", "W:WKh8,Ke7,Kf6:BKa3", "-v", "russian", "--dir", dir, "--counters", counters, "--json"]);
+            kabe(&["probe", "W:WKh8,Ke7,Kf6:BKa3", "-v", "russian", "--tables", dir, "--counters", counters, "--json"]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
     };
@@ -148,16 +148,16 @@ fn probe_gives_the_exact_verdict_and_names_the_count() {
         (vec!["--counters", "6.3=2"], "no article '6.3'"),
         (vec!["--counters", "16b"], "bad counters"),
     ] {
-        let mut args = vec!["probe", "W:WKh8,Ke7,Kf6:BKa3", "-v", "russian", "--dir", dir];
+        let mut args = vec!["probe", "W:WKh8,Ke7,Kf6:BKa3", "-v", "russian", "--tables", dir];
         args.extend(bad);
         let out = kabe(&args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.starts_with("kabe: error:") && err.contains(says) && err.lines().count() == 1, "{err}");
     }
-    let out = kabe(&["probe", "W:WKh8,Ke7:BKa3,Kz9", "-v", "russian", "--dir", dir]);
+    let out = kabe(&["probe", "W:WKh8,Ke7:BKa3,Kz9", "-v", "russian", "--tables", dir]);
     assert_eq!(out.status.code(), Some(2));
-    let out = kabe(&["stats", "-v", "russian", "--dir", dir, "--rules", "ussr1953", "--json"]);
+    let out = kabe(&["stats", "-v", "russian", "--tables", dir, "--rules", "ussr1953", "--json"]);
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let three_kings =
         stats["tables"].as_array().expect("rows").iter().find(|r| r["signature"] == "0301").expect("0301");
@@ -171,7 +171,7 @@ fn probe_stdin_answers_line_by_line_and_missing_tables_name_the_command() {
     let dir = dir.to_str().expect("utf-8 path");
     let one = |counters: &str| {
         let out =
-            kabe(&["probe", "W:WKh8,Ke7,Kf6:BKa3", "-v", "russian", "--dir", dir, "--counters", counters, "--json"]);
+            kabe(&["probe", "W:WKh8,Ke7,Kf6:BKa3", "-v", "russian", "--tables", dir, "--counters", counters, "--json"]);
         serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
     };
     let input = "W:WKh8,Ke7,Kf6:BKa3\t16c=20\nW:Wz9:Ba1\n\nW:WKh8,Ke7,Kf6:BKa3\nW:WKh8,Ke7,Kf6:BKa3\t16c=99\n";
@@ -203,18 +203,19 @@ fn probe_stdin_answers_line_by_line_and_missing_tables_name_the_command() {
     assert_eq!(lines[2], one(""));
 
     // Beyond the tables: the error names the file and the command that builds it.
-    let out = kabe(&["probe", "W:Wc3,e3,g3:Bf6,h6", "-v", "russian", "--dir", dir]);
+    let out = kabe(&["probe", "W:Wc3,e3,g3:Bf6,h6", "-v", "russian", "--tables", dir]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     let expected = format!(
-        "3020.dtw.kabe is not in the table directory; build it with `kabe generate --variant russian --closure 3020 --rules ussr1953 --dir {dir}`"
+        "3020.dtw.kabe is not in the table directory; build it with `kabe generate --variant russian --closure 3020 --rules ussr1953 --tables {dir}`"
     );
     assert!(err.contains(&expected), "{err}");
     // A rule table of another rule set on the 100-square board says --rules.
-    let out = kabe(&["probe", "W:WK46,K47,K48,K49:BK5", "--rules", "ussr1953", "--dir", dir]);
+    let out = kabe(&["probe", "W:WK46,K47,K48,K49:BK5", "--rules", "ussr1953", "--tables", dir]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("kabe generate --variant international --closure 0401 --rules ussr1953 --dir"), "{err}");
+    assert!(err.contains("kabe generate --variant international --closure 0401 --rules ussr1953 --tables"), "{err}");
     // A side without pieces: no table, no build command that would refuse.
+    // `--dir`, the older name of `--tables`, still works.
     let out = kabe(&["probe", "B:W:BK5", "--dir", dir]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("kabe generate"), "{err}");

@@ -14,7 +14,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn kabe(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kabe")).args(args).arg("--dir").arg(dir).output().expect("run kabe")
+    Command::new(env!("CARGO_BIN_EXE_kabe")).args(args).arg("--tables").arg(dir).output().expect("run kabe")
 }
 
 fn text(out: &Output) -> String {

@@ -4,7 +4,7 @@
 
 TABLES is a directory built by `kabe generate` (the default PDN, two games of the 1950
 USSR championship, needs Russian tables up to 5 pieces: `kabe generate --variant russian
---pieces 5 --dir TABLES`). The script prints the moves that threw a result away, then
+--pieces 5 --tables TABLES`). The script prints the moves that threw a result away, then
 follows one game's verdict and count move by move, and plots them when matplotlib is
 installed (`pip install matplotlib`) and --plot names a file.
 """

@@ -21,7 +21,7 @@ kabe=$PWD/target/release/kabe
 ref=${1:-}
 if [ -z "$ref" ]; then
   ref=$work/local
-  "$kabe" generate --variant international --pieces 4 --dir "$ref" >/dev/null 2>&1
+  "$kabe" generate --variant international --pieces 4 --tables "$ref" >/dev/null 2>&1
 fi
 ref=$(realpath "$ref")
 
@@ -30,7 +30,7 @@ bash scripts/slurm/cluster.sh up "$work/state"
 export SLURM_CONF=$work/state/slurm.conf
 
 plan() { # tables submission
-  "$kabe" plan --variant international --pieces 4 --dir "$1" --cpus 1 --slurm "$2"
+  "$kabe" plan --variant international --pieces 4 --tables "$1" --cpus 1 --slurm "$2"
 }
 
 # Every file of the set equals the local build's, and the set is complete.
@@ -41,7 +41,7 @@ same_as_local() {
     n=$((n + 1))
   done
   local expected
-  expected=$("$kabe" plan --variant international --pieces 4 --dir "$1" --json \
+  expected=$("$kabe" plan --variant international --pieces 4 --tables "$1" --json \
     | python3 -c 'import json, sys; print(sum(len(j["outputs"]) for j in json.load(sys.stdin)["jobs"]))')
   [ "$n" = "$expected" ] || { echo "FAIL: $n files in $tables, the plan writes $expected" >&2; exit 1; }
   ! ls "$tables"/*.tmp >/dev/null 2>&1 || { echo "FAIL: temporary files left in $tables" >&2; exit 1; }
@@ -52,7 +52,7 @@ state_of() { scontrol -o show job "$1" | grep -o 'JobState=[A-Z_]*' | cut -d= -f
 id_of() { awk -v pair="$2" '$2 == pair {print $1}' "$1/submitted.txt"; }
 
 echo "== slurm 0: jobs asking more CPUs than any node has are refused before anything is submitted"
-"$kabe" plan --variant international --pieces 3 --dir "$work/t0" --cpus 1024 --slurm "$work/s0" >/dev/null
+"$kabe" plan --variant international --pieces 3 --tables "$work/t0" --cpus 1024 --slurm "$work/s0" >/dev/null
 if bash "$work/s0/submit.sh" --partition=local 2>"$work/s0.err"; then
   echo "FAIL: submit.sh submitted jobs no node can run" >&2; exit 1
 fi
@@ -65,7 +65,7 @@ plan "$work/t1" "$work/s1"
 bash "$work/s1/submit.sh" --partition=local >/dev/null
 bash scripts/slurm/wait.sh "$work/s1" 600 | tail -n 1
 same_as_local "$work/t1"
-"$kabe" verify --variant international --dir "$work/t1" | tail -n 1
+"$kabe" verify --variant international --tables "$work/t1" | tail -n 1
 
 echo "== slurm 2: a job cancelled while it runs, the graph submitted again"
 plan "$work/t2" "$work/s2" >/dev/null
