@@ -133,7 +133,7 @@ fi
 fuzz/seed.sh "$tables"
 for target in table_reader pdn_reader fen api_query; do
   fuzz_log=target/fuzz-$target.log
-  if ! (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run $target -- -max_total_time="${KABE_FUZZ_SECONDS:-45}" -max_len=8192) >"$fuzz_log" 2>&1; then
+  if ! (cd fuzz && KABE_FUZZ_TABLES="$PWD/../$tables" RUSTC_BOOTSTRAP=1 cargo fuzz run $target -- -max_total_time="${KABE_FUZZ_SECONDS:-45}" -max_len=8192) >"$fuzz_log" 2>&1; then
     tail -n 60 "$fuzz_log"
     echo "fuzzing $target failed (input kept under fuzz/artifacts/$target/)" >&2
     exit 1
