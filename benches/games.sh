@@ -2,7 +2,7 @@
 # Builds and verifies the tables of every game kabe plays up to PIECES pieces (default
 # 4) and prints, as Markdown, each game's figures: build time, positions, wins, draws
 # and losses, and the longest win of each material with a position that has it. The
-# README's "Statistics of every game" summary and docs/games-stats.md come from here.
+# docs/variants.md "Statistics of every game" summary and docs/games-stats.md come from here.
 # Usage: benches/games.sh [PIECES] [GAME ...]   (games: every variant by default)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

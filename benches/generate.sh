@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times a full table build and prints the figures the README records: wall time,
+# Times a full table build and prints the figures docs/benchmarks.md records: wall time,
 # positions per second (per thread too), peak memory against the budget, bytes on disk
 # and bits per position per metric, the largest files. With KABE_REFERENCE=DIR (a set
 # built before, e.g. by an earlier kabe), every file is compared with it byte for byte.

@@ -144,7 +144,7 @@
 #define KABE_ENGLISH 5
 
 /*
- Italian draughts, 8x8 (squares numbered as kabe's board, not mirrored: see the README).
+ Italian draughts, 8x8 (squares numbered as kabe's board, not mirrored: see docs/variants.md).
  */
 #define KABE_ITALIAN 6
 

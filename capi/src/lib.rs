@@ -75,7 +75,7 @@ pub const KABE_KABE: c_int = 3;
 pub const KABE_KABE_SHORT_KING_CAPTURE: c_int = 4;
 /// English draughts (American checkers), 8x8.
 pub const KABE_ENGLISH: c_int = 5;
-/// Italian draughts, 8x8 (squares numbered as kabe's board, not mirrored: see the README).
+/// Italian draughts, 8x8 (squares numbered as kabe's board, not mirrored: see docs/variants.md).
 pub const KABE_ITALIAN: c_int = 6;
 /// American pool checkers, 8x8.
 pub const KABE_POOL: c_int = 7;

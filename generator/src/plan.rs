@@ -53,7 +53,7 @@ impl Job {
 }
 
 /// Positions solved per second, measured on this project's 2-core AMD EPYC VM
-/// (README, "Table generation"): international 2-5 under `--memory 4G` (1.76 M theory
+/// (docs/benchmarks.md, "Table generation"): international 2-5 under `--memory 4G` (1.76 M theory
 /// and rule positions a second on 2 threads), the kings-only pair 0501+0105 (0.58 M
 /// theory positions a second on 2 threads; its rule tables, 190.7 M positions in one
 /// component solved in parallel, in 6 min 16 s on 2 threads).

@@ -17,13 +17,13 @@ use crate::rule_solve::RuleTable;
 /// Positions per block: a DTW block is at most 32 KiB before compression.
 pub const BLOCK_POSITIONS: u32 = 1 << 14;
 /// Positions per WLD block: 4 KiB once expanded. 64K-position blocks were 16% smaller
-/// but a cold probe decoded four times as much (README, "Compact WLD files"); readers
+/// but a cold probe decoded four times as much (docs/tables.md, "Compact WLD files"); readers
 /// take the block size from the header, so files of either size read the same.
 pub const WLD_BLOCK_POSITIONS: u32 = 1 << 14;
 /// zstd level of the WLD run code (small: the best level costs little).
 const WLD_ZSTD_LEVEL: i32 = 19;
 /// zstd level. On 16 KiB blocks level 12 already runs the optimal parser; level 6 cost
-/// 12% of generation time less for a few percent more bytes (README, "Speed").
+/// 12% of generation time less for a few percent more bytes (docs/benchmarks.md).
 const ZSTD_LEVEL: i32 = 6;
 
 /// Writes the `metric` table of `table` under `dir`; returns its path.

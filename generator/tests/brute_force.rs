@@ -149,7 +149,7 @@ fn turkish_up_to_two_pieces() {
     compare(Variant { drawn_material: DrawnMaterial::Never, ..Variant::TURKISH }, 2);
 }
 
-/// 3.5 minutes on 2 cores: run with `--ignored` (passed: see the README's Turkish notes).
+/// 3.5 minutes on 2 cores: run with `--ignored` (passed: see docs/variants.md, Turkish).
 #[test]
 #[ignore]
 fn turkish_up_to_three_pieces() {

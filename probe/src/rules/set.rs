@@ -104,7 +104,7 @@ impl DrawRuleSet {
     /// The draw rules a game of `variant` is normally played under.
     pub fn usual_for(variant: &Variant) -> DrawRuleSet {
         let v = variant;
-        // The 8x8 games other than Russian are rule-free by a named choice (README,
+        // The 8x8 games other than Russian are rule-free by a named choice (docs/variants.md,
         // "Variants"): English's 40-move rule is a claim judged on advantage, not a count;
         // Pool's 13-move rule depends on a "long king" whose count start no text at hand
         // gives; no Italian, Czech or Brazilian federation text is in the sources.
