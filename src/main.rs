@@ -10,15 +10,9 @@ macro_rules! outln {
     }};
 }
 
-mod cli_analyze;
-mod cli_info;
-mod cli_moves;
-mod cli_perft;
-mod cli_plan;
-mod cli_rules;
-mod cli_serve;
-mod cli_solve;
-mod cli_tables;
+mod args;
+mod commands;
+mod output;
 
 use std::process::ExitCode;
 
@@ -35,31 +29,31 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Count move sequences to a depth (proves the move generator).
-    Perft(cli_perft::PerftArgs),
+    Perft(commands::perft::PerftArgs),
     /// List the legal moves of a position.
-    Moves(cli_moves::MovesArgs),
+    Moves(commands::moves::MovesArgs),
     /// List the material signatures of a table set, their sizes and build order.
-    Info(cli_info::InfoArgs),
+    Info(commands::info::InfoArgs),
     /// Build the endgame tables (WLD, DTW and the rule tables) up to N pieces, resuming where a run stopped.
-    Generate(cli_tables::GenerateArgs),
+    Generate(commands::generate::GenerateArgs),
     /// Check every table: checksums, and every value derived again from its successors.
-    Verify(cli_tables::VerifyArgs),
+    Verify(commands::verify::VerifyArgs),
     /// The build as a job graph (one job per table pair), its estimates and critical path; --slurm writes a submission.
-    Plan(cli_plan::PlanArgs),
+    Plan(commands::plan::PlanArgs),
     /// Wins, draws, losses and the longest win of every table (with --rules: under the draw rules).
-    Stats(cli_tables::StatsArgs),
+    Stats(commands::stats::StatsArgs),
     /// The exact verdict of a position under the draw rules, its best moves and a best line.
-    Probe(cli_rules::ProbeArgs),
+    Probe(commands::probe::ProbeArgs),
     /// Compare the rule tables with an independent brute force, every position and counter state.
-    CheckRules(cli_rules::CheckRulesArgs),
+    CheckRules(commands::check_rules::CheckRulesArgs),
     /// Annotate PDN games: exact verdicts under the draw rules, moves that threw a result away.
-    Analyze(cli_analyze::AnalyzeArgs),
+    Analyze(commands::analyze::AnalyzeArgs),
     /// Open the tables in a browser: a board, every move's verdict, the counts (and a JSON API).
-    Serve(cli_serve::ServeArgs),
+    Serve(commands::serve::ServeArgs),
     /// Check a study: verdict, key moves, main line, duals (exit 0 sound, 1 not, 2 bad input).
-    Study(cli_analyze::StudyArgs),
+    Study(commands::study::StudyArgs),
     /// Solve a small game whole from its start (wolf and sheep: every start, who wins, in how many plies, a best line).
-    Solve(cli_solve::SolveArgs),
+    Solve(commands::solve::SolveArgs),
 }
 
 fn main() -> ExitCode {
@@ -72,19 +66,19 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Perft(args) => cli_perft::run(&args),
-        Command::Moves(args) => cli_moves::run(&args),
-        Command::Info(args) => cli_info::run(&args),
-        Command::Generate(args) => cli_tables::generate(&args),
-        Command::Verify(args) => cli_tables::verify(&args),
-        Command::Plan(args) => cli_plan::plan(&args),
-        Command::Stats(args) => cli_tables::stats(&args),
-        Command::Probe(args) => cli_rules::probe(&args),
-        Command::CheckRules(args) => cli_rules::check_rules(&args),
-        Command::Analyze(args) => cli_analyze::analyze(&args),
-        Command::Study(args) => cli_analyze::study(&args),
-        Command::Serve(args) => cli_serve::serve(&args),
-        Command::Solve(args) => cli_solve::solve(&args),
+        Command::Perft(args) => commands::perft::run(&args),
+        Command::Moves(args) => commands::moves::run(&args),
+        Command::Info(args) => commands::info::run(&args),
+        Command::Generate(args) => commands::generate::generate(&args),
+        Command::Verify(args) => commands::verify::verify(&args),
+        Command::Plan(args) => commands::plan::plan(&args),
+        Command::Stats(args) => commands::stats::stats(&args),
+        Command::Probe(args) => commands::probe::probe(&args),
+        Command::CheckRules(args) => commands::check_rules::check_rules(&args),
+        Command::Analyze(args) => commands::analyze::analyze(&args),
+        Command::Study(args) => commands::study::study(&args),
+        Command::Serve(args) => commands::serve::serve(&args),
+        Command::Solve(args) => commands::solve::solve(&args),
     };
     // Whatever is still buffered must reach the file too.
     let flushed = std::io::Write::flush(&mut std::io::stdout());
@@ -116,14 +110,4 @@ fn error_text(e: &anyhow::Error) -> String {
 /// A failed write to standard output, said as such.
 fn output_error(e: std::io::Error) -> anyhow::Error {
     anyhow::anyhow!("writing the output: {e}")
-}
-
-/// The variant named on the command line.
-/// The `--rules` values, from the one list of rule sets (clap prints them in the help).
-fn rule_set_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(kabe_probe::DrawRuleSet::ALL.map(kabe_probe::DrawRuleSet::name))
-}
-
-fn variant_arg(name: &str) -> anyhow::Result<kabe_probe::Variant> {
-    Ok(name.parse::<kabe_probe::Variant>()?)
 }

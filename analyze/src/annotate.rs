@@ -3,14 +3,14 @@
 //! its theoretical verdict, the count that separates them, and the moves that threw a
 //! result away.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use kabe_probe::rules::exact::Verdict;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{Counters, DrawRuleSet, Move, PieceKind, Position, Signature, Variant, Wld};
+use kabe_probe::{Counters, DrawRuleSet, Move, Position, Signature, Variant, Wld};
 
-use crate::repetition::{self, Repetitions};
-use crate::replay::Replay;
+use crate::repetition::{self, irreversible, RepetitionEffect, Repetitions};
+use crate::replay::{move_number, Replay};
 
 /// How far the tables reach for one analysis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,15 +73,6 @@ pub struct PositionNote {
     pub played: Option<PlayedMove>,
 }
 
-/// What the history of repeated positions does to a verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RepetitionEffect {
-    /// A third occurrence that the defending side can force turns the result into a draw.
-    Draws,
-    /// The search for it ran past its budget: the verdict ignores repetition.
-    Unresolved,
-}
-
 /// The move played from a position, judged.
 #[derive(Clone, Debug)]
 pub struct PlayedMove {
@@ -124,25 +115,6 @@ impl GameAnnotation {
     pub fn errors(&self) -> impl Iterator<Item = &PositionNote> {
         self.positions.iter().filter(|p| p.played.as_ref().is_some_and(|m| m.error.is_some()))
     }
-}
-
-/// The move number of the position after `ply` plies from `start`: `12.` or `12...`.
-pub fn move_number(start: &Position, ply: usize) -> String {
-    let (number, opens) = move_number_of(start, ply);
-    format!("{number}{}", if opens { "." } else { "..." })
-}
-
-/// The move number of ply `ply` from `start`, and whether that ply opens the number: the
-/// side that moves first in the variant (White, or Black in English and Pool checkers)
-/// opens each number, as the games' own books write them.
-pub fn move_number_of(start: &Position, ply: usize) -> (usize, bool) {
-    let second_first = usize::from(start.turn() != start.variant().first_to_move);
-    ((ply + second_first) / 2 + 1, (ply + second_first) % 2 == 0)
-}
-
-/// Whether a move can never be undone, so no earlier position can come back.
-pub(crate) fn irreversible(mv: &Move) -> bool {
-    mv.is_capture() || mv.piece() == PieceKind::Man
 }
 
 /// Annotates a replayed game with `tables`. `texts` are the moves as written (for the
@@ -314,6 +286,3 @@ fn result_of_move(
     let (exact, _) = repetition::refine(tables, after, after_counters, child.exact, &hot)?;
     Ok(exact.for_opponent())
 }
-
-/// The occurrences of each position since the last irreversible move.
-pub(crate) type Occurrences = HashMap<Position, u8>;

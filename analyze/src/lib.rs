@@ -1,13 +1,19 @@
 //! kabe-analyze: PDN games in, exact verdicts out.
 //!
 //! - [`pdn`]: a streaming PDN reader, one game in memory at a time;
-//! - [`replay`]: strict replay of a game, errors naming file, game, players and move;
-//! - [`annotate`]: every position within table range with its exact verdict under the
+//! - [`replay`](mod@replay): strict replay of a game, errors naming file, game, players and move;
+//! - [`annotate`](mod@annotate): every position within table range with its exact verdict under the
 //!   game's draw rules (counts and repetition as played) and the moves that threw a
 //!   result away; [`repetition`] is the repetition rule on top of the tables;
 //! - [`analysis`]: files to annotated games with a summary; [`report`] writes them as
 //!   text, PDN with comments, or JSON;
-//! - [`study`]: the study checker (key move, main line, duals).
+//! - [`study`]: the study checker (key move, main line, duals);
+//! - [`prove`]: proof-number search from any position down into the tables, every proof
+//!   replayed by an independent checker (compositions of any size);
+//! - [`json`]: the JSON of a verdict and a move, which every front end writes.
+//!
+//! Dependencies run one way: `pdn` <- `replay` <- `repetition` <- `annotate` <-
+//! `analysis` <- `report`.
 
 pub mod analysis;
 pub mod annotate;

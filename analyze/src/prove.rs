@@ -722,7 +722,7 @@ pub fn check_solution(
     if proof.solver_moves_first() {
         check.published_key = Some(start.move_text(first));
     }
-    let number = |ply: usize| crate::annotate::move_number(start, ply);
+    let number = |ply: usize| crate::replay::move_number(start, ply);
     let key = proof.moves.iter().find(|m| m.mv == *first);
     let mut tree: ProofTree = match key.map(|k| &k.outcome) {
         Some(Outcome::Win(t)) => t.clone(),

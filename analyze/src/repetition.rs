@@ -12,9 +12,24 @@
 use std::collections::{HashMap, HashSet};
 
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{Counters, Position, Wld};
+use kabe_probe::{Counters, Move, PieceKind, Position, Wld};
 
-use crate::annotate::{irreversible, Occurrences, RepetitionEffect};
+/// What the history of repeated positions does to a verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RepetitionEffect {
+    /// A third occurrence that the defending side can force turns the result into a draw.
+    Draws,
+    /// The search for it ran past its budget: the verdict ignores repetition.
+    Unresolved,
+}
+
+/// Whether a move can never be undone, so no earlier position can come back.
+pub(crate) fn irreversible(mv: &Move) -> bool {
+    mv.is_capture() || mv.piece() == PieceKind::Man
+}
+
+/// The occurrences of each position since the last irreversible move.
+pub(crate) type Occurrences = HashMap<Position, u8>;
 
 /// Nodes the search may visit before it gives up on one position.
 pub const SEARCH_BUDGET: usize = 20_000;

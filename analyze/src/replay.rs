@@ -183,13 +183,27 @@ fn replay_as(
     let mut moves = Vec::with_capacity(game.moves.len());
     for (ply, text) in game.moves.iter().enumerate() {
         let mv = position.parse_move(&text.text).map_err(|error| {
-            let number = crate::annotate::move_number(&start, ply);
+            let number = move_number(&start, ply);
             fail(text.line, Problem::BadMove { number, text: text.text.clone(), error: Box::new(error) })
         })?;
         position = position.play(&mv);
         moves.push(mv);
     }
     Ok(Replay { variant, start, moves, end: position, guessed: false })
+}
+
+/// The move number of the position after `ply` plies from `start`: `12.` or `12...`.
+pub fn move_number(start: &Position, ply: usize) -> String {
+    let (number, opens) = move_number_of(start, ply);
+    format!("{number}{}", if opens { "." } else { "..." })
+}
+
+/// The move number of ply `ply` from `start`, and whether that ply opens the number: the
+/// side that moves first in the variant (White, or Black in English and Pool checkers)
+/// opens each number, as the games' own books write them.
+pub fn move_number_of(start: &Position, ply: usize) -> (usize, bool) {
+    let second_first = usize::from(start.turn() != start.variant().first_to_move);
+    ((ply + second_first) / 2 + 1, (ply + second_first) % 2 == 0)
 }
 
 #[cfg(test)]

@@ -9,10 +9,10 @@ use kabe_probe::{Color, Position, Wld};
 use serde_json::{json, Value};
 
 use crate::analysis::{GameOutcome, Summary};
-use crate::annotate::{
-    move_number, move_number_of, repetition_article, GameAnnotation, MoveError, PositionNote, RepetitionEffect,
-};
+use crate::annotate::{repetition_article, GameAnnotation, MoveError, PositionNote};
 use crate::pdn::PdnGame;
+use crate::repetition::RepetitionEffect;
+use crate::replay::{move_number, move_number_of};
 
 /// Output formats of `kabe analyze`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Counters, Position, Wld};
 use serde_json::{json, Value};
 
-use crate::annotate::move_number;
+use crate::replay::move_number;
 
 /// A draw study's main line stops after this many plies unless a count ends it first.
 pub const DRAW_LINE_PLIES: usize = 40;

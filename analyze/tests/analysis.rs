@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use common::{shared_tables, tables_dir};
 
-use kabe_analyze::annotate::{annotate, RepetitionEffect};
+use kabe_analyze::annotate::annotate;
+use kabe_analyze::repetition::RepetitionEffect;
 use kabe_analyze::report::{report, Format};
 use kabe_analyze::study::check_study;
 use kabe_analyze::{replay, Analyzer, GameOutcome, PdnGame, PdnReader, Reach, Summary};

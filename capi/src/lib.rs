@@ -3,7 +3,7 @@
 //! bitboards, get integer status codes, close. Every call is thread-safe on one handle.
 //!
 //! The header `capi/include/kabe.h` is generated from this file by cbindgen (a test keeps
-//! it current). Positions are bitboards in square-number order: bit `n - 1` is square `n`
+//! it current); `capi/README.md` is the reference of every function. Positions are bitboards in square-number order: bit `n - 1` is square `n`
 //! of the variant's numeric notation (1-50 on 10x10, 1-32 on 8x8, as in PDN FEN).
 //!
 //! ```c

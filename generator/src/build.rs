@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::budget::MemoryBudget;
 use crate::lookup::FileOracle;
+use crate::pair::TablePair;
 use crate::rule_solve::{solve_rule_pair, solve_rule_pair_on_disk};
 use crate::slices::{FileStore, SliceError};
 use crate::solve::solve_pair;
@@ -176,7 +177,7 @@ pub fn build_scope(
 ) -> Result<BuildSummary, BuildError> {
     let steps = scoped_steps(scope);
     let summary = summary(variant, &steps);
-    let cost = |pair: &Vec<Signature>| pair_state_bytes(variant, pair, budget).0;
+    let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
     // Every pair must fit before any work starts, not after hours of it.
     for step in &steps {
         batches(step, cost, budget)?;
@@ -237,7 +238,7 @@ pub(crate) fn sliced_state_bytes(variant: Variant, pair: &[Signature], threads: 
 /// The most a slice store's cache takes ([`slice_store_cache`]'s bound).
 pub(crate) const SLICE_STORE_CACHE_MAX: u64 = 64 << 20;
 
-fn summary(variant: Variant, steps: &[Vec<Vec<Signature>>]) -> BuildSummary {
+fn summary(variant: Variant, steps: &[Vec<TablePair>]) -> BuildSummary {
     let signatures: Vec<Signature> = steps.iter().flatten().flatten().copied().collect();
     let positions = signatures.iter().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
     BuildSummary { signatures, positions }
@@ -267,16 +268,16 @@ fn open_finished(
 /// The pairs of one step in batches whose working state fits the budget together; an
 /// error names a pair that does not fit alone.
 fn batches(
-    step: &[Vec<Signature>],
-    cost: impl Fn(&Vec<Signature>) -> u64,
+    step: &[TablePair],
+    cost: impl Fn(&TablePair) -> u64,
     budget: MemoryBudget,
-) -> Result<Vec<Vec<&Vec<Signature>>>, BuildError> {
+) -> Result<Vec<Vec<&TablePair>>, BuildError> {
     let available = budget.pair_bytes();
-    let mut out: Vec<(u64, Vec<&Vec<Signature>>)> = Vec::new();
+    let mut out: Vec<(u64, Vec<&TablePair>)> = Vec::new();
     for pair in step {
         let needed = cost(pair);
         if needed > available {
-            return Err(BuildError::Memory { pair: pair_name(pair), needed, available, budget: budget.bytes });
+            return Err(BuildError::Memory { pair: pair.to_string(), needed, available, budget: budget.bytes });
         }
         match out.iter_mut().find(|(used, _)| used + needed <= available) {
             Some((used, batch)) => {
@@ -289,12 +290,8 @@ fn batches(
     Ok(out.into_iter().map(|(_, b)| b).collect())
 }
 
-fn pair_name(pair: &[Signature]) -> String {
-    pair.iter().map(Signature::to_string).collect::<Vec<_>>().join("+")
-}
-
 /// The steps of `scope`: pairs with a signature outside it are left out.
-pub(crate) fn scoped_steps(scope: Scope) -> Vec<Vec<Vec<Signature>>> {
+pub(crate) fn scoped_steps(scope: Scope) -> Vec<Vec<TablePair>> {
     build_steps(scope.max_pieces())
         .into_iter()
         .map(|step| step.into_iter().filter(|pair| pair.iter().any(|s| scope.contains(*s))).collect::<Vec<_>>())
@@ -303,8 +300,8 @@ pub(crate) fn scoped_steps(scope: Scope) -> Vec<Vec<Vec<Signature>>> {
 }
 
 /// Steps of pairs: a step's pairs depend only on earlier steps.
-fn build_steps(max_pieces: u32) -> Vec<Vec<Vec<Signature>>> {
-    let mut steps: Vec<Vec<Vec<Signature>>> = Vec::new();
+fn build_steps(max_pieces: u32) -> Vec<Vec<TablePair>> {
+    let mut steps: Vec<Vec<TablePair>> = Vec::new();
     let mut key = None;
     for pieces in 2..=max_pieces {
         for sig in Signature::all_with(pieces) {
@@ -315,11 +312,7 @@ fn build_steps(max_pieces: u32) -> Vec<Vec<Vec<Signature>>> {
                 steps.push(Vec::new());
                 key = Some((pieces, sig.men()));
             }
-            let mut pair = vec![sig];
-            if sig.flipped() != sig {
-                pair.push(sig.flipped());
-            }
-            steps.last_mut().expect("pushed").push(pair);
+            steps.last_mut().expect("pushed").push(TablePair::of(sig));
         }
     }
     steps
@@ -442,8 +435,7 @@ pub fn build_pair_job(
     budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<PairJob, BuildError> {
-    let first = signature.min(signature.flipped());
-    let pair: Vec<Signature> = if first == first.flipped() { vec![first] } else { vec![first, first.flipped()] };
+    let pair = TablePair::of(signature);
     let ruled = pair.iter().any(|s| rules.context(*s).is_some());
     let mut metrics = vec![Metric::Wld, Metric::Dtw];
     if ruled {
@@ -452,14 +444,14 @@ pub fn build_pair_job(
     if pair_complete(dir, &variant, &pair, &metrics)? {
         return Ok(PairJob::AlreadyComplete);
     }
-    let inputs = crate::plan::pair_inputs(variant, &rules, &pair);
+    let inputs = pair.inputs(variant, &rules);
     let missing: Vec<PathBuf> = inputs
         .iter()
         .map(|(sig, metric)| table_path(dir, &variant, *sig, *metric))
         .filter(|path| !path.exists())
         .collect();
     if !missing.is_empty() {
-        return Err(BuildError::MissingInputs { pair: pair_name(&pair), files: missing });
+        return Err(BuildError::MissingInputs { pair: pair.to_string(), files: missing });
     }
     for (sig, metric) in &inputs {
         TableFile::open(&table_path(dir, &variant, *sig, *metric), &variant, *sig, *metric)?.verify_checksum()?;
@@ -467,7 +459,7 @@ pub fn build_pair_job(
     let needed = pair_state_bytes(variant, &pair, budget).0;
     if needed > budget.pair_bytes() {
         return Err(BuildError::Memory {
-            pair: pair_name(&pair),
+            pair: pair.to_string(),
             needed,
             available: budget.pair_bytes(),
             budget: budget.bytes,
@@ -504,13 +496,13 @@ pub fn build_rules_scope(
     budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<BuildSummary, BuildError> {
-    let steps: Vec<Vec<Vec<Signature>>> = scoped_steps(scope)
+    let steps: Vec<Vec<TablePair>> = scoped_steps(scope)
         .into_iter()
         .map(|step| step.into_iter().filter(|pair| rules.context(pair[0]).is_some()).collect::<Vec<_>>())
         .filter(|step| !step.is_empty())
         .collect();
     let summary = summary(variant, &steps);
-    let cost = |pair: &Vec<Signature>| pair_state_bytes(variant, pair, budget).0;
+    let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
     for step in &steps {
         batches(step, cost, budget)?;
     }

@@ -4,6 +4,16 @@
 //! colour flip together ([`solve_pair`]), after every table their captures and
 //! promotions lead to, which are read back through their files ([`lookup`]) so that a
 //! build's memory is a budget ([`MemoryBudget`]), whatever the number of pieces.
+//!
+//! - `pair` ([`TablePair`]): a signature and its colour flip, and the tables a pair reads;
+//! - `solve`, `slices`, `components`, `rule_solve`: the solvers (a whole pair in two bytes
+//!   a position, one men placement at a time on disk, the rule tables);
+//! - `build`: build order, batches within the budget, resumption, one pair as a job
+//!   ([`build_pair_job`]); `plan`: the same build as a job graph for a cluster ([`Plan`]);
+//! - `write` and `verify`: the table files out, and every value of them re-derived;
+//! - [`lookup`], `registry`: finished tables read through their files, or held in memory;
+//! - `brute_rules`, `brute_layers`, `check_rules`: independent brute force for the draw
+//!   rules; [`wolf_sheep`]: a small game solved whole.
 
 mod brute_layers;
 mod brute_rules;
@@ -12,6 +22,7 @@ mod build;
 mod check_rules;
 mod components;
 pub mod lookup;
+mod pair;
 mod plan;
 mod registry;
 mod rule_solve;
@@ -32,9 +43,11 @@ pub use check_rules::{
     brute_rules, check_pair_layered, check_signature, with_deep_stack, LayeredCheckError, RuleCheck,
 };
 pub use lookup::{FileOracle, Finished};
-pub use plan::{pair_inputs, Job, Plan, Rates, TableId};
+pub use pair::{TableId, TablePair};
+pub use plan::{Job, Plan, Rates};
+pub use registry::MissingTable;
 pub use registry::{Registry, SolvedTable};
-pub use rule_solve::{solve_rule_pair, MemoryOracle, MissingTable, RuleRegistry, RuleTable};
+pub use rule_solve::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};
 pub use solve::{solve_pair, STATE_BYTES_PER_POSITION};
 pub use verify::{positions_to_verify, tables_in, verify, verify_only, Disagreement, RuleDisagreement, VerifyReport};
 pub use write::{table_bytes, write_rule_table, write_table, BLOCK_POSITIONS, WLD_BLOCK_POSITIONS};

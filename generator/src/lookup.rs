@@ -7,8 +7,7 @@ use kabe_probe::rules::exact::Oracle;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRuleSet, Position, RuleScore, Score, Signature};
 
-use crate::registry::Registry;
-use crate::rule_solve::MissingTable;
+use crate::registry::{MissingTable, Registry};
 
 /// Theoretical values of finished tables.
 pub trait Finished: Sync {

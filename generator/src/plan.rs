@@ -2,26 +2,24 @@
 //! job reads and writes, how large it is, what it is estimated to cost, and the
 //! critical path through the graph. [`crate::build_pair_job`] runs one job.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 use kabe_probe::table::Metric;
-use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
+use kabe_probe::{DrawRules, Signature, Variant};
 
 use crate::budget::MemoryBudget;
 use crate::build::{
     pair_state_bytes_on, positions_of, rule_pair_bytes, scoped_steps, sliced_state_bytes, table_path, Scope,
     SLICE_STORE_CACHE_MAX,
 };
-
-/// One table: a signature and a metric.
-pub type TableId = (Signature, Metric);
+use crate::pair::{TableId, TablePair};
 
 /// One job of the graph: a signature and its colour flip, solved together.
 #[derive(Clone, Debug)]
 pub struct Job {
     /// The pair, the signature that names it first (`0301` for `0301+0103`).
-    pub pair: Vec<Signature>,
+    pub pair: TablePair,
     /// The tables the job writes: WLD, DTW and, where the rules keep one, the rule table
     /// of each signature of the pair.
     pub outputs: Vec<TableId>,
@@ -48,7 +46,7 @@ pub struct Job {
 impl Job {
     /// `0301+0103`.
     pub fn name(&self) -> String {
-        self.pair.iter().map(Signature::to_string).collect::<Vec<_>>().join("+")
+        self.pair.to_string()
     }
 }
 
@@ -117,7 +115,7 @@ impl Plan {
         let mut jobs: Vec<Job> = Vec::new();
         let mut job_of: HashMap<Signature, usize> = HashMap::new();
         for pair in scoped_steps(scope).into_iter().flatten() {
-            let inputs = pair_inputs(variant, &rules, &pair);
+            let inputs = pair.inputs(variant, &rules);
             let mut depends_on: Vec<usize> = inputs.iter().filter_map(|(sig, _)| job_of.get(sig).copied()).collect();
             depends_on.sort_unstable();
             depends_on.dedup();
@@ -180,7 +178,7 @@ struct Sizing {
 fn job(
     variant: Variant,
     rules: &DrawRules,
-    pair: Vec<Signature>,
+    pair: TablePair,
     inputs: Vec<TableId>,
     depends_on: Vec<usize>,
     sizing: Sizing,
@@ -229,50 +227,11 @@ fn job(
     Job { pair, outputs, inputs, depends_on, positions, rule_positions, memory, sliced, seconds }
 }
 
-/// The tables a job for `pair` reads: for every material one move of the pair can lead
-/// to outside it (captures, promotions), its DTW table and, where the rules keep one,
-/// its rule table.
-pub fn pair_inputs(variant: Variant, rules: &DrawRules, pair: &[Signature]) -> Vec<TableId> {
-    let mut reached: BTreeSet<Signature> = BTreeSet::new();
-    for sig in pair {
-        reached.extend(successors(*sig));
-    }
-    reached.retain(|s| !pair.contains(s) && MaterialIndex::new(variant, *s).is_some_and(|i| !i.is_empty()));
-    let mut inputs = Vec::new();
-    for sig in reached {
-        inputs.push((sig, Metric::Dtw));
-        if rules.context(sig).is_some() {
-            inputs.push((sig, Metric::Rules(rules.set)));
-        }
-    }
-    inputs
-}
-
-/// The signatures (side to move first) a move of the side to move in `sig` can lead
-/// to, the game not over: any number of the opponent's men and kings captured, and at
-/// most one of the mover's men crowned. Some may be out of reach on the board; they
-/// are built before the pair all the same, so depending on them costs nothing.
-fn successors(sig: Signature) -> Vec<Signature> {
-    let movers = [(sig.white_men, sig.white_kings)]
-        .into_iter()
-        .chain((sig.white_men > 0).then(|| (sig.white_men - 1, sig.white_kings + 1)));
-    let mut out = Vec::new();
-    for (wm, wk) in movers {
-        for bm in 0..=sig.black_men {
-            for bk in 0..=sig.black_kings {
-                if bm + bk > 0 {
-                    out.push(Signature::new(bm, bk, wm, wk));
-                }
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use kabe_probe::DrawRuleSet;
+    use std::collections::BTreeSet;
 
     fn plan(pieces: u32) -> Plan {
         let variant = Variant::INTERNATIONAL;
@@ -295,7 +254,7 @@ mod tests {
     fn a_capture_or_a_promotion_leads_to_the_tables_a_job_reads() {
         let p = plan(4);
         let job = p.jobs.iter().find(|j| j.pair.contains(&sig("1201"))).expect("1201 in the plan");
-        assert_eq!(job.pair, vec![sig("0112"), sig("1201")]);
+        assert_eq!(&job.pair[..], &[sig("0112"), sig("1201")]);
         let read: BTreeSet<Signature> = job.inputs.iter().map(|(s, _)| *s).collect();
         // White 1201 crowns its man: black to move in 0103. White 0112 (one king) takes
         // a king, the man, or both: 0101, 1101, 0201, 1001.

@@ -5,6 +5,11 @@ use std::sync::Arc;
 
 use kabe_probe::{MaterialIndex, Position, Score, Signature, Variant};
 
+/// A table the values need is not there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("no table for {0}")]
+pub struct MissingTable(pub Signature);
+
 /// The scores of every position (White to move) of one signature.
 #[derive(Debug)]
 pub struct SolvedTable {

@@ -30,7 +30,7 @@ use kabe_probe::{
 use rayon::prelude::*;
 
 use crate::components::{components, Component};
-use crate::registry::Registry;
+use crate::registry::{MissingTable, Registry};
 use crate::slices::{FileStore, SliceError};
 use crate::solve::{count_down, pair_tables, CANNOT_LOSE, EXIT_UNKNOWN, PENDING};
 
@@ -72,13 +72,8 @@ impl RuleRegistry {
     }
 }
 
-/// A table the values need is not there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("no table for {0}")]
-pub struct MissingTable(pub Signature);
-
-/// Values from solved tables in memory (tests and checks; a build reads files through
-/// [`crate::FileOracle`]).
+/// Values from solved tables in memory (tests and checks; a build reads the finished
+/// tables through their files instead).
 pub struct MemoryOracle<'a> {
     /// Theoretical tables.
     pub theory: &'a Registry,

@@ -11,10 +11,10 @@ use kabe_probe::tablebase::Tablebase as Inner;
 use kabe_probe::Variant;
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 
 use crate::errors::TableError;
+use crate::json::to_python;
 use crate::position::variant_named;
 use crate::tablebase::{shared, Tablebase};
 
@@ -76,32 +76,4 @@ impl Analysis {
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_python(py, &summary_json(&self.summary))
     }
-}
-
-/// JSON as Python's `json.loads` would give it.
-pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match value {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => i.into_pyobject(py)?.into_any(),
-            (None, Some(u)) => u.into_pyobject(py)?.into_any(),
-            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
-        },
-        Value::String(s) => s.into_pyobject(py)?.into_any(),
-        Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(to_python(py, item)?)?;
-            }
-            list.into_any()
-        }
-        Value::Object(map) => {
-            let dict = PyDict::new(py);
-            for (k, v) in map {
-                dict.set_item(k, to_python(py, v)?)?;
-            }
-            dict.into_any()
-        }
-    })
 }

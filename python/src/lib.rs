@@ -8,6 +8,7 @@
 mod analysis;
 mod counters;
 mod errors;
+mod json;
 mod position;
 mod tablebase;
 

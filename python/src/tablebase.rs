@@ -12,9 +12,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::analysis::to_python;
 use crate::counters::Counters;
 use crate::errors::{probe_error, CounterError, MissingTableError, TableError};
+use crate::json::to_python;
 use crate::position::{position_arg, variant_named, Move, Position};
 
 /// Endgame tables of one directory (see `kabe.open_tablebase`).

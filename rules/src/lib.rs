@@ -23,6 +23,7 @@ pub mod notation;
 mod perft;
 mod position;
 mod score;
+mod square_names;
 mod unmove;
 mod variant;
 

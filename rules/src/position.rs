@@ -118,12 +118,12 @@ impl Position {
                 variant: variant.name,
             })?;
             if p.piece_at(square).is_some() {
-                return Err(SetupError::SquareUsedTwice { square: crate::notation::square_name(&variant, square) });
+                return Err(SetupError::SquareUsedTwice { square: crate::square_names::square_name(&variant, square) });
             }
             if piece.kind == PieceKind::Man && variant.promotion_row(piece.color).contains(&square.index()) {
                 return Err(SetupError::ManOnPromotionRow {
                     color: piece.color,
-                    square: crate::notation::square_name(&variant, square),
+                    square: crate::square_names::square_name(&variant, square),
                 });
             }
             p.put(square, piece.color, piece.kind);
@@ -274,11 +274,6 @@ impl Position {
     #[must_use]
     pub fn with_turn(&self, turn: Color) -> Position {
         Position { turn, ..*self }
-    }
-
-    /// The position as a PDN FEN string, e.g. `W:W31,32,K40:B1,2`.
-    pub fn fen(&self) -> String {
-        crate::notation::fen::write(self)
     }
 
     /// Back to an unvalidated setup.

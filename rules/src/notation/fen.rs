@@ -154,6 +154,11 @@ pub fn write_in(position: &Position, style: NotationStyle) -> String {
 }
 
 impl Position {
+    /// The position as a PDN FEN string, e.g. `W:W31,32,K40:B1,2`.
+    pub fn fen(&self) -> String {
+        write(self)
+    }
+
     /// Reads a FEN as a position of `variant`.
     ///
     /// ```

@@ -1,18 +1,18 @@
-//! `kabe plan` (the build as a job graph, and a Slurm submission of it) and
-//! `kabe generate --pair` (one job of it).
+//! `kabe plan`: the build as a job graph, its estimates and critical path, and a Slurm
+//! submission of it.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
-use anyhow::Context;
+use anyhow::Context as _;
 use clap::Args;
-use kabe_generator::{build_pair_job, table_path, Job, MemoryBudget, PairJob, Plan, Rates, Scope};
-use kabe_probe::{DrawRules, Signature, Variant};
+use kabe_generator::{table_path, Job, MemoryBudget, Plan, Rates, Scope};
+use kabe_probe::Signature;
 use serde_json::json;
 
-use crate::cli_tables::{default_memory, rules_arg, scope_arg, TableSet};
+use crate::args::{rules_arg, scope_arg, TableSet};
+use crate::output::mebibytes;
 
 /// Arguments of `kabe plan`.
 #[derive(Args)]
@@ -26,7 +26,7 @@ pub struct PlanArgs {
     #[arg(long, conflicts_with = "pieces")]
     closure: Option<String>,
     /// Draw rules whose rule tables the jobs build (default: the variant's usual set).
-    #[arg(long, value_parser = crate::rule_set_names())]
+    #[arg(long, value_parser = crate::args::rule_set_names())]
     rules: Option<String>,
     /// Threads (cores) per job: the estimates assume them, and the Slurm jobs ask for them.
     #[arg(long, default_value_t = 8)]
@@ -204,10 +204,6 @@ fn print_plan(plan: &Plan, done: &[bool], scope: Scope) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn mebibytes(bytes: u64) -> String {
-    format!("{}M", bytes.div_ceil(1 << 20))
-}
-
 fn duration(seconds: f64) -> String {
     let s = seconds.round() as u64;
     match s {
@@ -348,26 +344,4 @@ fn batch_script(plan: &Plan, job: &Job, dir: &Path, out: &Path, kabe: &Path) -> 
         dir = shell_quote(dir),
         budget = job.memory.bytes >> 20,
     )
-}
-
-/// `kabe generate --pair SIG`: one job of the plan.
-pub fn generate_pair(
-    variant: Variant,
-    dir: &Path,
-    rules: DrawRules,
-    memory: Option<MemoryBudget>,
-    pair: &str,
-) -> anyhow::Result<ExitCode> {
-    let sig = crate::cli_rules::signature_arg(pair)?;
-    crate::cli_tables::check_signature(&variant, sig)?;
-    let memory = memory.unwrap_or_else(default_memory);
-    let start = Instant::now();
-    let first = sig.min(sig.flipped());
-    let name = if first == first.flipped() { first.to_string() } else { format!("{first}+{}", first.flipped()) };
-    outln!("{} {name}: building in {} (memory budget {})", variant.name, dir.display(), mebibytes(memory.bytes))?;
-    match build_pair_job(variant, sig, rules, dir, memory, &|_| {})? {
-        PairJob::AlreadyComplete => outln!("{} {name}: already complete", variant.name)?,
-        PairJob::Built => outln!("{} {name}: built in {:.1} s", variant.name, start.elapsed().as_secs_f64())?,
-    }
-    Ok(ExitCode::SUCCESS)
 }

@@ -1,22 +1,18 @@
-//! `kabe probe` (exact verdict under the draw rules) and `kabe check-rules` (the rule
-//! tables against the brute force).
+//! `kabe probe`: the exact verdict of a position under the draw rules, its moves and a
+//! line of best play; `--stdin` answers a position a line in JSON.
 
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Args;
-use kabe_generator::{brute_rules, check_signature, with_deep_stack, BruteForce};
 use kabe_probe::notation::fen::{quoted, QUOTED};
 use kabe_probe::rules::exact::{LineEnd, MoveVerdict, Verdict};
-use kabe_probe::table::TableDir;
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, DrawRules, Position, Signature, Variant};
+use kabe_probe::{Counters, DrawRules, Position, Variant};
+use kabe_server::json::{move_json, verdict_json, wld_word};
 use serde_json::json;
 
-use kabe_server::json::{move_json, verdict_json, wld_word};
-
-use crate::cli_tables::{rules_arg, TableSet};
+use crate::args::{rules_arg, TableSet};
 
 /// Arguments of `kabe probe`.
 #[derive(Args)]
@@ -26,7 +22,7 @@ pub struct ProbeArgs {
     #[command(flatten)]
     tables: TableSet,
     /// Draw rules (default: the variant's usual set).
-    #[arg(long, value_parser = crate::rule_set_names())]
+    #[arg(long, value_parser = crate::args::rule_set_names())]
     rules: Option<String>,
     /// Running counts in plies, as ARTICLE=PLIES[,ARTICLE=PLIES], e.g. "6.2=14" or
     /// "6.3=9"; counts not given start now.
@@ -235,148 +231,4 @@ pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
     let line = if p.line.is_empty() { "-".to_string() } else { p.line.join(" ") };
     outln!("best line: {line} ({})", p.end)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Arguments of `kabe check-rules`.
-#[derive(Args)]
-pub struct CheckRulesArgs {
-    #[command(flatten)]
-    tables: TableSet,
-    /// Largest number of pieces to compare.
-    #[arg(long, short, default_value_t = 3)]
-    pieces: u32,
-    /// Draw rules (default: the variant's usual set).
-    #[arg(long, value_parser = crate::rule_set_names())]
-    rules: Option<String>,
-    /// Compare only these signatures (`wm wk bm bk`, e.g. 1211), whatever their pieces;
-    /// the brute force still solves every material they reach.
-    #[arg(long, value_delimiter = ',')]
-    signature: Vec<String>,
-    /// Use the layered brute force (bounded memory: a pair's moves, two ranks of
-    /// counter states and what later materials need) instead of the memoised one; it
-    /// takes Russian and 100-square 1953 rules, and FMJD materials of kings only.
-    #[arg(long)]
-    layered: bool,
-    /// With --layered: the bytes a pair's moves may take (e.g. 4G); a larger pair makes
-    /// them again for every rank of counter states (default: always kept).
-    #[arg(long, value_parser = kabe_generator::MemoryBudget::parse, requires = "layered")]
-    move_budget: Option<kabe_generator::MemoryBudget>,
-}
-
-fn check_rules_layered(
-    args: &CheckRulesArgs,
-    variant: Variant,
-    rules: &DrawRules,
-    brute: kabe_generator::BruteRules,
-    tables: &TableDir,
-) -> anyhow::Result<ExitCode> {
-    let mut solver = kabe_generator::LayeredBrute::new(variant, brute);
-    if let Some(budget) = args.move_budget {
-        solver = solver.with_move_budget(budget.bytes as usize);
-    }
-    let chosen: Vec<Signature> = if args.signature.is_empty() {
-        (2..=args.pieces).flat_map(Signature::all_with).collect()
-    } else {
-        args.signature.iter().map(|s| signature_arg(s)).collect::<anyhow::Result<_>>()?
-    };
-    let (mut positions, mut states, mut differ) = (0, 0, 0);
-    let mut done = std::collections::HashSet::new();
-    let start_all = Instant::now();
-    for sig in chosen {
-        if !done.insert(sig) {
-            continue;
-        }
-        done.insert(sig.flipped());
-        let start = Instant::now();
-        let reports = match kabe_generator::check_pair_layered(&mut solver, rules, tables, sig) {
-            Ok(r) => r,
-            Err(kabe_generator::LayeredCheckError::Layers(kabe_generator::LayerError::ResetInside(_))) => {
-                outln!("{:>6} skipped: men under FMJD 6.2 (the memoised brute force takes them)", sig.to_string())?;
-                continue;
-            }
-            Err(e) => anyhow::bail!("{sig}: {e}"),
-        };
-        let seconds = start.elapsed().as_secs_f64();
-        for report in reports {
-            let name = report.signature.map_or_else(String::new, |s| s.to_string());
-            outln!(
-                "{:>6} {:>12} {:>14} {:>10} {:>8.1}",
-                name,
-                report.positions,
-                report.states,
-                report.disagreements,
-                seconds
-            )?;
-            for e in &report.examples {
-                outln!("    {e}")?;
-            }
-            positions += report.positions;
-            states += report.states;
-            differ += report.disagreements;
-        }
-    }
-    outln!(
-        "compared {positions} positions, {states} (position, counters) states: {differ} differ \
-         (layered brute force: {:.1} s, peak {:.1} MiB of its own state)",
-        start_all.elapsed().as_secs_f64(),
-        solver.peak_bytes as f64 / (1 << 20) as f64
-    )?;
-    Ok(if differ == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
-}
-
-/// A signature written `wm wk bm bk`, e.g. `1211`.
-pub fn signature_arg(text: &str) -> anyhow::Result<Signature> {
-    let digits: Vec<u8> = text.trim().bytes().map(|b| b.wrapping_sub(b'0')).collect();
-    anyhow::ensure!(
-        digits.len() == 4 && digits.iter().all(|d| *d <= 9),
-        "signature '{text}': expected four digits, white men, white kings, black men, black kings (e.g. 1211)"
-    );
-    Ok(Signature::new(digits[0], digits[1], digits[2], digits[3]))
-}
-
-pub fn check_rules(args: &CheckRulesArgs) -> anyhow::Result<ExitCode> {
-    let (variant, dir) = args.tables.resolve()?;
-    let rules = rules_arg(args.rules.as_deref(), &variant)?;
-    let brute = brute_rules(rules.set, &variant).context("the brute force needs a rule set with counts")?;
-    let tables = TableDir::new(&dir, variant, rules);
-    outln!(
-        "{} under {}: table verdicts against the brute force, every position and counter state",
-        variant.name,
-        rules.set.name()
-    )?;
-    outln!("{:>6} {:>12} {:>14} {:>10} {:>8}", "sig", "positions", "states", "differ", "seconds")?;
-    if args.layered {
-        return check_rules_layered(args, variant, &rules, brute, &tables);
-    }
-    let outcome = with_deep_stack(|| -> anyhow::Result<(u64, u64, u64)> {
-        let mut solver = BruteForce::new(variant, brute);
-        let (mut positions, mut states, mut differ) = (0, 0, 0);
-        let chosen: Vec<Signature> = if args.signature.is_empty() {
-            (2..=args.pieces).flat_map(Signature::all_with).collect()
-        } else {
-            args.signature.iter().map(|s| signature_arg(s)).collect::<anyhow::Result<_>>()?
-        };
-        for sig in chosen {
-            let start = Instant::now();
-            let report = check_signature(&mut solver, &rules, &tables, variant, sig)?;
-            outln!(
-                "{:>6} {:>12} {:>14} {:>10} {:>8.1}",
-                sig.to_string(),
-                report.positions,
-                report.states,
-                report.disagreements,
-                start.elapsed().as_secs_f64()
-            )?;
-            for e in &report.examples {
-                outln!("    {e}")?;
-            }
-            positions += report.positions;
-            states += report.states;
-            differ += report.disagreements;
-        }
-        Ok((positions, states, differ))
-    })?;
-    let (positions, states, differ) = outcome;
-    outln!("compared {positions} positions, {states} (position, counters) states: {differ} differ")?;
-    Ok(if differ == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

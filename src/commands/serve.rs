@@ -33,7 +33,7 @@ pub struct ServeArgs {
 }
 
 pub fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let dir = args.tables.clone().unwrap_or_else(crate::cli_tables::default_dir);
+    let dir = args.tables.clone().unwrap_or_else(crate::args::default_dir);
     let explorer = Explorer::open(&dir, args.cache.bytes as usize)
         .with_context(|| format!("opening the tables in {}", dir.display()))?;
     let variants = explorer.variants();

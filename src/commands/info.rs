@@ -17,7 +17,7 @@ pub struct InfoArgs {
 }
 
 pub fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
-    let variant = crate::variant_arg(&args.variant)?;
+    let variant = crate::args::variant_arg(&args.variant)?;
     anyhow::ensure!((2..=12).contains(&args.pieces), "--pieces must be 2 to 12");
     outln!("{} tables up to {} pieces, in build order (side to move first; a signature", variant.name, args.pieces)?;
     outln!("and its colour flip are built together, pairs of one step in parallel)")?;

@@ -44,7 +44,7 @@ pub fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
     if !args.vectors.is_empty() {
         return run_vectors(&args.vectors, args.max_nodes);
     }
-    let variant = crate::variant_arg(&args.variant)?;
+    let variant = crate::args::variant_arg(&args.variant)?;
     let position = match &args.fen {
         Some(fen) => Position::from_fen(variant, fen)?,
         None => Position::start(variant),

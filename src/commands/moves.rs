@@ -24,7 +24,7 @@ pub struct MovesArgs {
 }
 
 pub fn run(args: &MovesArgs) -> anyhow::Result<ExitCode> {
-    let variant = crate::variant_arg(&args.variant)?;
+    let variant = crate::args::variant_arg(&args.variant)?;
     if args.stdin {
         let stdin = std::io::stdin();
         for (n, line) in stdin.lock().lines().enumerate() {

@@ -1,0 +1,102 @@
+//! What several commands read from their arguments: the table set, the variant, the
+//! draw rules, signatures, the memory budget, the scope of a build.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use kabe_generator::{MemoryBudget, Scope};
+use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant};
+
+/// Where tables live unless `--tables` says otherwise: `$KABE_TABLES`, else
+/// `$XDG_DATA_HOME/kabe/tables`, else `~/.local/share/kabe/tables`.
+pub fn default_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("KABE_TABLES") {
+        return PathBuf::from(dir);
+    }
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    data.join("kabe/tables")
+}
+
+/// The variant and directory every table command works on.
+#[derive(Args)]
+pub struct TableSet {
+    /// Variant: international, russian, kabe, ...
+    #[arg(long, short, default_value = "international")]
+    variant: String,
+    /// Table directory (default: $KABE_TABLES, else the per-user data directory);
+    /// `--dir` is the older name.
+    #[arg(long = "tables", alias = "dir", value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+impl TableSet {
+    pub fn resolve(&self) -> anyhow::Result<(Variant, PathBuf)> {
+        Ok((crate::args::variant_arg(&self.variant)?, self.dir.clone().unwrap_or_else(default_dir)))
+    }
+}
+
+/// The draw rules named by `--rules`, or the variant's usual set.
+pub fn rules_arg(name: Option<&str>, variant: &Variant) -> anyhow::Result<DrawRules> {
+    let set = DrawRuleSet::for_game(name, variant)?;
+    let rules = DrawRules::new(set, variant);
+    rules.check().map_err(anyhow::Error::msg)?;
+    Ok(rules)
+}
+
+/// The memory budget when `--memory` is not given: three quarters of the machine's
+/// memory (from /proc/meminfo), or the library's 4 GiB where that cannot be read.
+pub fn default_memory() -> MemoryBudget {
+    let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines().find_map(|l| l.strip_prefix("MemTotal:")?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
+    });
+    total_kib.map_or_else(MemoryBudget::default, |kib| MemoryBudget::new(kib * 1024 / 4 * 3))
+}
+
+/// The scope of `--pieces N` or `--closure SIG`.
+pub fn scope_arg(variant: &Variant, pieces: u32, closure: Option<&str>) -> anyhow::Result<Scope> {
+    anyhow::ensure!((2..=8).contains(&pieces), "--pieces must be 2 to 8");
+    Ok(match closure {
+        Some(sig) => {
+            let sig = crate::args::signature_arg(sig)?;
+            check_signature(variant, sig)?;
+            Scope::Closure(sig)
+        }
+        None => Scope::Pieces(pieces),
+    })
+}
+
+/// A signature with positions on the board, of at most 8 pieces.
+pub fn check_signature(variant: &Variant, sig: Signature) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        MaterialIndex::new(*variant, sig).is_some_and(|i| !i.is_empty())
+            && sig.pieces() <= 8
+            && sig.white_men + sig.white_kings > 0
+            && sig.black_men + sig.black_kings > 0,
+        "signature {sig} has no table in {} (no positions, a side without pieces, or more than 8 pieces)",
+        variant.name
+    );
+    Ok(())
+}
+
+/// A signature written `wm wk bm bk`, e.g. `1211`.
+pub fn signature_arg(text: &str) -> anyhow::Result<Signature> {
+    let digits: Vec<u8> = text.trim().bytes().map(|b| b.wrapping_sub(b'0')).collect();
+    anyhow::ensure!(
+        digits.len() == 4 && digits.iter().all(|d| *d <= 9),
+        "signature '{text}': expected four digits, white men, white kings, black men, black kings (e.g. 1211)"
+    );
+    Ok(Signature::new(digits[0], digits[1], digits[2], digits[3]))
+}
+
+/// The variant named on the command line.
+/// The `--rules` values, from the one list of rule sets (clap prints them in the help).
+pub fn rule_set_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(kabe_probe::DrawRuleSet::ALL.map(kabe_probe::DrawRuleSet::name))
+}
+
+pub fn variant_arg(name: &str) -> anyhow::Result<kabe_probe::Variant> {
+    Ok(name.parse::<kabe_probe::Variant>()?)
+}

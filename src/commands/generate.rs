@@ -1,0 +1,201 @@
+//! `kabe generate`: the tables of a variant up to N pieces, a closure, or one pair (a job
+//! of `kabe plan`).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use clap::Args;
+use indicatif::{MultiProgress, ProgressBar};
+use kabe_generator::{
+    build_pair_job, build_rules_scope, build_scope, table_path, BuildEvent, MemoryBudget, PairJob, Scope,
+};
+use kabe_probe::table::Metric;
+use kabe_probe::{DrawRules, Signature, Variant};
+
+use crate::args::{default_memory, rules_arg, scope_arg, TableSet};
+use crate::output::{bar_style, mebibytes};
+
+/// Arguments of `kabe generate`.
+#[derive(Args)]
+pub struct GenerateArgs {
+    #[command(flatten)]
+    tables: TableSet,
+    /// Largest number of pieces.
+    #[arg(long, short, default_value_t = 3)]
+    pieces: u32,
+    /// Build one signature (`wm wk bm bk`, e.g. 0303 or 2211) with everything it
+    /// reaches instead: every material of fewer pieces and those its promotions lead to.
+    #[arg(long, conflicts_with = "pieces")]
+    closure: Option<String>,
+    /// Build one pair only: SIG and its colour flip, WLD, DTW and rule tables, reading
+    /// the tables it needs from --tables (one job of `kabe plan`). Missing inputs are an
+    /// error naming them; a pair already complete exits at once.
+    #[arg(long, value_name = "SIG", conflicts_with_all = ["pieces", "closure"])]
+    pair: Option<String>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Draw rules whose rule tables to build too (default: the variant's usual set).
+    #[arg(long, value_parser = crate::args::rule_set_names())]
+    rules: Option<String>,
+    /// Peak memory the build may use, e.g. 4G or 512M (default: three quarters of this
+    /// machine's memory). A pair that needs more is an error naming it.
+    #[arg(long, value_parser = MemoryBudget::parse)]
+    memory: Option<MemoryBudget>,
+}
+
+fn pair_name(sigs: &[Signature]) -> String {
+    sigs.iter().map(Signature::to_string).collect::<Vec<_>>().join("+")
+}
+
+pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
+    let (variant, dir) = args.tables.resolve()?;
+    if let Some(threads) = args.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().context("setting --threads")?;
+    }
+    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    if let Some(pair) = &args.pair {
+        return generate_pair(variant, &dir, rules, args.memory, pair);
+    }
+    let memory = args.memory.unwrap_or_else(default_memory);
+    let scope = scope_arg(&variant, args.pieces, args.closure.as_deref())?;
+    let built = build_with_progress(variant, scope, &dir, rules, memory)?;
+    let bytes = disk_bytes(&dir, &variant, &built.signatures);
+    outln!(
+        "{} tables {} in {}: {} signatures, {} positions, {:.1} MB on disk ({:.2} bits/position)",
+        variant.name,
+        match scope {
+            Scope::Closure(sig) => format!("of the closure of {sig}"),
+            Scope::Pieces(n) => format!("up to {n} pieces"),
+        },
+        dir.display(),
+        built.signatures.len(),
+        built.positions,
+        bytes as f64 / 1e6,
+        bytes as f64 * 8.0 / built.positions.max(1) as f64
+    )?;
+    outln!(
+        "built {} pairs ({} positions) and loaded {} in {:.1} s ({:.2} M positions/s)",
+        built.pairs_built,
+        built.positions_solved,
+        built.pairs_loaded,
+        built.seconds,
+        built.positions_solved as f64 / built.seconds.max(1e-9) / 1e6
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What [`build_with_progress`] did.
+pub struct Built {
+    /// Every signature of the set.
+    pub signatures: Vec<Signature>,
+    /// Their positions.
+    pub positions: u64,
+    /// Pairs solved now, and their positions.
+    pub pairs_built: usize,
+    pub positions_solved: u64,
+    /// Pairs found complete on disk.
+    pub pairs_loaded: usize,
+    pub seconds: f64,
+}
+
+/// Builds (or completes) the theoretical and rule tables of `variant` in `scope` under
+/// `dir`, with progress bars on the terminal.
+pub fn build_with_progress(
+    variant: Variant,
+    scope: Scope,
+    dir: &Path,
+    rules: DrawRules,
+    memory: MemoryBudget,
+) -> anyhow::Result<Built> {
+    let multi = MultiProgress::new();
+    let overall = multi.add(ProgressBar::new(0));
+    overall.set_style(bar_style(
+        "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions  {per_sec}  ETA {eta}  {msg}",
+    ));
+    overall.set_prefix(variant.name);
+    let bars: Mutex<HashMap<String, ProgressBar>> = Mutex::new(HashMap::new());
+    let counts = Mutex::new((0usize, 0usize, 0u64));
+    let start = Instant::now();
+    let on_event = |event: BuildEvent<'_>| match event {
+        // The solver reports two units of work per position (initialise, resolve); the
+        // bars count positions.
+        BuildEvent::Planned { positions } => overall.set_length(positions),
+        BuildEvent::Started { signatures, positions } => {
+            let bar = multi.insert_before(&overall, ProgressBar::new(positions));
+            bar.set_style(bar_style("{prefix:>10} [{bar:40}] {percent:>3}% {per_sec} ETA {eta}"));
+            bar.set_prefix(pair_name(signatures));
+            bars.lock().expect("bars").insert(pair_name(signatures), bar);
+        }
+        BuildEvent::Progress { signatures, units } => {
+            if let Some(bar) = bars.lock().expect("bars").get(&pair_name(signatures)) {
+                let before = bar.position();
+                bar.inc(units / 2);
+                overall.inc(bar.position() - before);
+            }
+        }
+        BuildEvent::Loaded { positions, .. } => {
+            overall.inc(positions);
+            counts.lock().expect("counts").1 += 1;
+        }
+        BuildEvent::Finished { signatures, positions } => {
+            let sigs = signatures;
+            if let Some(bar) = bars.lock().expect("bars").remove(&pair_name(sigs)) {
+                overall.inc(positions.saturating_sub(bar.position()));
+                bar.finish_and_clear();
+            }
+            let mut c = counts.lock().expect("counts");
+            c.0 += 1;
+            c.2 += positions;
+            overall.set_message(format!("last: {}", pair_name(sigs)));
+        }
+    };
+    let summary = build_scope(variant, scope, dir, memory, &on_event)?;
+    overall.set_position(0);
+    overall.set_prefix(rules.set.name());
+    build_rules_scope(variant, rules, scope, dir, memory, &on_event)?;
+    overall.finish_and_clear();
+    let (pairs_built, pairs_loaded, positions_solved) = *counts.lock().expect("counts");
+    Ok(Built {
+        signatures: summary.signatures,
+        positions: summary.positions,
+        pairs_built,
+        positions_solved,
+        pairs_loaded,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+fn disk_bytes(dir: &Path, variant: &Variant, sigs: &[Signature]) -> u64 {
+    sigs.iter()
+        .flat_map(|s| [Metric::Wld, Metric::Dtw].map(|m| table_path(dir, variant, *s, m)))
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// `kabe generate --pair SIG`: one job of the plan.
+pub fn generate_pair(
+    variant: Variant,
+    dir: &Path,
+    rules: DrawRules,
+    memory: Option<MemoryBudget>,
+    pair: &str,
+) -> anyhow::Result<ExitCode> {
+    let sig = crate::args::signature_arg(pair)?;
+    crate::args::check_signature(&variant, sig)?;
+    let memory = memory.unwrap_or_else(default_memory);
+    let start = Instant::now();
+    let first = sig.min(sig.flipped());
+    let name = if first == first.flipped() { first.to_string() } else { format!("{first}+{}", first.flipped()) };
+    outln!("{} {name}: building in {} (memory budget {})", variant.name, dir.display(), mebibytes(memory.bytes))?;
+    match build_pair_job(variant, sig, rules, dir, memory, &|_| {})? {
+        PairJob::AlreadyComplete => outln!("{} {name}: already complete", variant.name)?,
+        PairJob::Built => outln!("{} {name}: built in {:.1} s", variant.name, start.elapsed().as_secs_f64())?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

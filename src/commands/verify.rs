@@ -1,0 +1,94 @@
+//! `kabe verify`: every checksum, every value derived again from its successors.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+use indicatif::ProgressBar;
+use kabe_generator::{tables_in, MemoryBudget};
+use kabe_probe::Signature;
+
+use crate::args::{default_memory, TableSet};
+use crate::output::bar_style;
+
+/// Arguments of `kabe verify`.
+#[derive(Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    tables: TableSet,
+    /// Disagreements to print in full.
+    #[arg(long, default_value_t = 10)]
+    show: usize,
+    /// Derive the values of these signatures only (e.g. 0501,0105); every file's
+    /// checksum is checked all the same.
+    #[arg(long, value_delimiter = ',')]
+    signature: Vec<String>,
+    /// Peak memory, e.g. 4G (default: three quarters of this machine's memory); three
+    /// quarters of it cache decoded blocks, which the lookups of large tables need.
+    #[arg(long, value_parser = MemoryBudget::parse)]
+    memory: Option<MemoryBudget>,
+}
+
+pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let (variant, dir) = args.tables.resolve()?;
+    let found = tables_in(&dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
+    anyhow::ensure!(!found.is_empty(), "no {} tables in {}", variant.name, dir.display());
+    let only: Vec<Signature> =
+        args.signature.iter().map(|s| crate::args::signature_arg(s)).collect::<anyhow::Result<_>>()?;
+    for sig in &only {
+        anyhow::ensure!(found.contains_key(sig), "no {} table {sig} in {}", variant.name, dir.display());
+    }
+    let only = (!only.is_empty()).then_some(only.as_slice());
+    let total = kabe_generator::positions_to_verify(&dir, variant, only)
+        .with_context(|| format!("reading {}", dir.display()))?;
+    let bar = ProgressBar::new(total);
+    bar.set_style(bar_style(
+        "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions  {per_sec}  ETA {eta}",
+    ));
+    bar.set_prefix("verify");
+    bar.enable_steady_tick(Duration::from_millis(250));
+    let cache = args.memory.unwrap_or_else(default_memory).bytes / 4 * 3;
+    let report = kabe_generator::verify_only(&dir, variant, only, cache as usize, args.show, &|n| bar.inc(n))?;
+    bar.finish_and_clear();
+    for bad in &report.bad_files {
+        outln!("bad file: {bad}")?;
+    }
+    for sig in &report.incomplete {
+        outln!("incomplete: {} has only one of its WLD and DTW tables", sig)?;
+    }
+    for d in &report.disagreements {
+        outln!(
+            "disagreement in {}: {} stored {} (WLD {:?}), successors give {}",
+            d.signature,
+            d.fen,
+            d.stored,
+            d.stored_wld,
+            d.derived
+        )?;
+    }
+    for d in &report.rule_disagreements {
+        outln!(
+            "disagreement in the {} rule table of {}: {} stored {:?}, successors give {:?}",
+            d.set,
+            d.signature,
+            d.fen,
+            d.stored,
+            d.derived
+        )?;
+    }
+    if report.unverified > 0 {
+        outln!("{} positions not re-derived: a table they lead to is bad or missing (named above)", report.unverified)?;
+    }
+    let kinds: Vec<String> = report.files_by_kind.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
+    outln!(
+        "{} files ({}), {} positions re-derived, {} rule-table values re-derived: {} disagreements, {} bad files",
+        report.files,
+        kinds.join(", "),
+        report.positions,
+        report.rule_positions,
+        report.disagreement_count + report.rule_disagreement_count,
+        report.bad_files.len()
+    )?;
+    Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
