@@ -42,10 +42,12 @@ fn pair_job(variant: &str, sig: &str, dir: &Path) -> Output {
 }
 
 /// Runs every job of the plan of `variant` 2-3 in the plan's order, checks the files
-/// equal a whole `kabe generate`'s, and returns the directory of the jobs' files.
+/// equal a whole `kabe generate --both-sides`'s, then that the plan's last step (`kabe
+/// generate` over the finished pairs, which keeps one table of each pair) gives a whole
+/// `kabe generate`'s; returns the directory of the jobs' files.
 fn jobs_in_order_give_a_whole_build(variant: &str) -> PathBuf {
     let whole = temp_dir(&format!("whole-{variant}"));
-    assert!(kabe(&["generate", "--variant", variant, "--pieces", "3"], &whole).status.success());
+    assert!(kabe(&["generate", "--variant", variant, "--pieces", "3", "--both-sides"], &whole).status.success());
     let dir = temp_dir(&format!("jobs-{variant}"));
     let graph = plan(&dir, variant);
     let jobs = graph["jobs"].as_array().expect("jobs");
@@ -64,7 +66,15 @@ fn jobs_in_order_give_a_whole_build(variant: &str) -> PathBuf {
     assert_eq!(files(&dir, variant), files(&whole, variant), "{variant}");
     assert_eq!(files(&dir, variant).len(), outputs, "{variant}: the plan names every file a job writes");
     assert!(plan(&dir, variant)["jobs"].as_array().expect("jobs").iter().all(|j| j["status"] == "done"));
+    let last = &graph["last_step"];
+    assert!(last.as_str().is_some_and(|s| s.contains("generate") && s.contains("--pieces 3")), "{graph}");
+    let compact = temp_dir(&format!("compact-{variant}"));
+    assert!(kabe(&["generate", "--variant", variant, "--pieces", "3"], &compact).status.success());
+    assert!(kabe(&["generate", "--variant", variant, "--pieces", "3"], &dir).status.success());
+    assert_eq!(files(&dir, variant), files(&compact, variant), "{variant}: one side kept");
+    assert!(plan(&dir, variant)["jobs"].as_array().expect("jobs").iter().all(|j| j["status"] == "done"));
     let _ = fs::remove_dir_all(&whole);
+    let _ = fs::remove_dir_all(&compact);
     dir
 }
 

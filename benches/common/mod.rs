@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant};
 
-/// International tables up to `pieces` with `fmjd` rule tables: `$KABE_BENCH_TABLES`, else
+/// International tables up to `pieces` with `fmjd` rule tables, one table of each pair: `$KABE_BENCH_TABLES`, else
 /// `target/bench-tables/probe-international-4-v<format>-wld<block>`, built there on first
 /// run (about a minute).
 pub fn international_tables(pieces: u32) -> PathBuf {
@@ -21,6 +21,8 @@ pub fn international_tables(pieces: u32) -> PathBuf {
         kabe_generator::build(Variant::INTERNATIONAL, pieces, &dir, &|_| {}).expect("build");
         let rules = DrawRules::new(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL);
         kabe_generator::build_rules(Variant::INTERNATIONAL, rules, pieces, &dir, &|_| {}).expect("rule tables");
+        // As `kabe generate` leaves a set: one table of each pair, the other found by search.
+        kabe_generator::keep_one_side(&dir, Variant::INTERNATIONAL, pieces).expect("one side");
     }
     dir
 }

@@ -11,6 +11,7 @@
 //! - `build`: build order, batches within the budget, resumption, one pair as a job
 //!   ([`build_pair_job`]); `plan`: the same build as a job graph for a cluster ([`Plan`]);
 //! - `write` and `verify`: the table files out, and every value of them re-derived;
+//!   `one_side`: of each pair's two files of a kind the smaller kept, the other found by search;
 //! - [`lookup`], `registry`: finished tables read through their files, or held in memory;
 //! - `brute_rules`, `brute_layers`, `check_rules`: independent brute force for the draw
 //!   rules; [`wolf_sheep`]: a small game solved whole.
@@ -22,6 +23,7 @@ mod build;
 mod check_rules;
 mod components;
 pub mod lookup;
+mod one_side;
 mod pair;
 mod plan;
 mod registry;
@@ -43,6 +45,7 @@ pub use check_rules::{
     brute_rules, check_pair_layered, check_signature, with_deep_stack, LayeredCheckError, RuleCheck,
 };
 pub use lookup::{FileOracle, Finished};
+pub use one_side::{keep_one_side, OneSide};
 pub use pair::{TableId, TablePair};
 pub use plan::{Job, Plan, Rates};
 pub use registry::MissingTable;
@@ -73,6 +76,28 @@ pub fn solve_all(variant: Variant, max_pieces: u32, mut done: impl FnMut(&Solved
         }
     }
     registry
+}
+
+/// Solves in memory the rule tables of `rules` of `signatures` (in build order, with their
+/// colour flips; those that keep no rule table are skipped) from the theoretical tables
+/// `theory` (tests and checks).
+pub fn solve_rules(
+    theory: &Registry,
+    rules: kabe_probe::DrawRules,
+    signatures: impl IntoIterator<Item = Signature>,
+) -> RuleRegistry {
+    let mut done = RuleRegistry::new(rules);
+    for sig in signatures {
+        if done.table(sig).is_some() {
+            continue;
+        }
+        let finished = MemoryOracle::new(theory, &done);
+        let solved = solve_rule_pair(&finished, rules, theory.variant(), sig, &|_| {}).expect("tables solved before");
+        for table in solved.unwrap_or_default() {
+            done.insert(table);
+        }
+    }
+    done
 }
 
 /// Builds international and Russian tables up to 3 pieces, with each variant's own rule

@@ -87,6 +87,8 @@ impl Default for Rates {
 pub struct Plan {
     /// The variant.
     pub variant: Variant,
+    /// What the jobs build.
+    pub scope: Scope,
     /// The draw rules whose tables the jobs build.
     pub rules: DrawRules,
     /// Threads each job runs on (the estimates assume them).
@@ -98,6 +100,17 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The arguments of the step after every job: `kabe generate` over the finished
+    /// pairs, which finds each complete and keeps one table of each pair
+    /// ([`crate::keep_one_side`]).
+    pub fn last_step_args(&self) -> String {
+        let what = match self.scope {
+            Scope::Pieces(n) => format!("--pieces {n}"),
+            Scope::Closure(sig) => format!("--closure {sig}"),
+        };
+        format!("generate --variant {} --rules {} {what}", self.variant.name, self.rules.set.name())
+    }
+
     /// The jobs that build `scope` of `variant` with the rule tables of `rules`, each on
     /// `threads` threads. With `job_memory`, no job asks for more: a pair whose whole
     /// working state does not fit is solved in slices within it (a node's memory then
@@ -125,7 +138,7 @@ impl Plan {
             }
             jobs.push(job(variant, &rules, pair, inputs, depends_on, Sizing { threads, rates, job_memory }));
         }
-        Plan { variant, rules, threads, jobs, job_memory }
+        Plan { variant, scope, rules, threads, jobs, job_memory }
     }
 
     /// The jobs that need more memory than the cap, even solved in slices.

@@ -32,7 +32,7 @@ use rayon::prelude::*;
 use crate::components::{components, Component};
 use crate::registry::{MissingTable, Registry};
 use crate::slices::{FileStore, SliceError};
-use crate::solve::{count_down, pair_tables, CANNOT_LOSE, EXIT_UNKNOWN, PENDING};
+use crate::solve::{atomic_array, count_down, pair_tables, CANNOT_LOSE, EXIT_UNKNOWN, PENDING};
 
 /// The rule values of every position (White to move) of one signature.
 #[derive(Debug)]
@@ -218,7 +218,7 @@ where
     }
     let tables = pair_tables(variant, signature);
     let values: Vec<Vec<AtomicU16>> =
-        tables.iter().map(|t| (0..t.len()).map(|_| AtomicU16::new(RuleScore::NONE.raw())).collect()).collect();
+        tables.iter().map(|t| atomic_array(t.len() as usize, RuleScore::NONE.raw())).collect();
     let pair = PairValues { tables, values };
     solve_components(finished, rules, &pair, progress).map_err(|e| match e {
         SliceError::Finished(e) => e,

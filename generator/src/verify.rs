@@ -17,12 +17,10 @@ use std::sync::{Arc, Mutex};
 
 use std::cell::RefCell;
 
-use kabe_probe::rules::exact::{verdict, Oracle};
-use kabe_probe::rules::Context;
+use kabe_probe::rules::exact::Oracle;
+use kabe_probe::successors;
 use kabe_probe::table::{decode_entry, Metric, TableError, TableFile};
-use kabe_probe::{
-    Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld,
-};
+use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld};
 use rayon::prelude::*;
 
 use crate::build::table_path;
@@ -65,9 +63,12 @@ pub struct VerifyReport {
     pub files: usize,
     /// Those files by kind (`wld`, `dtw`, or a draw-rule set's name).
     pub files_by_kind: BTreeMap<String, usize>,
-    /// Positions whose DTW and WLD values were derived again.
+    /// Files that hold no values: their positions are found by search through their
+    /// colour flip's table.
+    pub files_by_search: usize,
+    /// Stored DTW and WLD values derived again (one per position holding either).
     pub positions: u64,
-    /// Positions whose rule-table values were derived again (one per table and position).
+    /// Stored rule-table values derived again (one per table and position).
     pub rule_positions: u64,
     /// Files that are unusable or missing, with the reason: one line each.
     pub bad_files: Vec<String>,
@@ -140,6 +141,9 @@ struct Tables {
     wld: BTreeMap<Signature, TableFile>,
     rules: BTreeMap<DrawRuleSet, BTreeMap<Signature, TableFile>>,
 }
+
+/// Positions a worker checks at a time.
+const CHECK_CHUNK: u64 = 1 << 14;
 
 /// Blocks a worker keeps at hand before asking the shared cache.
 const WORKER_BLOCKS: usize = 256;
@@ -261,9 +265,32 @@ fn rule_entry(block: &[u8], i: usize) -> Option<RuleScore> {
     block.get(i).map(|&code| if code == u8::MAX { RuleScore::NONE } else { RuleScore::from_raw(code as u16) })
 }
 
+/// Why a value could not be found while verifying.
+enum Gap {
+    /// A successor's table is missing (or bad, and named as such already).
+    Missing,
+    /// A block could not be read.
+    Bad(TableError),
+}
+
+impl Gap {
+    fn of<T>(found: Result<Option<T>, TableError>) -> Result<T, Gap> {
+        found.map_err(Gap::Bad)?.ok_or(Gap::Missing)
+    }
+
+    fn back<T>(found: Result<T, Gap>) -> Result<Option<T>, TableError> {
+        match found {
+            Ok(v) => Ok(Some(v)),
+            Err(Gap::Missing) => Ok(None),
+            Err(Gap::Bad(e)) => Err(e),
+        }
+    }
+}
+
 impl Tables {
-    /// The stored DTW value of any position whose table is here (or whose material
-    /// decides it: [`Position::settled_score`]); `Ok(None)` when its table is missing.
+    /// The DTW value of any position whose table is here (or whose material decides it:
+    /// [`Position::settled_score`]): stored, or where the file leaves the position out,
+    /// found from its successors; `Ok(None)` when a table is missing.
     fn score(&self, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
         if let Some(settled) = position.settled_score() {
             return Ok(Some(settled));
@@ -271,11 +298,15 @@ impl Tables {
         let p = position.normalized();
         let sig = Signature::of(&p);
         let (Some(index), Some(file)) = (self.index.get(&sig), self.dtw.get(&sig)) else { return Ok(None) };
-        cache.value(sig, file, index.index(&p))
+        if file.header().holds(&p) {
+            return cache.value(sig, file, index.index(&p));
+        }
+        derive(self, position, cache)
     }
 
-    /// The stored rule value of `set` of any position whose rule table is here (or whose
-    /// material decides it); `Ok(None)` when its table is missing.
+    /// The rule value of `set` of any position whose rule table is here (or whose
+    /// material decides it), stored or found from its successors; `Ok(None)` when a
+    /// table is missing.
     fn rule(
         &self,
         set: DrawRuleSet,
@@ -290,28 +321,13 @@ impl Tables {
         let (Some(index), Some(file)) = (self.index.get(&sig), self.rules.get(&set).and_then(|f| f.get(&sig))) else {
             return Ok(None);
         };
-        cache.rule_value(sig, file, index.index(&p))
-    }
-
-    /// The WLD value the WLD tables give: stored, or for a position with a capture to
-    /// make (which holds no value of its own there) the best of its captures, resolved
-    /// the same way.
-    fn wld(&self, position: &Position, cache: &mut BlockCache) -> Result<Option<Wld>, TableError> {
-        if let Some(settled) = position.settled_score() {
-            return Ok(Some(settled.wld()));
+        if file.header().holds(&p) {
+            return cache.rule_value(sig, file, index.index(&p));
         }
-        let p = position.normalized();
-        let sig = Signature::of(&p);
-        if !p.has_capture() {
-            let (Some(index), Some(file)) = (self.index.get(&sig), self.wld.get(&sig)) else { return Ok(None) };
-            return Ok(cache.value(sig, file, index.index(&p))?.map(Score::wld));
-        }
-        let mut best = Wld::Loss;
-        for mv in p.legal_moves().iter() {
-            let Some(child) = self.wld(&p.play(mv), cache)? else { return Ok(None) };
-            best = best.max(child.for_opponent());
-        }
-        Ok(Some(best))
+        let rules = DrawRules::new(set, &p.variant().clone());
+        let Some(context) = rules.context(sig) else { return Ok(None) };
+        let oracle = RuleOracle { tables: self, set, cache: RefCell::new(cache) };
+        Gap::back(successors::rule_score_from(&oracle, &rules, context, position))
     }
 }
 
@@ -381,6 +397,20 @@ pub fn verify_only(
                         continue;
                     }
                 };
+            if file.header().by_search() {
+                report.files_by_search += 1;
+                let flip = table_path(dir, &variant, sig.flipped(), metric);
+                let flip_stores = sig.flipped() != *sig
+                    && TableFile::open(&flip, &variant, sig.flipped(), metric).is_ok_and(|f| !f.header().by_search());
+                if !flip_stores {
+                    report.bad_files.push(format!(
+                        "{}: holds no values, to be found through {}, which does not hold them either",
+                        path.display(),
+                        flip.display()
+                    ));
+                    continue;
+                }
+            }
             tables
                 .index
                 .entry(*sig)
@@ -399,37 +429,47 @@ pub fn verify_only(
     let bad = Mutex::new(Vec::new());
     let count = AtomicU64::new(0);
     let rule_count = AtomicU64::new(0);
+    let checked = AtomicU64::new(0);
+    let rule_checked = AtomicU64::new(0);
     let unverified = AtomicU64::new(0);
     let shared = SharedBlocks::new(cache_bytes);
     let note_bad = |e: TableError| bad.lock().expect("no panics while held").push(e.to_string());
     let chosen = |sig: &Signature| only.is_none_or(|o| o.contains(sig));
     for (sig, dtw) in &tables.dtw {
-        if !tables.wld.contains_key(sig) || !chosen(sig) {
-            continue;
-        }
+        let Some(wld) = tables.wld.get(sig).filter(|_| chosen(sig)) else { continue };
         let index = &tables.index[sig];
-        // One block of the DTW table at a time, its positions checked in parallel.
-        (0..dtw.header().blocks).into_par_iter().for_each_init(
+        if dtw.header().by_search() && wld.header().by_search() {
+            continue; // nothing stored: what a reader finds is its colour flip's, checked there
+        }
+        // A block's worth of positions at a time, in parallel.
+        let chunks = index.len().div_ceil(CHECK_CHUNK);
+        (0..chunks).into_par_iter().for_each_init(
             || BlockCache::new(&shared),
-            |cache, b| {
-                let stored = match dtw.block_scores(b) {
-                    Ok(d) => d,
-                    Err(e) => return note_bad(e),
-                };
-                let first = b as u64 * dtw.header().block_positions as u64;
-                for (i, &stored) in stored.iter().enumerate() {
-                    let position = index.position(first + i as u64);
-                    let checked =
-                        derive(&tables, &position, cache).and_then(|d| Ok((d, tables.wld(&position, cache)?)));
-                    let (derived, stored_wld) = match checked {
-                        Ok((Some(d), Some(w))) => (d, w),
-                        Ok(_) => {
+            |cache, c| {
+                let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
+                let n = range.end - range.start;
+                for (at, position) in range.clone().zip(index.positions(range)) {
+                    let (dtw_held, wld_held) = (dtw.header().holds(&position), wld.header().holds(&position));
+                    if !dtw_held && !wld_held {
+                        continue;
+                    }
+                    let found = (|| {
+                        let Some(derived) = derive(&tables, &position, cache)? else { return Ok(None) };
+                        let stored = if dtw_held { cache.value(*sig, dtw, at)? } else { Some(derived) };
+                        let stored_wld =
+                            if wld_held { cache.value(*sig, wld, at)?.map(Score::wld) } else { Some(derived.wld()) };
+                        Ok(stored.zip(stored_wld).map(|(s, w)| (derived, s, w)))
+                    })();
+                    let (derived, stored, stored_wld) = match found {
+                        Ok(Some(found)) => found,
+                        Ok(None) => {
                             unverified.fetch_add(1, Ordering::Relaxed);
                             continue;
                         }
                         Err(e) => return note_bad(e),
                     };
-                    if stored != derived || stored_wld != stored.wld() {
+                    checked.fetch_add(1, Ordering::Relaxed);
+                    if stored != derived || stored_wld != derived.wld() {
                         count.fetch_add(1, Ordering::Relaxed);
                         let mut f = found_disagreements.lock().expect("no panics while held");
                         if f.len() < max_reported {
@@ -437,34 +477,35 @@ pub fn verify_only(
                         }
                     }
                 }
-                progress(stored.len() as u64);
+                progress(n);
             },
         );
-        report.positions += index.len();
     }
     for (&set, files) in &tables.rules {
         let rules = DrawRules::new(set, &variant);
         for (sig, file) in files {
             let Some(context) = rules.context(*sig).filter(|_| chosen(sig)) else { continue };
             let index = &tables.index[sig];
-            let per = file.header().block_positions as u64;
-            (0..file.header().blocks).into_par_iter().for_each_init(
+            if file.header().by_search() {
+                continue;
+            }
+            let chunks = index.len().div_ceil(CHECK_CHUNK);
+            (0..chunks).into_par_iter().for_each_init(
                 || BlockCache::new(&shared),
-                |cache, b| {
-                    let first = b as u64 * per;
-                    let n = file.header().positions_in_block(b) as u64;
-                    let mut stored = Vec::with_capacity(n as usize);
-                    for at in first..first + n {
-                        match cache.rule_value(*sig, file, at) {
-                            Ok(Some(v)) => stored.push(v),
+                |cache, c| {
+                    let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
+                    let n = range.end - range.start;
+                    for (at, position) in range.clone().zip(index.positions(range)) {
+                        if !file.header().holds(&position) {
+                            continue;
+                        }
+                        let stored = match cache.rule_value(*sig, file, at) {
+                            Ok(Some(v)) => v,
                             Ok(None) => break,
                             Err(e) => return note_bad(e),
-                        }
-                    }
-                    let oracle = RuleOracle { tables: &tables, set, cache: RefCell::new(cache) };
-                    for (i, &stored) in stored.iter().enumerate() {
-                        let position = index.position(first + i as u64);
-                        let derived = match derive_rule(&oracle, &rules, context, &position) {
+                        };
+                        let oracle = RuleOracle { tables: &tables, set, cache: RefCell::new(&mut *cache) };
+                        let derived = match successors::rule_score_from(&oracle, &rules, context, &position) {
                             Ok(d) => d,
                             Err(Gap::Missing) => {
                                 unverified.fetch_add(1, Ordering::Relaxed);
@@ -472,6 +513,7 @@ pub fn verify_only(
                             }
                             Err(Gap::Bad(e)) => return note_bad(e),
                         };
+                        rule_checked.fetch_add(1, Ordering::Relaxed);
                         if stored != derived {
                             rule_count.fetch_add(1, Ordering::Relaxed);
                             let mut f = found_rule_disagreements.lock().expect("no panics while held");
@@ -483,9 +525,10 @@ pub fn verify_only(
                     progress(n);
                 },
             );
-            report.rule_positions += index.len();
         }
     }
+    report.positions = checked.into_inner();
+    report.rule_positions = rule_checked.into_inner();
     let mut bad = bad.into_inner().expect("no panics while held");
     bad.sort();
     bad.dedup();
@@ -530,37 +573,7 @@ fn missing_rule_tables(dir: &Path, variant: &Variant, found: &BTreeMap<Signature
 
 /// The value the successors give, or `None` when a successor's table is missing.
 fn derive(tables: &Tables, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
-    if position.is_drawn_by_material() {
-        return Ok(Some(Score::DRAW));
-    }
-    let moves = position.legal_moves();
-    if moves.is_empty() {
-        return Ok(Some(position.variant().score_at_end()));
-    }
-    let mut best_win: Option<u16> = None;
-    let mut longest_loss = 0u16;
-    let mut all_win = true;
-    for mv in moves.iter() {
-        let Some(child) = tables.score(&position.play(mv), cache)? else { return Ok(None) };
-        match child.wld() {
-            Wld::Loss => best_win = Some(best_win.map_or(child.raw() + 1, |b| b.min(child.raw() + 1))),
-            Wld::Win => longest_loss = longest_loss.max(child.raw() + 1),
-            Wld::Draw => all_win = false,
-        }
-    }
-    Ok(Some(match best_win {
-        Some(d) => Score::win(d),
-        None if all_win => Score::loss(longest_loss),
-        None => Score::DRAW,
-    }))
-}
-
-/// Why a rule value could not be derived.
-enum Gap {
-    /// A successor's table is missing (or bad, and named as such already).
-    Missing,
-    /// A block could not be read.
-    Bad(TableError),
+    Gap::back(successors::score_from(position, |child| Gap::of(tables.score(child, cache))))
 }
 
 /// The verifier's tables seen as the exact verdict's [`Oracle`] for one rule set.
@@ -574,59 +587,10 @@ impl Oracle for RuleOracle<'_, '_, '_> {
     type Error = Gap;
 
     fn theoretical(&self, position: &Position) -> Result<Score, Gap> {
-        self.tables.score(position, &mut self.cache.borrow_mut()).map_err(Gap::Bad)?.ok_or(Gap::Missing)
+        Gap::of(self.tables.score(position, &mut self.cache.borrow_mut()))
     }
 
     fn counted(&self, position: &Position) -> Result<RuleScore, Gap> {
-        self.tables.rule(self.set, position, &mut self.cache.borrow_mut()).map_err(Gap::Bad)?.ok_or(Gap::Missing)
+        Gap::of(self.tables.rule(self.set, position, &mut self.cache.borrow_mut()))
     }
-}
-
-/// The rule value the successors give, within the count `context` of `rules`: a move
-/// that ends the count is worth the exact verdict of the position after it with fresh
-/// counts (decided at once); any other move is worth the successor's own rule value one
-/// ply later. Wins are the quickest, losses the slowest; a distance beyond the count's
-/// longest limit is undecided, as is a position that is neither.
-fn derive_rule(
-    oracle: &RuleOracle,
-    rules: &DrawRules,
-    context: Context,
-    position: &Position,
-) -> Result<RuleScore, Gap> {
-    let cap = context.max_plies(rules);
-    if position.is_drawn_by_material() {
-        return Ok(RuleScore::NONE);
-    }
-    let moves = position.legal_moves();
-    if moves.is_empty() {
-        return Ok(RuleScore::from_score(position.variant().score_at_end()).capped(cap));
-    }
-    let mut quickest_win: Option<u16> = None;
-    let mut slowest_loss = 0u16;
-    let mut every_move_loses = true;
-    for mv in moves.iter() {
-        let child = position.play(mv);
-        let child_value = if context.ends_with(rules, mv, &child) {
-            match verdict(oracle, &child, &Counters::fresh(rules, &child))?.exact {
-                Wld::Win => Some((Wld::Win, 0)),
-                Wld::Loss => Some((Wld::Loss, 0)),
-                Wld::Draw => None,
-            }
-        } else {
-            oracle.counted(&child)?.decided().filter(|&(_, plies)| plies <= cap)
-        };
-        match child_value {
-            Some((Wld::Loss, plies)) => {
-                quickest_win = Some(quickest_win.map_or(plies + 1, |w| w.min(plies + 1)));
-                every_move_loses = false;
-            }
-            Some((_, plies)) => slowest_loss = slowest_loss.max(plies + 1),
-            None => every_move_loses = false,
-        }
-    }
-    Ok(match quickest_win.filter(|&w| w <= cap) {
-        Some(w) => RuleScore::win(w),
-        None if every_move_loses && slowest_loss <= cap => RuleScore::loss(slowest_loss),
-        None => RuleScore::NONE,
-    })
 }

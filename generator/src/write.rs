@@ -6,7 +6,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use kabe_probe::table::{
-    encode_block, encode_rule_block, encode_wld_block, file_name, Header, Metric, FORMAT_VERSION, HEADER_LEN,
+    encode_block, encode_rule_block, encode_wld_block, file_name, Header, Metric, TableFlags, FORMAT_VERSION,
+    HEADER_LEN,
 };
 use kabe_probe::{DrawRuleSet, MaterialIndex, RuleScore, Score};
 use rayon::prelude::*;
@@ -34,8 +35,11 @@ pub fn write_table(dir: &Path, variant: &str, table: &SolvedTable, metric: Metri
 /// Writes the rule table of `set` under `dir`; returns its path.
 pub fn write_rule_table(dir: &Path, variant: &str, table: &RuleTable, set: DrawRuleSet) -> std::io::Result<PathBuf> {
     let metric = Metric::Rules(set);
-    let blocks = compress(&table.values, BLOCK_POSITIONS, ZSTD_LEVEL, |_, chunk| encode_rule_block(chunk))?;
-    let bytes = frame(variant, &table.index, metric, 8, table.values.len(), BLOCK_POSITIONS, blocks);
+    let blocks = compress(&table.values, BLOCK_POSITIONS, ZSTD_LEVEL, |b, chunk| {
+        let captures = captures_in(&table.index, (b * BLOCK_POSITIONS as usize) as u64, chunk.len());
+        encode_rule_block(chunk, |i| captures[i])
+    })?;
+    let bytes = frame(variant, &table.index, Layout::stored(metric, 8, BLOCK_POSITIONS), table.values.len(), blocks);
     write_file(dir.join(file_name(variant, table.index.signature(), metric)), &bytes)
 }
 
@@ -85,7 +89,7 @@ pub fn table_bytes(variant: &str, table: &SolvedTable, metric: Metric) -> std::i
     let blocks = compress(&table.scores, per, zstd_level(metric), |b, chunk: &[Score]| {
         encode_table_block(&table.index, metric, entry_bits, b as u64, chunk)
     })?;
-    Ok(frame(variant, &table.index, metric, entry_bits, table.scores.len(), per, blocks))
+    Ok(frame(variant, &table.index, Layout::stored(metric, entry_bits, per), table.scores.len(), blocks))
 }
 
 /// Bits per entry: WLD 2, DTW 8 where every distance fits a byte, else 16.
@@ -115,19 +119,24 @@ fn zstd_level(metric: Metric) -> i32 {
     }
 }
 
+/// Which of `len` positions from index `first` have a capture to make: they hold no
+/// value of their own in any table ([`TableFlags::CAPTURES_FREE`]).
+fn captures_in(index: &MaterialIndex, first: u64, len: usize) -> Vec<bool> {
+    index.positions(first..first + len as u64).map(|p| p.has_capture()).collect()
+}
+
 /// Block `b`'s entries before compression.
 fn encode_table_block(index: &MaterialIndex, metric: Metric, entry_bits: u8, b: u64, chunk: &[Score]) -> Vec<u8> {
-    if metric == Metric::Wld {
-        // Capture positions hold no value of their own: found again from the index.
-        let first = b * WLD_BLOCK_POSITIONS as u64;
-        let captures: Vec<bool> = index.positions(first..first + chunk.len() as u64).map(|p| p.has_capture()).collect();
-        return encode_wld_block(chunk, |i| captures[i]);
-    }
-    if let Metric::Rules(_) = metric {
+    let captures = captures_in(index, b * block_positions(metric) as u64, chunk.len());
+    let dont_care = |i: usize| captures[i];
+    match metric {
+        Metric::Wld => encode_wld_block(chunk, dont_care),
         // The values are rule values carried in scores' two bytes (a store keeps either).
-        return encode_rule_block(&chunk.iter().map(|s| RuleScore::from_raw(s.raw())).collect::<Vec<_>>());
+        Metric::Rules(_) => {
+            encode_rule_block(&chunk.iter().map(|s| RuleScore::from_raw(s.raw())).collect::<Vec<_>>(), dont_care)
+        }
+        Metric::Dtw => encode_block(metric, entry_bits, chunk, dont_care),
     }
-    encode_block(metric, entry_bits, chunk)
 }
 
 /// Writes the `metric` table of `index` whose scores `scores_of` reads a range at a
@@ -200,6 +209,7 @@ pub(crate) fn write_table_streamed(
         version: FORMAT_VERSION,
         metric,
         entry_bits: bits,
+        flags: TableFlags::CAPTURES_FREE,
         signature: index.signature(),
         variant: variant.to_string(),
         positions,
@@ -227,20 +237,29 @@ pub(crate) fn write_table_streamed(
     Ok(path)
 }
 
-/// Header, block index and blocks.
-fn frame(
-    variant: &str,
-    index: &MaterialIndex,
+/// How a file's entries are laid out: the header fields besides material and size.
+struct Layout {
     metric: Metric,
     entry_bits: u8,
-    positions: usize,
+    flags: TableFlags,
     block_positions: u32,
-    blocks: Vec<Vec<u8>>,
-) -> Vec<u8> {
+}
+
+impl Layout {
+    /// A table that stores its values, capture positions left out.
+    fn stored(metric: Metric, entry_bits: u8, block_positions: u32) -> Layout {
+        Layout { metric, entry_bits, flags: TableFlags::CAPTURES_FREE, block_positions }
+    }
+}
+
+/// Header, block index and blocks.
+fn frame(variant: &str, index: &MaterialIndex, layout: Layout, positions: usize, blocks: Vec<Vec<u8>>) -> Vec<u8> {
+    let Layout { metric, entry_bits, flags, block_positions } = layout;
     let mut header = Header {
         version: FORMAT_VERSION,
         metric,
         entry_bits,
+        flags,
         signature: index.signature(),
         variant: variant.to_string(),
         positions: positions as u64,
@@ -265,4 +284,19 @@ fn frame(
     let mut out = header.to_bytes().to_vec();
     out.extend_from_slice(&body);
     out
+}
+
+/// Replaces the `metric` table of `index` under `dir` by one that holds no values
+/// ([`TableFlags::BY_SEARCH`]): its positions are found by a one-ply search through its
+/// colour flip's table, which must be stored. Returns the path.
+pub fn write_table_by_search(
+    dir: &Path,
+    variant: &str,
+    index: &MaterialIndex,
+    metric: Metric,
+) -> std::io::Result<PathBuf> {
+    let layout =
+        Layout { metric, entry_bits: 0, flags: TableFlags::BY_SEARCH, block_positions: block_positions(metric) };
+    let bytes = frame(variant, index, layout, index.len() as usize, Vec::new());
+    write_file(dir.join(file_name(variant, index.signature(), metric)), &bytes)
 }

@@ -2,30 +2,15 @@
 //! counter state, on the small material (`kabe check-rules` covers up to 4 pieces).
 
 use kabe_generator::{
-    brute_rules, check_pair_layered, check_signature, solve_all, solve_rule_pair, with_deep_stack, BruteForce,
-    LayeredBrute, MemoryOracle, Registry, RuleRegistry,
+    brute_rules, check_pair_layered, check_signature, solve_all, solve_rules, with_deep_stack, BruteForce,
+    LayeredBrute, MemoryOracle, Registry,
 };
 use kabe_probe::rules::exact::verdict;
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, Position, Signature, Variant, Wld};
 
-fn rule_tables(theory: &Registry, rules: DrawRules, sigs: &[Signature]) -> RuleRegistry {
-    let mut done = RuleRegistry::new(rules);
-    for &sig in sigs {
-        if done.table(sig).is_some() {
-            continue;
-        }
-        let finished = MemoryOracle::new(theory, &done);
-        let solved = solve_rule_pair(&finished, rules, theory.variant(), sig, &|_| {}).expect("tables solved before");
-        for table in solved.unwrap_or_default() {
-            done.insert(table);
-        }
-    }
-    done
-}
-
 fn check(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Registry) -> u64 {
     let rules = DrawRules::new(set, &variant);
-    let done = rule_tables(theory, rules, sigs);
+    let done = solve_rules(theory, rules, sigs.iter().copied());
     let oracle = MemoryOracle::new(theory, &done);
     let brute = brute_rules(set, &variant).expect("a counted rule set");
     with_deep_stack(|| {
@@ -43,7 +28,7 @@ fn check(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Regist
 /// The same with the layered brute force; returns the states compared.
 fn check_layered(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Registry, move_budget: usize) -> u64 {
     let rules = DrawRules::new(set, &variant);
-    let done = rule_tables(theory, rules, sigs);
+    let done = solve_rules(theory, rules, sigs.iter().copied());
     let oracle = MemoryOracle::new(theory, &done);
     let mut brute = LayeredBrute::new(variant, brute_rules(set, &variant).expect("a counted rule set"))
         .with_move_budget(move_budget);
@@ -64,7 +49,7 @@ fn signatures(max_pieces: u32) -> Vec<Signature> {
 /// The exact verdict of `fen` with `counters` under `set`, from tables built for `sigs`.
 fn exact(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Registry, fen: &str, counters: &str) -> Wld {
     let rules = DrawRules::new(set, &variant);
-    let done = rule_tables(theory, rules, sigs);
+    let done = solve_rules(theory, rules, sigs.iter().copied());
     let oracle = MemoryOracle::new(theory, &done);
     let position = Position::from_fen(variant, fen).expect("fen");
     let counters = Counters::parse(&rules, &position, counters).expect("counters");
@@ -136,7 +121,7 @@ fn the_layered_brute_force_agrees_with_the_tables_in_bounded_memory() {
     check_layered(Variant::INTERNATIONAL, DrawRuleSet::Fmjd64Stands, &kings, &theory, 0);
     // A man under FMJD resets 6.2 inside its material: refused, never solved wrongly.
     let rules = DrawRules::new(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL);
-    let done = rule_tables(&theory, rules, &signatures(3));
+    let done = solve_rules(&theory, rules, signatures(3));
     let oracle = MemoryOracle::new(&theory, &done);
     let mut brute = LayeredBrute::new(
         Variant::INTERNATIONAL,

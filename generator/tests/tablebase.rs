@@ -1,13 +1,14 @@
-//! The probe library against the generator's memory and the whole-table reader, on
-//! Russian tables up to 4 pieces: values, capture resolution, the cache, errors, threads.
+//! The probe library against the generator's memory (theoretical and rule tables solved
+//! without files), on Russian tables up to 4 pieces of which one table of each pair is
+//! found by search: values, capture resolution, the cache, errors, threads.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use kabe_generator::{build, build_rules, solve_all, Registry};
+use kabe_generator::{build, build_rules, keep_one_side, solve_all, solve_rules, MemoryOracle, Registry, RuleRegistry};
 use kabe_probe::rules::exact::{verdict, Oracle};
-use kabe_probe::table::{TableDir, TableError};
+use kabe_probe::table::TableError;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant, Wld};
 
@@ -18,22 +19,26 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Builds the files (reading finished tables back through the files) and returns the
-/// same tables solved in memory, to compare with.
-fn build_into(dir: &Path, pieces: u32) -> Registry {
+/// Builds the files (reading finished tables back through the files), keeps one table
+/// of each pair, and returns the same tables solved in memory, to compare with.
+fn build_into(dir: &Path, pieces: u32) -> (Registry, RuleRegistry) {
     build(Variant::RUSSIAN, pieces, dir, &|_| {}).expect("build");
     let rules = DrawRules::new(DrawRuleSet::Ussr1953, &Variant::RUSSIAN);
     build_rules(Variant::RUSSIAN, rules, pieces, dir, &|_| {}).expect("rule tables");
-    solve_all(Variant::RUSSIAN, pieces, |_| {})
+    let kept = keep_one_side(dir, Variant::RUSSIAN, pieces).expect("one side");
+    assert!(kept.files > 0, "{kept:?}");
+    let theory = solve_all(Variant::RUSSIAN, pieces, |_| {});
+    let rule_tables = solve_rules(&theory, rules, signatures(pieces));
+    (theory, rule_tables)
 }
 
 /// Russian tables up to 4 pieces, built once for the whole file.
-fn tables() -> &'static (PathBuf, Registry) {
-    static TABLES: OnceLock<(PathBuf, Registry)> = OnceLock::new();
+fn tables() -> &'static (PathBuf, (Registry, RuleRegistry)) {
+    static TABLES: OnceLock<(PathBuf, (Registry, RuleRegistry))> = OnceLock::new();
     TABLES.get_or_init(|| {
         let dir = temp_dir("four");
-        let registry = build_into(&dir, 4);
-        (dir, registry)
+        let solved = build_into(&dir, 4);
+        (dir, solved)
     })
 }
 
@@ -49,14 +54,14 @@ fn positions(sig: Signature) -> impl Iterator<Item = Position> {
 }
 
 #[test]
-fn every_value_matches_the_generator_and_the_whole_table_reader() {
-    let (dir, registry) = tables();
+fn every_value_matches_the_generator_solved_in_memory() {
+    let (dir, (registry, rule_tables)) = tables();
     let tb = Tablebase::builder(dir).cache_bytes(1 << 20).open().expect("open");
     assert_eq!(tb.max_pieces(), 4);
     assert_eq!(tb.max_pieces_of(&Variant::RUSSIAN), 4);
     assert_eq!(tb.max_pieces_of(&Variant::INTERNATIONAL), 0);
     let rules = *tb.draw_rules(&Variant::RUSSIAN).expect("russian open");
-    let reader = TableDir::new(dir, Variant::RUSSIAN, rules);
+    let reader = MemoryOracle::new(registry, rule_tables);
     let mut compared = 0u64;
     for sig in signatures(4) {
         let table = registry.table(sig).expect("solved");
@@ -65,7 +70,7 @@ fn every_value_matches_the_generator_and_the_whole_table_reader() {
         for (i, p) in table.index.positions(0..table.index.len()).enumerate().step_by(step) {
             assert_eq!(tb.probe_wld(&p).expect("wld"), table.scores[i].wld(), "{}", p.fen());
             assert_eq!(tb.probe_dtw(&p).expect("dtw"), table.scores[i], "{}", p.fen());
-            // The exact verdict with a count already running, against the other reader.
+            // The exact verdict with a count already running, against the tables in memory.
             let mut counters = Counters::fresh(&rules, &p);
             counters.reset_plies = 40;
             if let Some(m) = counters.material.as_mut() {
@@ -229,8 +234,9 @@ fn several_tablebases_side_by_side_with_other_rules() {
     assert_eq!(b.probe(&p, &Counters::fresh(&rules, &p)).expect("probe").exact, Wld::Win);
     let best = a.best_moves(&p, &Counters::fresh(&rules, &p)).expect("moves");
     assert!(!best.is_empty() && best.iter().all(|m| m.exact == Wld::Win));
-    // The reader's Oracle sees the same.
-    let reader = TableDir::new(dir, Variant::RUSSIAN, rules);
+    // The tables in memory see the same.
+    let (_, (registry, rule_tables)) = tables();
+    let reader = MemoryOracle::new(registry, rule_tables);
     assert_eq!(reader.theoretical(&p).expect("dtw"), a.probe_dtw(&p).expect("dtw"));
 }
 
@@ -245,11 +251,13 @@ fn one_tablebase_answers_under_the_rule_set_each_counters_carry() {
     let tb = Tablebase::builder(&dir).cache_bytes(1 << 16).open().expect("open");
     assert_eq!(tb.rule_sets(&Variant::RUSSIAN), sets.to_vec());
     // Every position, under each set, with fresh counts and with counts part run, equals
-    // the whole-table reader opened for that set alone.
+    // that set's tables solved in memory.
+    let theory = solve_all(Variant::RUSSIAN, 3, |_| {});
     let mut compared = 0;
     for set in sets {
         let rules = DrawRules::new(set, &Variant::RUSSIAN);
-        let reader = TableDir::new(&dir, Variant::RUSSIAN, rules);
+        let rule_tables = solve_rules(&theory, rules, signatures(3));
+        let reader = MemoryOracle::new(&theory, &rule_tables);
         for sig in signatures(3) {
             for p in positions(sig).step_by(7) {
                 for text in ["", "16b=40", "16c=30"] {

@@ -14,6 +14,7 @@
 
 mod index;
 pub mod rules;
+pub mod successors;
 pub mod table;
 pub mod tablebase;
 

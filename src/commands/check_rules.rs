@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Args;
-use kabe_generator::{brute_rules, check_signature, with_deep_stack, BruteForce};
-use kabe_probe::table::TableDir;
+use kabe_generator::{brute_rules, check_signature, with_deep_stack, BruteForce, FileOracle};
+use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{DrawRules, Signature, Variant};
 
 use crate::args::{rules_arg, signature_arg, TableSet};
@@ -43,7 +43,7 @@ fn check_rules_layered(
     variant: Variant,
     rules: &DrawRules,
     brute: kabe_generator::BruteRules,
-    tables: &TableDir,
+    tables: &FileOracle<'_>,
 ) -> anyhow::Result<ExitCode> {
     let mut solver = kabe_generator::LayeredBrute::new(variant, brute);
     if let Some(budget) = args.move_budget {
@@ -103,7 +103,8 @@ pub fn check_rules(args: &CheckRulesArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     let brute = brute_rules(rules.set, &variant).context("the brute force needs a rule set with counts")?;
-    let tables = TableDir::new(&dir, variant, rules);
+    let tablebase = Tablebase::builder(&dir).variants(&[variant]).rules(rules.set).open()?;
+    let tables = FileOracle(&tablebase, rules.set);
     outln!(
         "{} under {}: table verdicts against the brute force, every position and counter state",
         variant.name,

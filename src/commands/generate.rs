@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar};
 use kabe_generator::{
-    build_pair_job, build_rules_scope, build_scope, table_path, BuildEvent, MemoryBudget, PairJob, Scope,
+    build_pair_job, build_rules_scope, build_scope, keep_one_side, table_path, BuildEvent, MemoryBudget, PairJob, Scope,
 };
 use kabe_probe::table::Metric;
 use kabe_probe::{DrawRules, Signature, Variant};
@@ -46,6 +46,11 @@ pub struct GenerateArgs {
     /// machine's memory). A pair that needs more is an error naming it.
     #[arg(long, value_parser = MemoryBudget::parse)]
     memory: Option<MemoryBudget>,
+    /// Keep both tables of every pair (a set that will be extended builds faster on
+    /// them). By default, of each pair's two files of a kind the smaller is kept and the
+    /// other holds no values: its positions are found by a one-ply search.
+    #[arg(long)]
+    both_sides: bool,
 }
 
 fn pair_name(sigs: &[Signature]) -> String {
@@ -64,6 +69,16 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let memory = args.memory.unwrap_or_else(default_memory);
     let scope = scope_arg(&variant, args.pieces, args.closure.as_deref())?;
     let built = build_with_progress(variant, scope, &dir, rules, memory)?;
+    if !args.both_sides {
+        let kept = keep_one_side(&dir, variant, scope.max_pieces())?;
+        if kept.files > 0 {
+            outln!(
+                "kept one table of each pair: {} files now found by search, {:.1} MB saved",
+                kept.files,
+                kept.bytes_saved as f64 / 1e6
+            )?;
+        }
+    }
     let bytes = disk_bytes(&dir, &variant, &built.signatures);
     outln!(
         "{} tables {} in {}: {} signatures, {} positions, {:.1} MB on disk ({:.2} bits/position)",

@@ -141,6 +141,7 @@ fn plan_json(plan: &Plan, done: &[bool], dir: &Path) -> serde_json::Value {
         "critical_path": { "jobs": path.iter().map(|i| plan.jobs[*i].name()).collect::<Vec<_>>(), "seconds": critical },
         "done": done.iter().filter(|d| **d).count(),
         "jobs": jobs,
+        "last_step": format!("kabe {} --tables {}", plan.last_step_args(), shell_quote(dir)),
     })
 }
 
@@ -185,6 +186,7 @@ fn print_plan(plan: &Plan, done: &[bool], scope: Scope) -> anyhow::Result<()> {
     if plan.jobs.iter().any(|j| j.sliced) {
         outln!("*: solved one men placement at a time within --job-memory")?;
     }
+    outln!("last, after every job: kabe {} --tables DIR (keeps one table of each pair)", plan.last_step_args())?;
     let (path, critical) = plan.critical_path();
     let total = plan.total_seconds();
     outln!(
@@ -267,6 +269,31 @@ fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) 
         let _ = writeln!(submit, "echo \"$j{name} {}\" | tee -a submitted.txt", job.name());
         written += 1;
     }
+    // Last, after every job: one table of each pair kept, the other found by search.
+    let last = format!(
+        "#!/usr/bin/env bash\n\
+         #SBATCH --job-name=kabe-{variant}-last\n\
+         #SBATCH --cpus-per-task={cpus}\n\
+         #SBATCH --mem=1024M\n\
+         #SBATCH --output={logs}/%x-%j.out\n\
+         #SBATCH --kill-on-invalid-dep=yes\n\
+         # Checks every pair is complete and keeps one table of each pair.\n\
+         set -euo pipefail\n\
+         exec {kabe} {args} --tables {dir} --memory 768M\n",
+        variant = plan.variant.name,
+        cpus = plan.threads,
+        logs = out.join("logs").display(),
+        kabe = shell_quote(&kabe),
+        args = plan.last_step_args(),
+        dir = shell_quote(&dir),
+    );
+    std::fs::write(out.join("jobs").join("last.sbatch"), last)
+        .with_context(|| format!("writing {}", out.join("jobs").display()))?;
+    let all: Vec<String> =
+        plan.jobs.iter().enumerate().filter(|(i, _)| !done[*i]).map(|(_, j)| format!("$j{}", job_id(j))).collect();
+    let dependency = if all.is_empty() { String::new() } else { format!(" --dependency=afterok:{}", all.join(":")) };
+    let _ = writeln!(submit, "jlast=$(submit{dependency} \"$@\" jobs/last.sbatch)");
+    let _ = writeln!(submit, "echo \"$jlast last\" | tee -a submitted.txt");
     // Before any job goes in: a job asking more CPUs or memory than any node of the
     // partition has would pend for ever (reason PartitionConfig) with no word why.
     let most_mem = plan

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use kabe_generator::{table_path, tables_in};
-use kabe_probe::rules::exact::verdict;
-use kabe_probe::table::{Metric, TableDir, TableFile};
-use kabe_probe::{Counters, DrawRules, MaterialIndex, Variant, Wld};
+use kabe_generator::tables_in;
+use kabe_probe::tablebase::Tablebase;
+use kabe_probe::{Counters, DrawRules, MaterialIndex, Position, Score, Variant, Wld};
+use rayon::prelude::*;
 use serde_json::json;
 
 use crate::args::{rules_arg, TableSet};
@@ -33,37 +33,25 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     let found = tables_in(&dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
     anyhow::ensure!(!found.is_empty(), "no {} tables in {}", variant.name, dir.display());
     let rules = args.rules.as_deref().map(|r| rules_arg(Some(r), &variant)).transpose()?;
-    let rule_tables = rules.map(|r| TableDir::new(&dir, variant, r));
+    let mut tables = Tablebase::builder(&dir).variants(&[variant]).cache_bytes(STATS_CACHE_BYTES);
+    if let Some(r) = rules {
+        tables = tables.rules(r.set);
+    }
+    let tables = tables.open()?;
     let mut rows = Vec::new();
     for sig in found.keys() {
-        let table = TableFile::open(&table_path(&dir, &variant, *sig, Metric::Dtw), &variant, *sig, Metric::Dtw)?;
-        let scores = table.all_scores()?;
         let index = MaterialIndex::new(variant, *sig).expect("opened, so table-sized");
-        let (mut wins, mut draws, mut losses) = (0u64, 0u64, 0u64);
-        let mut longest: Option<(u16, u64)> = None;
-        for (i, s) in scores.iter().enumerate() {
-            match s.wld() {
-                Wld::Win => {
-                    wins += 1;
-                    let p = s.raw();
-                    if longest.is_none_or(|(best, _)| p > best) {
-                        longest = Some((p, i as u64));
-                    }
-                }
-                Wld::Draw => draws += 1,
-                Wld::Loss => losses += 1,
-            }
-        }
-        let longest_fen = longest.map(|(_, i)| index.position(i).fen());
+        let counts = count_values(&index, |p| Ok(tables.probe_dtw(p)?))?;
+        let longest_fen = counts.longest_win.map(|(_, i)| index.position(i).fen());
         let mut row = json!({
             "signature": sig.to_string(),
-            "positions": scores.len(),
-            "wins": wins, "draws": draws, "losses": losses,
-            "longest_win_plies": longest.map(|(p, _)| p),
+            "positions": index.len(),
+            "wins": counts.wins, "draws": counts.draws, "losses": counts.losses,
+            "longest_win_plies": counts.longest_win.map(|(p, _)| p),
             "longest_win_fen": longest_fen,
         });
-        if let Some(tables) = &rule_tables {
-            row["rules"] = rule_stats(tables, &index)?;
+        if let Some(rules) = &rules {
+            row["rules"] = rule_stats(&tables, rules, &index)?;
         }
         rows.push(row);
     }
@@ -105,32 +93,108 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Under the rules, with a fresh count: wins kept, wins lost to a count, and the longest
-/// win within the count (plies to the move that decides it).
-fn rule_stats(tables: &TableDir, index: &MaterialIndex) -> anyhow::Result<serde_json::Value> {
-    let (mut kept, mut cursed, mut blessed) = (0u64, 0u64, 0u64);
-    let mut longest: Option<(u16, u64)> = None;
-    for (i, position) in index.positions(0..index.len()).enumerate() {
-        let counters = Counters::fresh(tables.rules(), &position);
-        let v = verdict(tables, &position, &counters)?;
-        match (v.theoretical.wld(), v.exact) {
-            (Wld::Win, Wld::Win) => {
-                kept += 1;
-                let plies = v.within.decided().map_or(0, |(_, p)| p);
-                if longest.is_none_or(|(best, _)| plies > best) {
-                    longest = Some((plies, i as u64));
+/// Block cache of `kabe stats`: the positions are read in index order, so a block is
+/// decoded once, but positions found by search read other tables' blocks.
+const STATS_CACHE_BYTES: usize = 256 << 20;
+
+/// Wins, draws and losses of one table, and its longest win (plies, index).
+#[derive(Default)]
+struct Counts {
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    longest_win: Option<(u16, u64)>,
+}
+
+impl Counts {
+    fn merge(mut self, other: Counts) -> Counts {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+        // The longest, the first in index order among equals.
+        self.longest_win = match (self.longest_win, other.longest_win) {
+            (Some(a), Some(b)) => Some(if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        self
+    }
+}
+
+/// Counts the values `score` gives every position of `index`, in parallel chunks of
+/// index order (each chunk reads its blocks once). A win's length is what `score`
+/// gives (plies).
+fn count_values(
+    index: &MaterialIndex,
+    score: impl Fn(&Position) -> anyhow::Result<Score> + Sync,
+) -> anyhow::Result<Counts> {
+    const CHUNK: u64 = 1 << 14;
+    (0..index.len().div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let range = c * CHUNK..((c + 1) * CHUNK).min(index.len());
+            let mut counts = Counts::default();
+            for (i, position) in range.clone().zip(index.positions(range)) {
+                let s = score(&position)?;
+                match s.wld() {
+                    Wld::Win => {
+                        counts.wins += 1;
+                        let plies = s.plies().unwrap_or(0);
+                        if counts.longest_win.is_none_or(|(best, _)| plies > best) {
+                            counts.longest_win = Some((plies, i));
+                        }
+                    }
+                    Wld::Draw => counts.draws += 1,
+                    Wld::Loss => counts.losses += 1,
                 }
             }
-            (Wld::Win, _) => cursed += 1,
-            (Wld::Loss, Wld::Draw) => blessed += 1,
-            _ => {}
-        }
-    }
+            Ok(counts)
+        })
+        .try_reduce(Counts::default, |a, b| Ok(a.merge(b)))
+}
+
+/// Under the rules, with a fresh count: wins kept, wins lost to a count, losses saved,
+/// and the longest win within the count (plies to the move that decides it).
+fn rule_stats(tables: &Tablebase, rules: &DrawRules, index: &MaterialIndex) -> anyhow::Result<serde_json::Value> {
+    const CHUNK: u64 = 1 << 14;
+    type Tally = (u64, u64, u64, Option<(u16, u64)>);
+    let (kept, cursed, blessed, longest) = (0..index.len().div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| -> anyhow::Result<Tally> {
+            let range = c * CHUNK..((c + 1) * CHUNK).min(index.len());
+            let (mut kept, mut cursed, mut blessed) = (0u64, 0u64, 0u64);
+            let mut longest: Option<(u16, u64)> = None;
+            for (i, position) in range.clone().zip(index.positions(range)) {
+                let v = tables.probe(&position, &Counters::fresh(rules, &position))?;
+                match (v.theoretical.wld(), v.exact) {
+                    (Wld::Win, Wld::Win) => {
+                        kept += 1;
+                        let plies = v.within.decided().map_or(0, |(_, p)| p);
+                        if longest.is_none_or(|(best, _)| plies > best) {
+                            longest = Some((plies, i));
+                        }
+                    }
+                    (Wld::Win, _) => cursed += 1,
+                    (Wld::Loss, Wld::Draw) => blessed += 1,
+                    _ => {}
+                }
+            }
+            Ok((kept, cursed, blessed, longest))
+        })
+        .try_reduce(
+            || (0, 0, 0, None),
+            |a, b| {
+                let longest = match (a.3, b.3) {
+                    (Some(x), Some(y)) => Some(if y.0 > x.0 || (y.0 == x.0 && y.1 < x.1) { y } else { x }),
+                    (x, y) => x.or(y),
+                };
+                Ok((a.0 + b.0, a.1 + b.1, a.2 + b.2, longest))
+            },
+        )?;
     // The count a fresh start runs in this material (the same for every position of it).
     let article = index
         .positions(0..index.len().min(1))
         .next()
-        .and_then(|p| Counters::fresh(tables.rules(), &p).governing(&p).map(|(article, _)| article));
+        .and_then(|p| Counters::fresh(rules, &p).governing(&p).map(|(article, _)| article));
     Ok(json!({
         "count": article,
         "wins_kept": kept,

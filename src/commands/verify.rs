@@ -81,8 +81,13 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         outln!("{} positions not re-derived: a table they lead to is bad or missing (named above)", report.unverified)?;
     }
     let kinds: Vec<String> = report.files_by_kind.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
+    let by_search = if report.files_by_search > 0 {
+        format!("; {} found by search", report.files_by_search)
+    } else {
+        String::new()
+    };
     outln!(
-        "{} files ({}), {} positions re-derived, {} rule-table values re-derived: {} disagreements, {} bad files",
+        "{} files ({}{by_search}), {} stored values re-derived, {} rule-table values re-derived: {} disagreements, {} bad files",
         report.files,
         kinds.join(", "),
         report.positions,

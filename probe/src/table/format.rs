@@ -12,10 +12,48 @@ pub const MAGIC: [u8; 8] = *b"KABETBL\x1a";
 /// Version 2: every block frame carries its zstd content checksum.
 /// Version 3: WLD blocks are run-length coded ([`super::runs`]) before zstd, and hold no
 /// value of their own for positions whose side to move must capture.
-pub const FORMAT_VERSION: u16 = 3;
+/// Version 4: a flags byte ([`TableFlags`]): DTW and rule tables leave capture positions
+/// out too, and one table of a pair may hold no values at all, its positions found by a
+/// one-ply search through its colour flip's table.
+pub const FORMAT_VERSION: u16 = 4;
 /// Bytes before the block index.
 pub const HEADER_LEN: usize = 64;
-const VARIANT_LEN: usize = 24;
+const VARIANT_LEN: usize = 23;
+/// Offset of the flags byte.
+const FLAGS_AT: usize = 16 + VARIANT_LEN;
+
+/// What a table leaves out (header byte 39).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TableFlags(u8);
+
+impl TableFlags {
+    /// Positions whose side to move must capture hold no value of their own: a reader
+    /// plays the captures and takes the best of what follows.
+    pub const CAPTURES_FREE: TableFlags = TableFlags(1);
+    /// The file holds no values: every position is found by a one-ply search, whose
+    /// quiet moves lead into the colour flip's table (stored) and whose captures and
+    /// promotions lead to other tables. The table of a pair that compressed worse.
+    pub const BY_SEARCH: TableFlags = TableFlags(2);
+    const KNOWN: u8 = 3;
+
+    /// No flag.
+    pub const NONE: TableFlags = TableFlags(0);
+
+    /// Whether every flag of `other` is set.
+    pub const fn contains(self, other: TableFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Both sets of flags.
+    pub const fn with(self, other: TableFlags) -> TableFlags {
+        TableFlags(self.0 | other.0)
+    }
+
+    /// The byte.
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+}
 /// Largest block a reader accepts (bounds what one corrupt block can make it allocate).
 pub const MAX_BLOCK_POSITIONS: u32 = 1 << 20;
 
@@ -173,8 +211,10 @@ pub struct Header {
     pub version: u16,
     /// What is stored.
     pub metric: Metric,
-    /// Bits per entry before compression.
+    /// Bits per entry before compression (0 in a table found by search).
     pub entry_bits: u8,
+    /// What the table leaves out.
+    pub flags: TableFlags,
     /// Material.
     pub signature: Signature,
     /// Variant name.
@@ -201,6 +241,7 @@ impl Header {
         b[12..16].copy_from_slice(&[s.white_men, s.white_kings, s.black_men, s.black_kings]);
         let name = self.variant.as_bytes();
         b[16..16 + name.len().min(VARIANT_LEN)].copy_from_slice(&name[..name.len().min(VARIANT_LEN)]);
+        b[FLAGS_AT] = self.flags.0;
         b[40..48].copy_from_slice(&self.positions.to_le_bytes());
         b[48..52].copy_from_slice(&self.block_positions.to_le_bytes());
         b[52..56].copy_from_slice(&self.blocks.to_le_bytes());
@@ -226,7 +267,13 @@ impl Header {
         let corrupt = |detail: &str| TableError::Corrupt { path: path.to_path_buf(), detail: detail.to_string() };
         let metric = Metric::from_code(bytes[10]).ok_or_else(|| corrupt("unknown metric"))?;
         let entry_bits = bytes[11];
+        if bytes[FLAGS_AT] & !TableFlags::KNOWN != 0 {
+            return Err(corrupt("unknown flags"));
+        }
+        let flags = TableFlags(bytes[FLAGS_AT]);
+        let by_search = flags.contains(TableFlags::BY_SEARCH);
         let valid_bits = match metric {
+            _ if by_search => entry_bits == 0,
             Metric::Wld => entry_bits == 2,
             Metric::Dtw => entry_bits == 8 || entry_bits == 16,
             Metric::Rules(_) => entry_bits == 8,
@@ -241,6 +288,7 @@ impl Header {
             version,
             metric,
             entry_bits,
+            flags,
             signature: Signature::new(bytes[12], bytes[13], bytes[14], bytes[15]),
             variant,
             positions: u64_at(40),
@@ -248,13 +296,30 @@ impl Header {
             blocks: u32_at(52),
             checksum: u64_at(56),
         };
-        if header.block_positions == 0
-            || header.block_positions > MAX_BLOCK_POSITIONS
-            || header.blocks as u64 != header.positions.div_ceil(header.block_positions as u64)
-        {
+        let per = header.block_positions;
+        if per == 0 || per > MAX_BLOCK_POSITIONS {
+            return Err(corrupt("block size out of range"));
+        }
+        let blocks = if by_search { 0 } else { header.positions.div_ceil(per as u64) };
+        if header.blocks as u64 != blocks {
             return Err(corrupt("block count does not match the position count"));
         }
         Ok(header)
+    }
+
+    /// Whether the file holds a value of its own for `position` (of its signature, either
+    /// side to move): not where its flags leave the position out, which a reader finds
+    /// by one ply of search ([`crate::successors`]).
+    #[inline]
+    pub fn holds(&self, position: &crate::Position) -> bool {
+        let left_out = self.flags.contains(TableFlags::BY_SEARCH)
+            || (self.flags.contains(TableFlags::CAPTURES_FREE) && position.has_capture());
+        !left_out
+    }
+
+    /// Whether the file holds no values at all ([`TableFlags::BY_SEARCH`]).
+    pub fn by_search(&self) -> bool {
+        self.flags.contains(TableFlags::BY_SEARCH)
     }
 
     /// Positions in block `b`.
@@ -296,13 +361,26 @@ pub fn encode_wld_block(scores: &[Score], dont_care: impl Fn(usize) -> bool) -> 
     super::runs::encode(&values)
 }
 
-/// The uncompressed bytes of one DTW block of `scores` (WLD blocks: [`encode_wld_block`]).
-pub fn encode_block(metric: Metric, entry_bits: u8, scores: &[Score]) -> Vec<u8> {
-    match (metric, entry_bits) {
+/// The uncompressed bytes of one DTW block of `scores` (WLD blocks: [`encode_wld_block`]);
+/// a position `dont_care` says holds no value of its own repeats the entry before it.
+pub fn encode_block(metric: Metric, entry_bits: u8, scores: &[Score], dont_care: impl Fn(usize) -> bool) -> Vec<u8> {
+    let entry = |s: &Score| match (metric, entry_bits) {
+        (Metric::Dtw, 8) => s.plies().map_or(u8::MAX as u16, |p| p),
+        (Metric::Dtw, _) => s.raw(),
         (Metric::Wld, _) => panic!("WLD blocks are run-length coded: encode_wld_block"),
-        (Metric::Dtw, 8) => scores.iter().map(|s| s.plies().map_or(u8::MAX, |p| p as u8)).collect(),
-        (Metric::Dtw, _) => scores.iter().flat_map(|s| s.raw().to_le_bytes()).collect(),
         (Metric::Rules(_), _) => panic!("rule tables hold rule scores: encode_rule_block"),
+    };
+    let mut last = entry(&Score::DRAW);
+    let values = scores.iter().enumerate().map(|(i, s)| {
+        if !dont_care(i) {
+            last = entry(s);
+        }
+        last
+    });
+    if entry_bits == 8 {
+        values.map(|v| v as u8).collect()
+    } else {
+        values.flat_map(u16::to_le_bytes).collect()
     }
 }
 
@@ -327,9 +405,20 @@ pub fn decode_entry(header: &Header, block: &[u8], i: usize) -> Option<Score> {
 }
 
 /// The bytes of one block of a rule table: one byte per entry, the [`RuleScore`] code
-/// (`2 * plies + win`, at most 2 * 60 + 1), 255 for undecided.
-pub fn encode_rule_block(values: &[RuleScore]) -> Vec<u8> {
-    values.iter().map(|v| u8::try_from(v.raw()).unwrap_or(u8::MAX)).collect()
+/// (`2 * plies + win`, at most 2 * 60 + 1), 255 for undecided; a position `dont_care`
+/// says holds no value of its own repeats the entry before it.
+pub fn encode_rule_block(values: &[RuleScore], dont_care: impl Fn(usize) -> bool) -> Vec<u8> {
+    let mut last = u8::MAX;
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if !dont_care(i) {
+                last = u8::try_from(v.raw()).unwrap_or(u8::MAX);
+            }
+            last
+        })
+        .collect()
 }
 
 /// One entry of a rule table block.

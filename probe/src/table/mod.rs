@@ -4,11 +4,12 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "KABETBL\x1a"
-//!      8     2  format version (3)
+//!      8     2  format version (4)
 //!     10     1  metric (1 = WLD, 2 = DTW, 16 + n = rule set n's counted distances)
-//!     11     1  bits per entry (WLD 2; DTW 8 or 16; rules 8)
+//!     11     1  bits per entry (WLD 2; DTW 8 or 16; rules 8; 0 in a table found by search)
 //!     12     4  signature: white men, white kings, black men, black kings
-//!     16    24  variant name, ASCII, zero padded
+//!     16    23  variant name, ASCII, zero padded
+//!     39     1  flags (TableFlags): 1 capture positions left out, 2 no values (by search)
 //!     40     8  positions
 //!     48     4  positions per block
 //!     52     4  blocks
@@ -18,24 +19,25 @@
 //! ```
 //!
 //! Entries, little-endian, before compression: WLD is a run-length code of the values
-//! (0 loss, 1 draw, 2 win; [`runs`]), read back as four 2-bit values a byte. **A WLD file
-//! holds no value of its own for a position whose side to move must capture**: the writer
-//! lets it continue the run before it, and readers resolve it by playing the captures
-//! (as Kingsrow's and Scan's databases do); DTW and rule tables hold every position.
+//! (0 loss, 1 draw, 2 win; [`runs`]), read back as four 2-bit values a byte. **No file
+//! holds a value of its own for a position whose side to move must capture**
+//! ([`TableFlags::CAPTURES_FREE`]): the writer lets it repeat the entry before it, and
+//! readers resolve it by playing the captures (as Kingsrow's and Scan's databases do).
+//! Of the two tables of a signature and its colour flip, one may hold no values at all
+//! ([`TableFlags::BY_SEARCH`]): a reader finds its positions by a one-ply search, whose
+//! quiet moves lead into the other table ([`crate::successors`]).
 //! DTW stores the plies to the end of the game, odd for a win
 //! and even for a loss, with all bits set for a draw. A rule table (file `<sig>.<rules>.kabe`)
 //! stores one byte per position: `2 * plies + 1` for a win and `2 * plies` for a loss
 //! decided within the count ([`crate::RuleScore`]), 255 when the count cannot decide it.
 
-mod dir;
 mod format;
 pub(crate) use format::build_hint as format_build_hint;
 mod reader;
 pub mod runs;
 
-pub use dir::TableDir;
 pub use format::{
     build_command, build_command_with, decode_entry, encode_block, encode_rule_block, encode_wld_block, file_name,
-    wld_code, Header, Metric, TableError, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
+    wld_code, Header, Metric, TableError, TableFlags, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
 };
 pub use reader::TableFile;

@@ -9,7 +9,7 @@ use super::ProbeError;
 use crate::index::{MaterialIndex, Signature};
 use crate::rules::DrawRuleSet;
 use crate::table::{Header, Metric, TableError, TableFile, HEADER_LEN};
-use crate::Variant;
+use crate::{Position, Variant};
 
 /// One table file of the directory.
 #[derive(Debug)]
@@ -24,6 +24,13 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
+    /// Whether the file holds a value of its own for `position` (else the reader finds it
+    /// by one ply of search: [`crate::successors`]).
+    #[inline]
+    pub(crate) fn holds(&self, position: &Position) -> bool {
+        self.header.holds(position)
+    }
+
     /// The file, opened on first use.
     pub(crate) fn file(&self, variant: &Variant) -> Result<&TableFile, TableError> {
         if let Some(f) = self.file.get() {
@@ -174,6 +181,26 @@ impl Catalog {
             column[k] = catalog.slots.len() as u32;
             catalog.slots.push(Slot { id: *next_id, path, header, index, file: OnceLock::new(), mapped });
             *next_id += 1;
+        }
+        // A table found by search reads its colour flip's: that one must hold values.
+        for slot in catalog.slots.iter().filter(|s| s.header.by_search()) {
+            let (signature, metric) = (slot.header.signature, slot.header.metric);
+            let column = match metric {
+                Metric::Wld => Column::Wld,
+                Metric::Dtw => Column::Dtw,
+                Metric::Rules(set) => Column::Rules(set),
+            };
+            let flip = signature.flipped();
+            if flip == signature || catalog.slot(flip, column).is_none_or(|f| f.header.by_search()) {
+                return Err(TableError::Corrupt {
+                    path: slot.path.clone(),
+                    detail: format!(
+                        "holds no values, to be found through {}, which does not hold them either",
+                        crate::table::file_name(variant.name, flip, metric).display()
+                    ),
+                }
+                .into());
+            }
         }
         catalog.complete_pieces = (2..=32u32)
             .take_while(|&n| {

@@ -48,6 +48,7 @@ use self::catalog::{Catalog, Column, Slot};
 use crate::index::Signature;
 use crate::rules::exact::{self, MoveVerdict, Oracle, Verdict};
 use crate::rules::{CounterError, Counters, DrawRuleSet, DrawRules};
+use crate::successors;
 use crate::table::{file_name, Header, Metric, TableError};
 use crate::{Move, Position, RuleScore, Score, Variant, Wld};
 
@@ -619,8 +620,10 @@ impl Tablebase {
         if signature.black_men + signature.black_kings == 0 {
             return Ok(Some(tables.variant.score_at_end().wld().for_opponent()));
         }
-        // A WLD file holds no value of its own for a position with a capture to make.
-        if let Some(slot) = tables.catalog.slot(signature, Column::Wld).filter(|_| !position.has_capture()) {
+        if let Some(slot) = tables.catalog.slot(signature, Column::Wld) {
+            if !slot.holds(position) {
+                return successors::wld_from(position, |child| self.wld(child, access));
+            }
             let index = slot.index.index(&normalized);
             return self.entry(&tables.variant, slot, index, access, |_, block, i| {
                 match (block.get(i / 4)? >> (2 * (i % 4))) & 3 {
@@ -654,6 +657,9 @@ impl Tablebase {
         let normalized = position.normalized();
         let signature = Signature::of(&normalized);
         if let Some(slot) = tables.catalog.slot(signature, Column::Dtw) {
+            if !slot.holds(position) {
+                return successors::score_from(position, |child| self.dtw(tables, child));
+            }
             let index = slot.index.index(&normalized);
             let found = self.entry(&tables.variant, slot, index, Access::Disk, |header, block, i| {
                 crate::table::decode_entry(header, block, i)
@@ -684,6 +690,12 @@ impl Tablebase {
             .catalog
             .slot(signature, Column::Rules(set))
             .ok_or_else(|| self.no_table(tables, signature, metric))?;
+        if !slot.holds(position) {
+            let rules = DrawRules::new(set, &tables.variant);
+            let context = rules.context(signature).ok_or_else(|| self.no_table(tables, signature, metric))?;
+            let oracle = VariantOracle { tb: self, tables, set };
+            return successors::rule_score_from(&oracle, &rules, context, position);
+        }
         let index = slot.index.index(&normalized);
         let found = self.entry(&tables.variant, slot, index, Access::Disk, |_, block, i| {
             block.get(i).map(|&b| if b == u8::MAX { RuleScore::NONE } else { RuleScore::from_raw(b as u16) })

@@ -1,0 +1,115 @@
+//! The value of a position from the values of the positions its moves lead to: one ply
+//! of search. A reader does this for the positions a table leaves out (a capture to make,
+//! or the whole table of a pair that holds its colour flip's values only); the verifier
+//! checks every stored value against it.
+//!
+//! The rules of best play are the generator's: the winner takes the quickest win, the
+//! loser the slowest loss, a position with no move has lost (in giveaway, won), and a
+//! material drawn by rule is a draw.
+
+use crate::rules::exact::{verdict, Oracle};
+use crate::rules::{Context, DrawRules};
+use crate::{Counters, Position, RuleScore, Score, Wld};
+
+/// Win, draw or loss from the successors' values (`child` gives each, for the side to
+/// move there; `Ok(None)`: not known, and the answer is `None` too).
+pub fn wld_from<E>(
+    position: &Position,
+    mut child: impl FnMut(&Position) -> Result<Option<Wld>, E>,
+) -> Result<Option<Wld>, E> {
+    if let Some(settled) = position.settled_score() {
+        return Ok(Some(settled.wld()));
+    }
+    let moves = position.legal_moves();
+    if moves.is_empty() {
+        return Ok(Some(position.variant().score_at_end().wld()));
+    }
+    let mut best = Wld::Loss;
+    for mv in moves.iter() {
+        match child(&position.play(mv))? {
+            None => return Ok(None),
+            Some(w) => best = best.max(w.for_opponent()),
+        }
+        if best == Wld::Win {
+            break;
+        }
+    }
+    Ok(Some(best))
+}
+
+/// The DTW score from the successors' scores: the quickest win through a lost child, else
+/// the slowest loss when every child wins, else a draw.
+pub fn score_from<E>(position: &Position, mut child: impl FnMut(&Position) -> Result<Score, E>) -> Result<Score, E> {
+    if let Some(settled) = position.settled_score() {
+        return Ok(settled);
+    }
+    let moves = position.legal_moves();
+    if moves.is_empty() {
+        return Ok(position.variant().score_at_end());
+    }
+    let mut quickest_win: Option<u16> = None;
+    let mut slowest_loss = 0u16;
+    let mut every_move_loses = true;
+    for mv in moves.iter() {
+        let c = child(&position.play(mv))?;
+        match c.wld() {
+            Wld::Loss => quickest_win = Some(quickest_win.map_or(c.raw() + 1, |w| w.min(c.raw() + 1))),
+            Wld::Win => slowest_loss = slowest_loss.max(c.raw() + 1),
+            Wld::Draw => every_move_loses = false,
+        }
+    }
+    Ok(match quickest_win {
+        Some(d) => Score::win(d),
+        None if every_move_loses => Score::loss(slowest_loss),
+        None => Score::DRAW,
+    })
+}
+
+/// The rule value from the successors, within the count `context` of `rules`: a move
+/// that ends the count is worth the exact verdict of the position after it with fresh
+/// counts (decided at once); any other move is worth the successor's own rule value one
+/// ply later. Wins are the quickest, losses the slowest; a distance beyond the count's
+/// longest limit is undecided, as is a position that is neither.
+pub fn rule_score_from<O: Oracle>(
+    oracle: &O,
+    rules: &DrawRules,
+    context: Context,
+    position: &Position,
+) -> Result<RuleScore, O::Error> {
+    let cap = context.max_plies(rules);
+    if position.is_drawn_by_material() {
+        return Ok(RuleScore::NONE);
+    }
+    let moves = position.legal_moves();
+    if moves.is_empty() {
+        return Ok(RuleScore::from_score(position.variant().score_at_end()).capped(cap));
+    }
+    let mut quickest_win: Option<u16> = None;
+    let mut slowest_loss = 0u16;
+    let mut every_move_loses = true;
+    for mv in moves.iter() {
+        let child = position.play(mv);
+        let child_value = if context.ends_with(rules, mv, &child) {
+            match verdict(oracle, &child, &Counters::fresh(rules, &child))?.exact {
+                Wld::Win => Some((Wld::Win, 0)),
+                Wld::Loss => Some((Wld::Loss, 0)),
+                Wld::Draw => None,
+            }
+        } else {
+            oracle.counted(&child)?.decided().filter(|&(_, plies)| plies <= cap)
+        };
+        match child_value {
+            Some((Wld::Loss, plies)) => {
+                quickest_win = Some(quickest_win.map_or(plies + 1, |w| w.min(plies + 1)));
+                every_move_loses = false;
+            }
+            Some((_, plies)) => slowest_loss = slowest_loss.max(plies + 1),
+            None => every_move_loses = false,
+        }
+    }
+    Ok(match quickest_win.filter(|&w| w <= cap) {
+        Some(w) => RuleScore::win(w),
+        None if every_move_loses && slowest_loss <= cap => RuleScore::loss(slowest_loss),
+        None => RuleScore::NONE,
+    })
+}
