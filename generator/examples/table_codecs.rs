@@ -45,7 +45,6 @@ struct Codec {
 
 #[derive(Clone, Copy)]
 enum Layout {
-    Packed2,
     Runs,
     Bytes,
     /// One byte an entry when every entry fits, else two.
@@ -60,14 +59,8 @@ fn wld_code(w: Wld) -> u16 {
     }
 }
 
-fn wld_all(v: &Values, i: usize) -> Option<u16> {
-    Some(wld_code(v.scores[i].wld()))
-}
 fn wld_no_capture(v: &Values, i: usize) -> Option<u16> {
     (!v.capture[i]).then(|| wld_code(v.scores[i].wld()))
-}
-fn dtw_all(v: &Values, i: usize) -> Option<u16> {
-    Some(v.scores[i].plies().unwrap_or(u16::MAX))
 }
 fn dtw_no_capture(v: &Values, i: usize) -> Option<u16> {
     (!v.capture[i]).then(|| v.scores[i].plies().unwrap_or(u16::MAX))
@@ -79,14 +72,11 @@ fn dtw_half(v: &Values, i: usize) -> Option<u16> {
     }
     v.scores[i].plies().map(|p| p / 2)
 }
-fn rules_all(v: &Values, i: usize) -> Option<u16> {
-    v.rules.as_ref().map(|r| r[i].raw().min(255))
-}
 fn rules_no_capture(v: &Values, i: usize) -> Option<u16> {
     if v.capture[i] {
         return None;
     }
-    rules_all(v, i)
+    v.rules.as_ref().map(|r| r[i].raw().min(255))
 }
 /// A rule value equal to the DTW (no count ends on the way) is the code 254: the reader
 /// reads the DTW instead.
@@ -110,17 +100,9 @@ fn rules_half_unless_dtw(v: &Values, i: usize) -> Option<u16> {
     Some(r.decided().map_or(255, |(_, p)| p / 2))
 }
 
-fn packed2(values: &[u16]) -> Vec<u8> {
-    let mut out = vec![0u8; values.len().div_ceil(4)];
-    for (i, v) in values.iter().enumerate() {
-        out[i / 4] |= (*v as u8) << (2 * (i % 4));
-    }
-    out
-}
 
 fn layout_bytes(layout: Layout, values: &[u16]) -> Vec<u8> {
     match layout {
-        Layout::Packed2 => packed2(values),
         Layout::Runs => runs::encode(&values.iter().map(|&v| v as u8).collect::<Vec<_>>()),
         Layout::Bytes => values.iter().map(|&v| v.min(255) as u8).collect(),
         Layout::Bytes8or16 => {
@@ -182,35 +164,20 @@ fn main() {
     let block = 1 << 14;
     let codec =
         |name, kind, entries, layout, level| Codec { name, kind, entries, layout, level, block, men_fastest: false };
+    let entries = |f: fn(&Values, usize) -> Option<u16>| f;
     let mut codecs = vec![
-        codec(
-            "WLD 2-bit packed, zstd 19",
-            Kind::Wld,
-            wld_all as fn(&Values, usize) -> Option<u16>,
-            Layout::Packed2,
-            19,
-        ),
-        codec("WLD runs, captures free, zstd 19 (format 3)", Kind::Wld, wld_no_capture, Layout::Runs, 19),
-        codec("DTW bytes, zstd 6 (format 3)", Kind::Dtw, dtw_all, Layout::Bytes8or16, 6),
-        codec("DTW bytes, zstd 19", Kind::Dtw, dtw_all, Layout::Bytes8or16, 19),
-        codec("DTW bytes, captures free, zstd 6", Kind::Dtw, dtw_no_capture, Layout::Bytes8or16, 6),
-        codec("DTW bytes, captures free, zstd 19", Kind::Dtw, dtw_no_capture, Layout::Bytes8or16, 19),
-        codec("DTW half distance, captures, draws free, zstd 6", Kind::Dtw, dtw_half, Layout::Bytes8or16, 6),
-        codec("DTW half distance, captures, draws free, zstd 19", Kind::Dtw, dtw_half, Layout::Bytes8or16, 19),
-        codec("rules bytes, zstd 6 (format 3)", Kind::Rules, rules_all, Layout::Bytes, 6),
-        codec("rules bytes, captures free, zstd 6", Kind::Rules, rules_no_capture, Layout::Bytes, 6),
-        codec("rules bytes, captures free, zstd 19", Kind::Rules, rules_no_capture, Layout::Bytes, 19),
-        codec("rules, 254 = the DTW's, captures free, zstd 19", Kind::Rules, rules_unless_dtw, Layout::Bytes, 19),
-        codec(
-            "rules half, 254 = the DTW's, captures free, zstd 19",
-            Kind::Rules,
-            rules_half_unless_dtw,
-            Layout::Bytes,
-            19,
-        ),
+        codec("WLD runs, zstd 19 (formats 3, 4)", Kind::Wld, entries(wld_no_capture), Layout::Runs, 19),
+        codec("DTW bytes, zstd 6 (format 4)", Kind::Dtw, entries(dtw_no_capture), Layout::Bytes8or16, 6),
+        codec("DTW bytes, zstd 19", Kind::Dtw, entries(dtw_no_capture), Layout::Bytes8or16, 19),
+        codec("DTW half distance, draws free, zstd 6", Kind::Dtw, entries(dtw_half), Layout::Bytes8or16, 6),
+        codec("DTW half distance, draws free, zstd 19", Kind::Dtw, entries(dtw_half), Layout::Bytes8or16, 19),
+        codec("rules bytes, zstd 6 (format 4)", Kind::Rules, entries(rules_no_capture), Layout::Bytes, 6),
+        codec("rules bytes, zstd 19", Kind::Rules, entries(rules_no_capture), Layout::Bytes, 19),
+        codec("rules, 254 = the DTW's, zstd 19", Kind::Rules, entries(rules_unless_dtw), Layout::Bytes, 19),
+        codec("rules half, 254 = the DTW's, zstd 19", Kind::Rules, entries(rules_half_unless_dtw), Layout::Bytes, 19),
     ];
     codecs.push(Codec {
-        name: "WLD runs, captures free, zstd 19, men fastest",
+        name: "WLD runs, zstd 19, men fastest",
         kind: Kind::Wld,
         entries: wld_no_capture,
         layout: Layout::Runs,
@@ -219,7 +186,7 @@ fn main() {
         men_fastest: true,
     });
     codecs.push(Codec {
-        name: "WLD runs, captures free, zstd 19, 64K blocks",
+        name: "WLD runs, zstd 19, 64K blocks",
         kind: Kind::Wld,
         entries: wld_no_capture,
         layout: Layout::Runs,
@@ -249,6 +216,7 @@ fn main() {
             let file =
                 TableFile::open(&kabe_generator::table_path(&dir, &variant, s, Metric::Dtw), &variant, s, Metric::Dtw)
                     .expect("DTW table");
+            assert!(!file.header().by_search(), "{s}: found by search; build the set with --both-sides");
             let scores = file.all_scores().expect("read");
             let rule_path = kabe_generator::table_path(&dir, &variant, s, Metric::Rules(set));
             let rules = rule_path.exists().then(|| {
