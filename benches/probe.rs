@@ -101,6 +101,19 @@ fn figures(dir: &PathBuf, positions: &[Position]) {
         })
         .collect();
     ns.sort_by(f64::total_cmp);
+    // The same positions' stored values alone (`probe_wld_stored`: no search; the
+    // positions a table leaves out answer `None` at once).
+    let stored_positions: Vec<Position> =
+        positions.iter().filter(|p| tb.probe_wld_stored(p).expect("probe").is_some()).copied().collect();
+    let mut stored_ns: Vec<f64> = stored_positions
+        .iter()
+        .map(|p| {
+            let t = Instant::now();
+            black_box(tb.probe_wld_stored(black_box(p)).expect("probe"));
+            t.elapsed().as_nanos() as f64 - timer
+        })
+        .collect();
+    stored_ns.sort_by(f64::total_cmp);
     // Interleaved trials, medians: this machine is a VM whose neighbours come and go.
     let (mut ones, mut twos): (Vec<f64>, Vec<f64>) =
         (0..7).map(|_| (throughput(tb, positions, 1), throughput(tb, positions, 2))).unzip();
@@ -132,6 +145,22 @@ fn figures(dir: &PathBuf, positions: &[Position]) {
         }
         (cold, cold_quiet, cold_capture)
     };
+    let cold_stored = {
+        let cold_tb = Tablebase::builder(dir).cache_bytes(64 << 10).open().expect("open");
+        for p in &stored_positions[..100] {
+            black_box(cold_tb.probe_wld_stored(p).expect("probe"));
+        }
+        let mut times: Vec<f64> = stored_positions[100..stored_positions.len().min(20_100)]
+            .iter()
+            .map(|p| {
+                let t = Instant::now();
+                black_box(cold_tb.probe_wld_stored(p).expect("probe"));
+                t.elapsed().as_nanos() as f64
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times
+    };
     let (mut mapped_cold, _, _) = cold_run(true);
     mapped_cold.sort_by(f64::total_cmp);
     let (mut cold, mut cold_quiet, mut cold_capture) = cold_run(false);
@@ -161,9 +190,16 @@ fn figures(dir: &PathBuf, positions: &[Position]) {
     println!("== probe figures: international, {} random positions of 2-{PIECES} pieces ==", positions.len());
     println!("machine: {} cores", std::thread::available_parallelism().map(std::num::NonZeroUsize::get).unwrap_or(1));
     println!(
-        "cached WLD probe latency: median {:.0} ns, p99 {:.0} ns (timer cost {timer:.0} ns taken off)",
+        "cached WLD probe (probe_wld, any position: a left-out one by search): median {:.0} ns, p99 {:.0} ns (timer cost {timer:.0} ns taken off)",
         percentile(&ns, 0.5),
         percentile(&ns, 0.99)
+    );
+    println!(
+        "cached stored WLD value (probe_wld_stored, the {} of {} positions a table holds): median {:.0} ns, p99 {:.0} ns",
+        stored_positions.len(),
+        positions.len(),
+        percentile(&stored_ns, 0.5),
+        percentile(&stored_ns, 0.99)
     );
     println!("throughput 1 thread:  {:.2} M probes/s (median of 7 trials)", one / 1e6);
     println!("throughput 2 threads: {:.2} M probes/s ({:.2}x)", two / 1e6, two / one);
@@ -172,6 +208,12 @@ fn figures(dir: &PathBuf, positions: &[Position]) {
         percentile(&cold, 0.5) / 1e3,
         percentile(&cold, 0.99) / 1e3,
         cold.len()
+    );
+    println!(
+        "  a stored value alone (probe_wld_stored): median {:.1} us, p99 {:.1} us over {} probes",
+        percentile(&cold_stored, 0.5) / 1e3,
+        percentile(&cold_stored, 0.99) / 1e3,
+        cold_stored.len()
     );
     println!(
         "  the same, memory-mapped (opt-in): median {:.1} us, p99 {:.1} us",

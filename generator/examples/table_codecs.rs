@@ -100,7 +100,6 @@ fn rules_half_unless_dtw(v: &Values, i: usize) -> Option<u16> {
     Some(r.decided().map_or(255, |(_, p)| p / 2))
 }
 
-
 fn layout_bytes(layout: Layout, values: &[u16]) -> Vec<u8> {
     match layout {
         Layout::Runs => runs::encode(&values.iter().map(|&v| v as u8).collect::<Vec<_>>()),

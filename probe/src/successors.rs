@@ -1,7 +1,8 @@
 //! The value of a position from the values of the positions its moves lead to: one ply
 //! of search. A reader does this for the positions a table leaves out (a capture to make,
 //! or the whole table of a pair that holds its colour flip's values only); the verifier
-//! checks every stored value against it.
+//! checks every stored value against it. (WLD has its own search in the reader, which
+//! looks at stored successors first: a win among them ends it.)
 //!
 //! The rules of best play are the generator's: the winner takes the quickest win, the
 //! loser the slowest loss, a position with no move has lost (in giveaway, won), and a
@@ -10,32 +11,6 @@
 use crate::rules::exact::{verdict, Oracle};
 use crate::rules::{Context, DrawRules};
 use crate::{Counters, Position, RuleScore, Score, Wld};
-
-/// Win, draw or loss from the successors' values (`child` gives each, for the side to
-/// move there; `Ok(None)`: not known, and the answer is `None` too).
-pub fn wld_from<E>(
-    position: &Position,
-    mut child: impl FnMut(&Position) -> Result<Option<Wld>, E>,
-) -> Result<Option<Wld>, E> {
-    if let Some(settled) = position.settled_score() {
-        return Ok(Some(settled.wld()));
-    }
-    let moves = position.legal_moves();
-    if moves.is_empty() {
-        return Ok(Some(position.variant().score_at_end().wld()));
-    }
-    let mut best = Wld::Loss;
-    for mv in moves.iter() {
-        match child(&position.play(mv))? {
-            None => return Ok(None),
-            Some(w) => best = best.max(w.for_opponent()),
-        }
-        if best == Wld::Win {
-            break;
-        }
-    }
-    Ok(Some(best))
-}
 
 /// The DTW score from the successors' scores: the quickest win through a lost child, else
 /// the slowest loss when every child wins, else a draw.

@@ -253,6 +253,18 @@ fn better(a: Score, b: Score) -> bool {
     key(a) > key(b)
 }
 
+/// What a position's table stores for it.
+enum Stored {
+    /// Its value.
+    Value(Wld),
+    /// Its block is not in the cache (a cache-only probe).
+    NotCached,
+    /// Nothing: the table leaves the position out (found by search).
+    LeftOut,
+    /// There is no table of its material.
+    NoTable,
+}
+
 /// How many pieces beyond its largest table a position may have and still be resolved
 /// through its forced captures: each capture takes at least one piece, so this bounds the
 /// depth, and so the work, of that search whatever the position (a proof search beyond
@@ -396,6 +408,34 @@ impl Tablebase {
     /// ```
     pub fn probe_wld(&self, position: &Position) -> Result<Wld, ProbeError> {
         self.wld(position, Access::Disk)?.ok_or(ProbeError::NotCached)
+    }
+
+    /// The WLD value `position`'s table stores, without any search: `Ok(None)` for a
+    /// position the table leaves out (a capture to make, or a table of a pair whose
+    /// colour flip holds the values), which [`Tablebase::probe_wld`] resolves by a
+    /// one-ply search. For an engine's search, which resolves such positions itself one
+    /// ply later, as with Kingsrow's and Scan's databases: one lookup, never more.
+    ///
+    /// ```
+    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # kabe_generator::build_small_tables(&tables)?;
+    /// use kabe_probe::{tablebase::Tablebase, Position, Variant, Wld};
+    /// let tb = Tablebase::open(&tables)?;
+    /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
+    /// if let Some(stored) = tb.probe_wld_stored(&p)? {
+    ///     assert_eq!(stored, Wld::Win);
+    /// }
+    /// # std::fs::remove_dir_all(&tables).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn probe_wld_stored(&self, position: &Position) -> Result<Option<Wld>, ProbeError> {
+        let tables = self.tables(position.variant())?;
+        match self.wld_stored(tables, position, Access::Disk)? {
+            Stored::Value(w) => Ok(Some(w)),
+            Stored::LeftOut => Ok(None),
+            Stored::NotCached => Err(ProbeError::NotCached),
+            Stored::NoTable => Err(self.no_table(tables, Signature::of(&position.normalized()), Metric::Wld)),
+        }
     }
 
     /// As [`Tablebase::probe_wld`], but never reads a file: `Ok(None)` when the block is
@@ -611,35 +651,85 @@ impl Tablebase {
 
     fn wld(&self, position: &Position, access: Access) -> Result<Option<Wld>, ProbeError> {
         let tables = self.tables(position.variant())?;
-        if let Some(settled) = position.settled_score() {
-            return Ok(Some(settled.wld()));
+        match self.wld_stored(tables, position, access)? {
+            Stored::Value(w) => return Ok(Some(w)),
+            Stored::NotCached => return Ok(None),
+            Stored::LeftOut => return self.wld_by_search(position, access),
+            Stored::NoTable => {}
         }
-        let normalized = position.normalized();
-        let signature = Signature::of(&normalized);
-        // No piece on the other side: the game is over (normally won by the side to move).
-        if signature.black_men + signature.black_kings == 0 {
-            return Ok(Some(tables.variant.score_at_end().wld().for_opponent()));
-        }
-        if let Some(slot) = tables.catalog.slot(signature, Column::Wld) {
-            if !slot.holds(position) {
-                return successors::wld_from(position, |child| self.wld(child, access));
-            }
-            let index = slot.index.index(&normalized);
-            return self.entry(&tables.variant, slot, index, access, |_, block, i| {
-                match (block.get(i / 4)? >> (2 * (i % 4))) & 3 {
-                    0 => Some(Wld::Loss),
-                    1 => Some(Wld::Draw),
-                    2 => Some(Wld::Win),
-                    _ => None,
-                }
-            });
-        }
+        let signature = Signature::of(&position.normalized());
         let Some(captures) = forced_captures(tables, position) else {
             return Err(self.no_table(tables, signature, Metric::Wld));
         };
         let mut best = Wld::Loss;
         for mv in &captures {
             match self.wld(&position.play(mv), access)? {
+                None => return Ok(None),
+                Some(w) => best = best.max(w.for_opponent()),
+            }
+            if best == Wld::Win {
+                break;
+            }
+        }
+        Ok(Some(best))
+    }
+
+    /// The WLD value `position`'s table stores for it, if it stores one.
+    #[inline]
+    fn wld_stored(&self, tables: &VariantTables, position: &Position, access: Access) -> Result<Stored, ProbeError> {
+        if let Some(settled) = position.settled_score() {
+            return Ok(Stored::Value(settled.wld()));
+        }
+        let normalized = position.normalized();
+        let signature = Signature::of(&normalized);
+        // No piece on the other side: the game is over (normally won by the side to move).
+        if signature.black_men + signature.black_kings == 0 {
+            return Ok(Stored::Value(tables.variant.score_at_end().wld().for_opponent()));
+        }
+        let Some(slot) = tables.catalog.slot(signature, Column::Wld) else { return Ok(Stored::NoTable) };
+        if !slot.holds(position) {
+            return Ok(Stored::LeftOut);
+        }
+        let index = slot.index.index(&normalized);
+        let found = self.entry(&tables.variant, slot, index, access, |_, block, i| {
+            match (block.get(i / 4)? >> (2 * (i % 4))) & 3 {
+                0 => Some(Wld::Loss),
+                1 => Some(Wld::Draw),
+                2 => Some(Wld::Win),
+                _ => None,
+            }
+        })?;
+        Ok(found.map_or(Stored::NotCached, Stored::Value))
+    }
+
+    /// A position its WLD table leaves out (a capture to make, or the colour flip's table
+    /// holds the pair): the best of its moves, first through the positions after them
+    /// whose values are stored, where a win ends the search at once, then through the
+    /// rest, each found the same way.
+    fn wld_by_search(&self, position: &Position, access: Access) -> Result<Option<Wld>, ProbeError> {
+        let tables = self.tables(position.variant())?;
+        let moves = position.legal_moves();
+        if position.is_drawn_by_material() {
+            return Ok(Some(Wld::Draw));
+        }
+        if moves.is_empty() {
+            return Ok(Some(position.variant().score_at_end().wld()));
+        }
+        let mut best = Wld::Loss;
+        let mut later: Vec<Position> = Vec::new();
+        for mv in moves.iter() {
+            let child = position.play(mv);
+            match self.wld_stored(tables, &child, access)? {
+                Stored::Value(w) => best = best.max(w.for_opponent()),
+                Stored::NotCached => return Ok(None),
+                Stored::LeftOut | Stored::NoTable => later.push(child),
+            }
+            if best == Wld::Win {
+                return Ok(Some(best));
+            }
+        }
+        for child in &later {
+            match self.wld(child, access)? {
                 None => return Ok(None),
                 Some(w) => best = best.max(w.for_opponent()),
             }
