@@ -99,6 +99,12 @@
 #define KABE_ERR_INTERNAL -12
 
 /*
+ `kabe_probe_wld_stored`: the table leaves the position out (a capture to make, or
+ the colour flip's table holds the pair); not an error: search one ply further.
+ */
+#define KABE_NOT_STORED -13
+
+/*
  The side to move wins.
  */
 #define KABE_WIN 1
@@ -406,6 +412,17 @@ int kabe_probe_wld(const kabe_tablebase *tb, const kabe_position *position, int 
  Pointers are valid (or null, which is `KABE_ERR_ARGUMENT`).
  */
 int kabe_probe_wld_cached(const kabe_tablebase *tb, const kabe_position *position, int *result);
+
+/*
+ The WLD value the position's table stores, one lookup and no search:
+ `KABE_NOT_STORED` for a position the table leaves out (a capture to make, or a table
+ whose colour flip holds the pair), which `kabe_probe_wld` resolves by a one-ply
+ search. For an engine's search, which looks one ply further anyway.
+
+ # Safety
+ Pointers are valid (or null, which is `KABE_ERR_ARGUMENT`).
+ */
+int kabe_probe_wld_stored(const kabe_tablebase *tb, const kabe_position *position, int *result);
 
 /*
  The exact verdict under the draw rules of `counters` (their `rules`, else the set

@@ -55,6 +55,9 @@ pub const KABE_ERR_COUNTERS: c_int = -10;
 pub const KABE_ERR_BUFFER: c_int = -11;
 /// A bug in kabe (a caught panic); please report it.
 pub const KABE_ERR_INTERNAL: c_int = -12;
+/// `kabe_probe_wld_stored`: the table leaves the position out (a capture to make, or
+/// the colour flip's table holds the pair); not an error: search one ply further.
+pub const KABE_NOT_STORED: c_int = -13;
 
 /// The side to move wins.
 pub const KABE_WIN: c_int = 1;
@@ -429,6 +432,28 @@ pub unsafe extern "C" fn kabe_probe_wld_cached(
     })
 }
 
+/// The WLD value the position's table stores, one lookup and no search:
+/// `KABE_NOT_STORED` for a position the table leaves out (a capture to make, or a table
+/// whose colour flip holds the pair), which `kabe_probe_wld` resolves by a one-ply
+/// search. For an engine's search, which looks one ply further anyway.
+///
+/// # Safety
+/// Pointers are valid (or null, which is `KABE_ERR_ARGUMENT`).
+#[no_mangle]
+pub unsafe extern "C" fn kabe_probe_wld_stored(
+    tb: *const KabeTablebase,
+    position: *const KabePosition,
+    result: *mut c_int,
+) -> c_int {
+    guarded(|| {
+        // SAFETY: as the caller promises.
+        let (tb, p) = unsafe { handle_and_position(tb, position) }?;
+        let w = tb.probe_wld_stored(&p).map_err(|e| status_of(&e))?.ok_or(KABE_NOT_STORED)?;
+        // SAFETY: as the caller promises.
+        unsafe { result.as_mut() }.map(|r| *r = wld_code(w)).ok_or(KABE_ERR_ARGUMENT)
+    })
+}
+
 /// The exact verdict under the draw rules of `counters` (their `rules`, else the set
 /// chosen at open), with their running counts (NULL: counts start now, under the set
 /// chosen at open).
@@ -575,6 +600,7 @@ fn status_text(status: c_int) -> &'static CStr {
         KABE_ERR_COUNTERS => c"counters impossible for the position",
         KABE_ERR_BUFFER => c"move buffer too small",
         KABE_ERR_INTERNAL => c"internal error",
+        KABE_NOT_STORED => c"not stored: the table leaves the position out (search one ply further)",
         _ => c"unknown status",
     }
 }

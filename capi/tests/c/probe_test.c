@@ -84,6 +84,11 @@ int main(int argc, char **argv) {
         CHECK(status == KABE_OK && result == k->wld, "%s: status %d result %d", k->name, status, result);
         status = kabe_probe_wld_cached(tb, &k->position, &result);
         CHECK(status == KABE_OK && result == k->wld, "%s cached: status %d result %d", k->name, status, result);
+        /* The stored value alone: the same, or not stored (left for a search). */
+        int stored = -100;
+        status = kabe_probe_wld_stored(tb, &k->position, &stored);
+        CHECK((status == KABE_OK && stored == k->wld) || (status == KABE_NOT_STORED && stored == -100),
+              "%s stored: status %d result %d", k->name, status, stored);
         kabe_verdict v;
         status = kabe_probe(tb, &k->position, NULL, &v);
         CHECK(status == KABE_OK && v.theoretical == k->wld && v.theoretical_plies == k->plies,
