@@ -703,19 +703,40 @@ impl Tablebase {
     }
 
     /// A position its WLD table leaves out (a capture to make, or the colour flip's table
-    /// holds the pair): the best of its moves, first through the positions after them
-    /// whose values are stored, where a win ends the search at once, then through the
-    /// rest, each found the same way.
+    /// holds the pair): the best of its moves, by an alpha-beta search over the three
+    /// values. The moves into positions whose values are stored come first (a win among
+    /// them ends it at once); the others are searched within the window that still
+    /// matters, so a position that needs only "not lost" stops at its first drawing move.
+    /// The search ends: a left-out position's moves lead into the stored table of its
+    /// pair, or to fewer pieces or men.
     fn wld_by_search(&self, position: &Position, access: Access) -> Result<Option<Wld>, ProbeError> {
+        self.wld_within(position, access, Wld::Loss, Wld::Win)
+    }
+
+    /// The value of `position` if it lies strictly between `alpha` and `beta`; else a
+    /// bound on the same side of the window (at most `alpha`, at least `beta`).
+    fn wld_within(
+        &self,
+        position: &Position,
+        access: Access,
+        alpha: Wld,
+        beta: Wld,
+    ) -> Result<Option<Wld>, ProbeError> {
         let tables = self.tables(position.variant())?;
-        let moves = position.legal_moves();
+        match self.wld_stored(tables, position, access)? {
+            Stored::Value(w) => return Ok(Some(w)),
+            Stored::NotCached => return Ok(None),
+            Stored::NoTable => return self.wld(position, access),
+            Stored::LeftOut => {}
+        }
         if position.is_drawn_by_material() {
             return Ok(Some(Wld::Draw));
         }
+        let moves = position.legal_moves();
         if moves.is_empty() {
             return Ok(Some(position.variant().score_at_end().wld()));
         }
-        let mut best = Wld::Loss;
+        let (mut best, mut alpha) = (Wld::Loss, alpha);
         let mut later: Vec<Position> = Vec::new();
         for mv in moves.iter() {
             let child = position.play(mv);
@@ -724,18 +745,20 @@ impl Tablebase {
                 Stored::NotCached => return Ok(None),
                 Stored::LeftOut | Stored::NoTable => later.push(child),
             }
-            if best == Wld::Win {
+            if best >= beta {
                 return Ok(Some(best));
             }
         }
+        alpha = alpha.max(best);
         for child in &later {
-            match self.wld(child, access)? {
-                None => return Ok(None),
-                Some(w) => best = best.max(w.for_opponent()),
-            }
-            if best == Wld::Win {
+            let Some(w) = self.wld_within(child, access, beta.for_opponent(), alpha.for_opponent())? else {
+                return Ok(None);
+            };
+            best = best.max(w.for_opponent());
+            if best >= beta {
                 break;
             }
+            alpha = alpha.max(best);
         }
         Ok(Some(best))
     }
