@@ -283,17 +283,10 @@ impl MaterialIndex {
     }
 
     /// The positions with indices `range`, in order: the men are unranked once per
-    /// configuration, not once per position.
-    pub fn positions(&self, range: std::ops::Range<u64>) -> impl Iterator<Item = Position> + '_ {
-        let mut men: Option<(u64, SquareSets)> = None;
-        range.map(move |index| {
-            let rank = index / self.king_placements;
-            if men.as_ref().is_none_or(|(r, _)| *r != rank) {
-                men = Some((rank, self.men(rank)));
-            }
-            let (_, sets) = men.as_ref().expect("just set");
-            self.with_kings(sets, index % self.king_placements)
-        })
+    /// configuration, and the kings stepped from one placement to the next rather than
+    /// unranked (what a solver's scan, a writer and the verifier iterate over).
+    pub fn positions(&self, range: std::ops::Range<u64>) -> Positions<'_> {
+        Positions { index: self, next: range.start, end: range.end, kings: None }
     }
 
     /// The men of configuration `men_rank` (kings left empty).
@@ -325,3 +318,114 @@ impl MaterialIndex {
         Position::from_square_sets(self.variant, Color::White, &sets)
     }
 }
+
+/// Positions of consecutive indices ([`MaterialIndex::positions`]).
+pub struct Positions<'a> {
+    index: &'a MaterialIndex,
+    next: u64,
+    end: u64,
+    /// The men and king placement of index `next - 1`, to step from.
+    kings: Option<KingStepper>,
+}
+
+/// One men configuration's king placements in index order: the white kings' and the
+/// black kings' places as sorted positions in their lists of free squares, stepped in
+/// colex order (the order of [`rank_subset`]), black fastest.
+struct KingStepper {
+    men_rank: u64,
+    men: SquareSets,
+    /// Squares free of men, ascending.
+    free: Vec<u8>,
+    /// Squares free of men and white kings, ascending.
+    black_free: Vec<u8>,
+    white: Vec<u32>,
+    black: Vec<u32>,
+}
+
+/// Steps `a` (sorted, below `n`) to the next subset in colex order; `false` after the
+/// last, when it starts over at the first.
+fn next_subset(a: &mut [u32], n: u32) -> bool {
+    let k = a.len();
+    for i in 0..k {
+        let limit = if i + 1 < k { a[i + 1] } else { n };
+        if a[i] + 1 < limit {
+            a[i] += 1;
+            for (j, slot) in a[..i].iter_mut().enumerate() {
+                *slot = j as u32;
+            }
+            return true;
+        }
+    }
+    for (j, slot) in a.iter_mut().enumerate() {
+        *slot = j as u32;
+    }
+    false
+}
+
+impl KingStepper {
+    /// The stepper at king placement `king_rank` of men configuration `men_rank`.
+    fn at(index: &MaterialIndex, men_rank: u64, king_rank: u64) -> KingStepper {
+        let men = index.men(men_rank);
+        let placed = index.with_kings(&men, king_rank).square_sets();
+        let free: Vec<u8> = Bits(index.all & !men.white_men & !men.black_men).collect();
+        let black_free: Vec<u8> = free.iter().copied().filter(|&s| placed.white_kings & 1u64 << s == 0).collect();
+        let places = |list: &[u8], chosen: u64| -> Vec<u32> {
+            list.iter().enumerate().filter(|(_, &s)| chosen & 1u64 << s != 0).map(|(i, _)| i as u32).collect()
+        };
+        let white = places(&free, placed.white_kings);
+        let black = places(&black_free, placed.black_kings);
+        KingStepper { men_rank, men, free, black_free, white, black }
+    }
+
+    /// The next placement of the same men; `false` after the last.
+    fn step(&mut self) -> bool {
+        if next_subset(&mut self.black, self.black_free.len() as u32) {
+            return true;
+        }
+        let more = next_subset(&mut self.white, self.free.len() as u32);
+        let white_kings = self.white.iter().fold(0u64, |m, &i| m | 1u64 << self.free[i as usize]);
+        self.black_free.clear();
+        self.black_free.extend(self.free.iter().copied().filter(|&s| white_kings & 1u64 << s == 0));
+        more
+    }
+
+    fn position(&self, variant: Variant) -> Position {
+        let squares = |list: &[u8], places: &[u32]| places.iter().fold(0u64, |m, &i| m | 1u64 << list[i as usize]);
+        let sets = SquareSets {
+            white_men: self.men.white_men,
+            white_kings: squares(&self.free, &self.white),
+            black_men: self.men.black_men,
+            black_kings: squares(&self.black_free, &self.black),
+        };
+        Position::from_square_sets(variant, Color::White, &sets)
+    }
+}
+
+impl Iterator for Positions<'_> {
+    type Item = Position;
+
+    fn next(&mut self) -> Option<Position> {
+        if self.next >= self.end {
+            return None;
+        }
+        let index = self.next;
+        self.next += 1;
+        let per = self.index.king_placements;
+        let (men_rank, king_rank) = (index / per, index % per);
+        let stepped = match &mut self.kings {
+            Some(k) if k.men_rank == men_rank && king_rank > 0 => k.step(),
+            _ => false,
+        };
+        if !stepped {
+            self.kings = Some(KingStepper::at(self.index, men_rank, king_rank));
+        }
+        self.kings.as_ref().map(|k| k.position(self.index.variant))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.end.saturating_sub(self.next)) as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Positions<'_> {}
