@@ -14,7 +14,7 @@ use crate::pair::TablePair;
 use crate::rule_solve::{solve_rule_pair, solve_rule_pair_on_disk};
 use crate::slices::{FileStore, SliceError};
 use crate::solve::solve_pair;
-use crate::write::{write_rule_table, write_table};
+use crate::write::{write_rule_table, write_tables};
 
 /// Why a build stopped.
 #[derive(Debug, thiserror::Error)]
@@ -343,12 +343,10 @@ fn build_pair(
     let tables =
         solve_pair(finished, variant, pair[0], &|units| on_event(BuildEvent::Progress { signatures: pair, units }))?;
     for table in &tables {
-        for metric in [Metric::Wld, Metric::Dtw] {
-            write_table(dir, variant.name, table, metric).map_err(|source| BuildError::Write {
-                path: table_path(dir, &variant, table.index.signature(), metric),
-                source,
-            })?;
-        }
+        write_tables(dir, variant.name, table, &[Metric::Wld, Metric::Dtw]).map_err(|source| BuildError::Write {
+            path: table_path(dir, &variant, table.index.signature(), Metric::Dtw),
+            source,
+        })?;
     }
     on_event(BuildEvent::Finished { signatures: pair, positions });
     Ok(())

@@ -32,6 +32,55 @@ pub fn write_table(dir: &Path, variant: &str, table: &SolvedTable, metric: Metri
     write_file(dir.join(file_name(variant, table.index.signature(), metric)), &table_bytes(variant, table, metric)?)
 }
 
+/// Writes the `metrics` tables of `table` under `dir` (WLD and DTW), each block's capture
+/// positions found once for all of them; returns the paths.
+pub fn write_tables(
+    dir: &Path,
+    variant: &str,
+    table: &SolvedTable,
+    metrics: &[Metric],
+) -> std::io::Result<Vec<PathBuf>> {
+    let per = BLOCK_POSITIONS;
+    debug_assert!(metrics.iter().all(|m| block_positions(*m) == per));
+    let bits: Vec<u8> = metrics.iter().map(|m| entry_bits(*m, &table.scores)).collect::<std::io::Result<_>>()?;
+    let blocks: Vec<Vec<Vec<u8>>> = table
+        .scores
+        .par_chunks(per as usize)
+        .enumerate()
+        .map_init(
+            || {
+                metrics
+                    .iter()
+                    .map(|m| {
+                        let mut c = zstd::bulk::Compressor::new(zstd_level(*m))?;
+                        c.include_checksum(true)?;
+                        Ok(c)
+                    })
+                    .collect::<std::io::Result<Vec<_>>>()
+            },
+            |compressors, (b, chunk)| {
+                let compressors = compressors.as_mut().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
+                let captures = captures_in(&table.index, b as u64 * per as u64, chunk.len());
+                metrics
+                    .iter()
+                    .zip(&bits)
+                    .zip(compressors.iter_mut())
+                    .map(|((&metric, &entry_bits), c)| {
+                        c.compress(&encode_entries(metric, entry_bits, chunk, &captures))
+                    })
+                    .collect::<std::io::Result<Vec<_>>>()
+            },
+        )
+        .collect::<std::io::Result<_>>()?;
+    let mut paths = Vec::new();
+    for (k, &metric) in metrics.iter().enumerate() {
+        let of_metric: Vec<Vec<u8>> = blocks.iter().map(|b| b[k].clone()).collect();
+        let bytes = frame(variant, &table.index, Layout::stored(metric, bits[k], per), table.scores.len(), of_metric);
+        paths.push(write_file(dir.join(file_name(variant, table.index.signature(), metric)), &bytes)?);
+    }
+    Ok(paths)
+}
+
 /// Writes the rule table of `set` under `dir`; returns its path.
 pub fn write_rule_table(dir: &Path, variant: &str, table: &RuleTable, set: DrawRuleSet) -> std::io::Result<PathBuf> {
     let metric = Metric::Rules(set);
@@ -128,6 +177,11 @@ fn captures_in(index: &MaterialIndex, first: u64, len: usize) -> Vec<bool> {
 /// Block `b`'s entries before compression.
 fn encode_table_block(index: &MaterialIndex, metric: Metric, entry_bits: u8, b: u64, chunk: &[Score]) -> Vec<u8> {
     let captures = captures_in(index, b * block_positions(metric) as u64, chunk.len());
+    encode_entries(metric, entry_bits, chunk, &captures)
+}
+
+/// A block's entries before compression, the positions flagged in `captures` left out.
+fn encode_entries(metric: Metric, entry_bits: u8, chunk: &[Score], captures: &[bool]) -> Vec<u8> {
     let dont_care = |i: usize| captures[i];
     match metric {
         Metric::Wld => encode_wld_block(chunk, dont_care),
