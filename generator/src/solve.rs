@@ -48,6 +48,22 @@ const NOTHING: u16 = u16::MAX;
 /// Nodes per chunk: the unit of parallel work and of the scan's skip summary.
 const CHUNK: usize = 4096;
 
+/// Parents gathered (their slots fetched ahead) before their values are lowered.
+const PARENT_BATCH: usize = 32;
+
+/// Asks the CPU to bring `slot`'s cache line in; a hint, never a fault.
+#[inline(always)]
+fn prefetch<T>(slot: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing architecturally and cannot fault; the address is
+    // a live reference's.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((slot as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
+}
+
 /// Bytes of working state per position while a pair is solved.
 pub const STATE_BYTES_PER_POSITION: u64 = 2;
 
@@ -327,6 +343,21 @@ pub(crate) fn solve_graph<G: Graph>(
             let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
             let mut later = NOTHING;
             let mut resolved = 0;
+            // The parents' slots lie all over a state far larger than the CPU caches:
+            // gathered a batch at a time with their cache lines fetched ahead, so that
+            // the misses overlap instead of following one another.
+            let mut batch: Vec<u64> = Vec::with_capacity(PARENT_BATCH + 64);
+            let apply = |batch: &mut Vec<u64>, moves: &mut MoveList| -> Result<(), G::Error> {
+                for &parent in batch.iter() {
+                    if lost {
+                        lower(parent, ply + 1);
+                    } else {
+                        count_won_child(graph, state, parent, ply, moves, &lower)?;
+                    }
+                }
+                batch.clear();
+                Ok(())
+            };
             for node in start..end {
                 let value = state[node].load(Ordering::Acquire);
                 if value != ply {
@@ -337,13 +368,19 @@ pub(crate) fn solve_graph<G: Graph>(
                 }
                 resolved += 1;
                 for parent in graph.parents(node as u64) {
-                    if lost {
-                        lower(parent, ply + 1);
-                    } else if let Err(e) = count_won_child(graph, state, parent, ply, moves, &lower) {
+                    prefetch(&state[parent as usize]);
+                    batch.push(parent);
+                }
+                if batch.len() >= PARENT_BATCH {
+                    if let Err(e) = apply(&mut batch, moves) {
                         failed.set(e);
                         return;
                     }
                 }
+            }
+            if let Err(e) = apply(&mut batch, moves) {
+                failed.set(e);
+                return;
             }
             min.fetch_min(later, Ordering::AcqRel);
             progress(resolved);
