@@ -2,6 +2,7 @@
 //! of `kabe plan`).
 
 use std::collections::HashMap;
+use std::io::IsTerminal as _;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -133,7 +134,11 @@ pub fn build_with_progress(
         "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions  {per_sec}  ETA {eta}  {msg}",
     ));
     overall.set_prefix(variant.name);
-    let bars: Mutex<HashMap<String, ProgressBar>> = Mutex::new(HashMap::new());
+    let bars: Mutex<HashMap<String, (ProgressBar, Instant)>> = Mutex::new(HashMap::new());
+    // Bars are hidden where stderr is not a terminal (a build under nohup or a batch
+    // system); there each finished pair gets one line, which also records its rate.
+    let log_pairs = !std::io::stderr().is_terminal();
+    let phase = Mutex::new(String::from("theory"));
     let counts = Mutex::new((0usize, 0usize, 0u64));
     let start = Instant::now();
     let on_event = |event: BuildEvent<'_>| match event {
@@ -144,10 +149,10 @@ pub fn build_with_progress(
             let bar = multi.insert_before(&overall, ProgressBar::new(positions));
             bar.set_style(bar_style("{prefix:>10} [{bar:40}] {percent:>3}% {per_sec} ETA {eta}"));
             bar.set_prefix(pair_name(signatures));
-            bars.lock().expect("bars").insert(pair_name(signatures), bar);
+            bars.lock().expect("bars").insert(pair_name(signatures), (bar, Instant::now()));
         }
         BuildEvent::Progress { signatures, units } => {
-            if let Some(bar) = bars.lock().expect("bars").get(&pair_name(signatures)) {
+            if let Some((bar, _)) = bars.lock().expect("bars").get(&pair_name(signatures)) {
                 let before = bar.position();
                 bar.inc(units / 2);
                 overall.inc(bar.position() - before);
@@ -159,9 +164,19 @@ pub fn build_with_progress(
         }
         BuildEvent::Finished { signatures, positions } => {
             let sigs = signatures;
-            if let Some(bar) = bars.lock().expect("bars").remove(&pair_name(sigs)) {
+            if let Some((bar, started)) = bars.lock().expect("bars").remove(&pair_name(sigs)) {
                 overall.inc(positions.saturating_sub(bar.position()));
                 bar.finish_and_clear();
+                if log_pairs {
+                    let seconds = started.elapsed().as_secs_f64();
+                    eprintln!(
+                        "{} {} {}: {positions} positions in {seconds:.1} s ({:.2} M/s)",
+                        variant.name,
+                        phase.lock().expect("phase"),
+                        pair_name(sigs),
+                        positions as f64 / seconds.max(1e-9) / 1e6
+                    );
+                }
             }
             let mut c = counts.lock().expect("counts");
             c.0 += 1;
@@ -172,6 +187,7 @@ pub fn build_with_progress(
     let summary = build_scope(variant, scope, dir, memory, &on_event)?;
     overall.set_position(0);
     overall.set_prefix(rules.set.name());
+    *phase.lock().expect("phase") = rules.set.name().to_string();
     build_rules_scope(variant, rules, scope, dir, memory, &on_event)?;
     overall.finish_and_clear();
     let (pairs_built, pairs_loaded, positions_solved) = *counts.lock().expect("counts");
