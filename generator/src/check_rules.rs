@@ -60,7 +60,13 @@ fn counters_of(rules: &DrawRules, position: &Position, clock: Clock) -> Counters
             Counters { set: rules.set, reset_plies: 0, material: Some(count) }
         }
     };
-    debug_assert!(Counters::new(rules, position, counters.reset_plies, counters.material).is_ok());
+    // Every state the brute force holds is one the rules' own counters accept, but the
+    // moment a strong-side deadline runs out (the game is drawn there, which both sides
+    // of the comparison say; `Counters::new` refuses it as past its limit).
+    debug_assert!(matches!(
+        Counters::new(rules, position, counters.reset_plies, counters.material),
+        Ok(_) | Err(kabe_probe::rules::CounterError::PastLimit { .. })
+    ));
     counters
 }
 

@@ -33,7 +33,9 @@ pub(crate) fn components(tables: &[MaterialIndex]) -> Vec<Component> {
     let mut out = Vec::new();
     for m in 0..tables[0].men_configurations() {
         let position = tables[0].position(m * kings);
-        let flipped = position.flipped();
+        // The colours exchanged, read as White to move: the same position from the
+        // other side's point of view, which the flip's index takes.
+        let flipped = position.flipped().with_turn(Color::White);
         let (t, mirror) = if tables.len() == 2 {
             (1, tables[1].index(&flipped) / kings)
         } else {
