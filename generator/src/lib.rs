@@ -52,7 +52,10 @@ pub use registry::MissingTable;
 pub use registry::{Registry, SolvedTable};
 pub use rule_solve::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};
 pub use solve::{solve_pair, STATE_BYTES_PER_POSITION};
-pub use verify::{positions_to_verify, tables_in, verify, verify_only, Disagreement, RuleDisagreement, VerifyReport};
+pub use verify::{
+    positions_to_verify, tables_in, verify, verify_with, Disagreement, RuleDisagreement, VerifyOptions, VerifyReport,
+    LEDGER_NAME,
+};
 pub use write::{table_bytes, write_rule_table, write_table, write_tables, BLOCK_POSITIONS, WLD_BLOCK_POSITIONS};
 
 /// The rules crate the generator builds on, for callers that have no direct dependency.

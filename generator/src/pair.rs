@@ -94,7 +94,7 @@ impl fmt::Display for TablePair {
 /// to, the game not over: any number of the opponent's men and kings captured, and at
 /// most one of the mover's men crowned. Some may be out of reach on the board; they
 /// are built before the pair all the same, so depending on them costs nothing.
-fn successors(sig: Signature) -> Vec<Signature> {
+pub(crate) fn successors(sig: Signature) -> Vec<Signature> {
     let movers = [(sig.white_men, sig.white_kings)]
         .into_iter()
         .chain((sig.white_men > 0).then(|| (sig.white_men - 1, sig.white_kings + 1)));

@@ -53,7 +53,7 @@ const PARENT_BATCH: usize = 32;
 
 /// Asks the CPU to bring `slot`'s cache line in; a hint, never a fault.
 #[inline(always)]
-fn prefetch<T>(slot: &T) {
+pub(crate) fn prefetch<T>(slot: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch reads nothing architecturally and cannot fault; the address is
     // a live reference's.

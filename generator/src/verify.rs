@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use std::cell::RefCell;
@@ -70,6 +70,10 @@ pub struct VerifyReport {
     pub positions: u64,
     /// Stored rule-table values derived again (one per table and position).
     pub rule_positions: u64,
+    /// Pairs checked now.
+    pub pairs_derived: usize,
+    /// Pairs the ledger records as verified against the same files, not derived again.
+    pub pairs_from_ledger: usize,
     /// Files that are unusable or missing, with the reason: one line each.
     pub bad_files: Vec<String>,
     /// Signatures with one of their two files (WLD, DTW) missing.
@@ -134,13 +138,26 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
 /// purpose (not the probe library's cache, not `Registry::score`), so that verification
 /// shares no code with the solver's lookups, and its memory stays bounded whatever the
 /// size of the set.
+///
+/// The pair being checked is held resident: every value of both its tables in memory,
+/// left-out positions included (each derived once), so that a successor in the pair is
+/// read by its index, with no capture test and no block lookup. Without that, a one-side
+/// pair's successors are all left out and each costs a search of its own.
 #[derive(Default)]
 struct Tables {
     index: BTreeMap<Signature, MaterialIndex>,
     dtw: BTreeMap<Signature, TableFile>,
     wld: BTreeMap<Signature, TableFile>,
     rules: BTreeMap<DrawRuleSet, BTreeMap<Signature, TableFile>>,
+    /// DTW values ([`Score::raw`]) of every position of the resident signatures.
+    resident_dtw: BTreeMap<Signature, Vec<u16>>,
+    /// Rule values (the file's one-byte code) of every position of the resident
+    /// signatures, for the set named.
+    resident_rules: Option<(DrawRuleSet, BTreeMap<Signature, Vec<u8>>)>,
 }
+
+/// Bytes a resident pair takes a position: DTW (two) and one rule set (one).
+const RESIDENT_BYTES_PER_POSITION: u64 = 3;
 
 /// Positions a worker checks at a time.
 const CHECK_CHUNK: u64 = 1 << 14;
@@ -190,6 +207,8 @@ impl SharedBlocks {
 /// One worker's blocks at hand, its decompression context, and the shared cache.
 struct BlockCache<'a> {
     slots: Vec<Option<Block>>,
+    /// A position's successors while they are gathered (kept to spare an allocation).
+    children: Vec<(Position, Option<*const u16>)>,
     shared: &'a SharedBlocks,
     context: zstd::bulk::Decompressor<'static>,
 }
@@ -198,6 +217,7 @@ impl<'a> BlockCache<'a> {
     fn new(shared: &'a SharedBlocks) -> BlockCache<'a> {
         BlockCache {
             slots: vec![None; WORKER_BLOCKS],
+            children: Vec::new(),
             shared,
             context: zstd::bulk::Decompressor::new().expect("a zstd context"),
         }
@@ -288,12 +308,27 @@ impl Gap {
 }
 
 impl Tables {
+    /// Where the DTW value of `position` lies when its table is resident (and its
+    /// material does not settle it).
+    fn resident_slot(&self, position: &Position) -> Option<&u16> {
+        if self.resident_dtw.is_empty() || position.settled_score().is_some() {
+            return None;
+        }
+        let p = position.normalized();
+        let sig = Signature::of(&p);
+        let values = self.resident_dtw.get(&sig)?;
+        values.get(self.index.get(&sig)?.index(&p) as usize)
+    }
+
     /// The DTW value of any position whose table is here (or whose material decides it:
     /// [`Position::settled_score`]): stored, or where the file leaves the position out,
     /// found from its successors; `Ok(None)` when a table is missing.
     fn score(&self, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
         if let Some(settled) = position.settled_score() {
             return Ok(Some(settled));
+        }
+        if let Some(slot) = self.resident_slot(position) {
+            return Ok(Some(Score::from_raw(*slot)));
         }
         let p = position.normalized();
         let sig = Signature::of(&p);
@@ -318,6 +353,11 @@ impl Tables {
         }
         let p = position.normalized();
         let sig = Signature::of(&p);
+        if let Some((_, resident)) = self.resident_rules.as_ref().filter(|(s, _)| *s == set) {
+            if let (Some(values), Some(index)) = (resident.get(&sig), self.index.get(&sig)) {
+                return Ok(rule_entry(values, index.index(&p) as usize));
+            }
+        }
         let (Some(index), Some(file)) = (self.index.get(&sig), self.rules.get(&set).and_then(|f| f.get(&sig))) else {
             return Ok(None);
         };
@@ -343,13 +383,56 @@ pub fn verify(
     max_reported: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::io::Result<VerifyReport> {
-    verify_only(dir, variant, None, DEFAULT_CACHE_BYTES, max_reported, progress)
+    verify_with(dir, variant, &VerifyOptions { max_reported, ..VerifyOptions::default() }, progress)
+}
+
+/// How [`verify_with`] goes about it.
+#[derive(Clone, Copy, Debug)]
+pub struct VerifyOptions<'a> {
+    /// Derive the values of these signatures only (every file's checksum is checked all
+    /// the same); every signature when `None`. A build that adds a few tables to a large
+    /// set verifies the new ones without going over the old.
+    pub only: Option<&'a [Signature]>,
+    /// The shared cache of decoded blocks (each worker keeps up to 8 MiB more).
+    pub cache_bytes: usize,
+    /// Memory for the pair being checked: a pair whose values fit (three bytes a
+    /// position) is held in memory, every left-out value derived once; a larger one is
+    /// checked through the block cache alone, each left-out successor searched where it
+    /// is met (the same proof, many times slower for a pair that stores one side).
+    pub resident_bytes: usize,
+    /// Disagreements reported in detail.
+    pub max_reported: usize,
+    /// Keep the ledger ([`LEDGER_NAME`] beside the tables): a pair it records as
+    /// verified, with the same files under it, is not derived again, and each pair found
+    /// sound is added to it at once, so that an interrupted verification resumes.
+    pub ledger: bool,
+}
+
+impl Default for VerifyOptions<'_> {
+    fn default() -> Self {
+        VerifyOptions {
+            only: None,
+            cache_bytes: DEFAULT_CACHE_BYTES,
+            resident_bytes: DEFAULT_RESIDENT_BYTES,
+            max_reported: 10,
+            ledger: false,
+        }
+    }
 }
 
 /// The shared block cache of [`verify`].
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
-/// The positions [`verify_only`] derives again for the signatures in `only` (every
+/// The memory of [`verify`] for the pair being checked.
+pub const DEFAULT_RESIDENT_BYTES: usize = 1 << 30;
+
+/// The verification ledger's file name, in a variant's table folder: one line a pair
+/// found sound, `PAIR DIGEST`, the digest covering the checksums of the pair's files and
+/// of every file its successors lie in (so that a pair is derived again when any table
+/// it was checked against changes).
+pub const LEDGER_NAME: &str = "verified.txt";
+
+/// The positions [`verify_with`] derives again for the signatures in `only` (every
 /// signature when `None`): one per position of each DTW and each rule table present.
 pub fn positions_to_verify(dir: &Path, variant: Variant, only: Option<&[Signature]>) -> std::io::Result<u64> {
     Ok(tables_in(dir, &variant)?
@@ -362,22 +445,55 @@ pub fn positions_to_verify(dir: &Path, variant: Variant, only: Option<&[Signatur
         .sum())
 }
 
-/// As [`verify`], deriving the values of the signatures in `only` (every signature when
-/// `None`; every file's checksum is checked either way), with a shared cache of decoded
-/// blocks of `cache_bytes` (each worker keeps up to 8 MiB more). A build that adds a few
-/// tables to a large set verifies the new ones without going over the old.
-///
-/// A rule table is expected for every signature whose material keeps one under its set
-/// ([`DrawRules::context`]), up to the most pieces of that set's tables present: one
-/// that is missing is a bad file.
-pub fn verify_only(
+/// The digest a ledger line records for `pair`: FNV-1a over the signature, kind and
+/// header checksum of every file of the pair and of the pairs its successors lie in.
+fn ledger_digest(tables: &Tables, pair: &[Signature]) -> u64 {
+    let mut sigs: Vec<Signature> = pair
+        .iter()
+        .flat_map(|&s| crate::pair::successors(s))
+        .chain(pair.iter().copied())
+        .flat_map(|s| [s, s.flipped()])
+        .collect();
+    sigs.sort();
+    sigs.dedup();
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            hash = (hash ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    for sig in sigs {
+        let files = [("wld", tables.wld.get(&sig)), ("dtw", tables.dtw.get(&sig))]
+            .into_iter()
+            .chain(tables.rules.iter().map(|(set, files)| (set.name(), files.get(&sig))));
+        for (kind, file) in files {
+            if let Some(file) = file {
+                eat(format!("{sig} {kind} {:016x}\n", file.header().checksum).as_bytes());
+            }
+        }
+    }
+    hash
+}
+
+/// The ledger's lines (`PAIR DIGEST`); none when there is no ledger.
+fn read_ledger(path: &Path) -> std::io::Result<std::collections::HashSet<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text.lines().map(str::to_string).collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Default::default()),
+        Err(e) => Err(std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    }
+}
+
+/// As [`verify`], as `options` say. A rule table is expected for every signature whose
+/// material keeps one under its set ([`DrawRules::context`]), up to the most pieces of
+/// that set's tables present: one that is missing is a bad file.
+pub fn verify_with(
     dir: &Path,
     variant: Variant,
-    only: Option<&[Signature]>,
-    cache_bytes: usize,
-    max_reported: usize,
+    options: &VerifyOptions,
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::io::Result<VerifyReport> {
+    let VerifyOptions { only, cache_bytes, resident_bytes, max_reported, ledger } = *options;
     let mut report = VerifyReport::default();
     let mut tables = Tables::default();
     let found = tables_in(dir, &variant)?;
@@ -435,60 +551,54 @@ pub fn verify_only(
     let shared = SharedBlocks::new(cache_bytes);
     let note_bad = |e: TableError| bad.lock().expect("no panics while held").push(e.to_string());
     let chosen = |sig: &Signature| only.is_none_or(|o| o.contains(sig));
-    for (sig, dtw) in &tables.dtw {
-        let Some(wld) = tables.wld.get(sig).filter(|_| chosen(sig)) else { continue };
-        let index = &tables.index[sig];
-        if dtw.header().by_search() && wld.header().by_search() {
-            continue; // nothing stored: what a reader finds is its colour flip's, checked there
-        }
-        // A block's worth of positions at a time, in parallel.
-        let chunks = index.len().div_ceil(CHECK_CHUNK);
-        (0..chunks).into_par_iter().for_each_init(
-            || BlockCache::new(&shared),
-            |cache, c| {
-                let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
-                let n = range.end - range.start;
-                for (at, position) in range.clone().zip(index.positions(range)) {
-                    let (dtw_held, wld_held) = (dtw.header().holds(&position), wld.header().holds(&position));
-                    if !dtw_held && !wld_held {
-                        continue;
-                    }
-                    let found = (|| {
-                        let Some(derived) = derive(&tables, &position, cache)? else { return Ok(None) };
-                        let stored = if dtw_held { cache.value(*sig, dtw, at)? } else { Some(derived) };
-                        let stored_wld =
-                            if wld_held { cache.value(*sig, wld, at)?.map(Score::wld) } else { Some(derived.wld()) };
-                        Ok(stored.zip(stored_wld).map(|(s, w)| (derived, s, w)))
-                    })();
-                    let (derived, stored, stored_wld) = match found {
-                        Ok(Some(found)) => found,
-                        Ok(None) => {
-                            unverified.fetch_add(1, Ordering::Relaxed);
-                            continue;
-                        }
-                        Err(e) => return note_bad(e),
-                    };
-                    checked.fetch_add(1, Ordering::Relaxed);
-                    if stored != derived || stored_wld != derived.wld() {
-                        count.fetch_add(1, Ordering::Relaxed);
-                        let mut f = found_disagreements.lock().expect("no panics while held");
-                        if f.len() < max_reported {
-                            f.push(Disagreement { signature: *sig, fen: position.fen(), stored, stored_wld, derived });
-                        }
-                    }
+    let pairs: BTreeMap<Signature, Vec<Signature>> =
+        tables.dtw.keys().chain(tables.rules.values().flat_map(|files| files.keys())).filter(|sig| chosen(sig)).fold(
+            BTreeMap::new(),
+            |mut pairs, &sig| {
+                let members: &mut Vec<Signature> = pairs.entry(sig.min(sig.flipped())).or_default();
+                if !members.contains(&sig) {
+                    members.push(sig);
                 }
-                progress(n);
+                pairs
             },
         );
-    }
-    for (&set, files) in &tables.rules {
-        let rules = DrawRules::new(set, &variant);
-        for (sig, file) in files {
-            let Some(context) = rules.context(*sig).filter(|_| chosen(sig)) else { continue };
-            let index = &tables.index[sig];
-            if file.header().by_search() {
-                continue;
+    let ledger_path = dir.join(variant.name).join(LEDGER_NAME);
+    let recorded = if ledger { read_ledger(&ledger_path)? } else { Default::default() };
+    for (first, pair) in &pairs {
+        let pair_name = if pair.len() == 1 { first.to_string() } else { format!("{first}+{}", first.flipped()) };
+        let line = format!("{pair_name} {:016x}", ledger_digest(&tables, pair));
+        if recorded.contains(&line) {
+            report.pairs_from_ledger += 1;
+            let kinds = |s: &Signature| {
+                tables.dtw.contains_key(s) as u64 + tables.rules.values().filter(|f| f.contains_key(s)).count() as u64
+            };
+            progress(pair.iter().map(|s| tables.index[s].len() * kinds(s)).sum());
+            continue;
+        }
+        let findings_before = (
+            count.load(Ordering::Relaxed) + rule_count.load(Ordering::Relaxed) + unverified.load(Ordering::Relaxed),
+            bad.lock().expect("no panics while held").len(),
+        );
+        let positions: u64 = pair.iter().map(|s| tables.index[s].len()).sum();
+        let resident = positions * RESIDENT_BYTES_PER_POSITION <= resident_bytes as u64;
+        if resident {
+            // The side that stores its values first: the other side's are found through it.
+            for sig in stored_first(pair, &tables.dtw) {
+                match resident_dtw(&tables, sig, &shared) {
+                    Ok(Some(values)) => drop(tables.resident_dtw.insert(sig, values)),
+                    Ok(None) => {}
+                    Err(e) => note_bad(e),
+                }
             }
+        }
+        for sig in pair {
+            let (Some(dtw), Some(wld)) = (tables.dtw.get(sig), tables.wld.get(sig)) else { continue };
+            let index = &tables.index[sig];
+            if dtw.header().by_search() && wld.header().by_search() {
+                continue; // nothing stored: what a reader finds is its colour flip's, checked there
+            }
+            let tables = &tables;
+            // A block's worth of positions at a time, in parallel.
             let chunks = index.len().div_ceil(CHECK_CHUNK);
             (0..chunks).into_par_iter().for_each_init(
                 || BlockCache::new(&shared),
@@ -496,35 +606,142 @@ pub fn verify_only(
                     let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
                     let n = range.end - range.start;
                     for (at, position) in range.clone().zip(index.positions(range)) {
-                        if !file.header().holds(&position) {
+                        let (dtw_held, wld_held) = (dtw.header().holds(&position), wld.header().holds(&position));
+                        if !dtw_held && !wld_held {
                             continue;
                         }
-                        let stored = match cache.rule_value(*sig, file, at) {
-                            Ok(Some(v)) => v,
-                            Ok(None) => break,
-                            Err(e) => return note_bad(e),
-                        };
-                        let oracle = RuleOracle { tables: &tables, set, cache: RefCell::new(&mut *cache) };
-                        let derived = match successors::rule_score_from(&oracle, &rules, context, &position) {
-                            Ok(d) => d,
-                            Err(Gap::Missing) => {
+                        let found = (|| {
+                            // A position whose DTW is not stored is checked by its WLD alone,
+                            // against the DTW its successors give (resident: derived once).
+                            let derived = if dtw_held {
+                                derive(tables, &position, cache)?
+                            } else {
+                                tables.score(&position, cache)?
+                            };
+                            let Some(derived) = derived else { return Ok(None) };
+                            let stored = if dtw_held { cache.value(*sig, dtw, at)? } else { Some(derived) };
+                            let stored_wld = if wld_held {
+                                cache.value(*sig, wld, at)?.map(Score::wld)
+                            } else {
+                                Some(derived.wld())
+                            };
+                            Ok(stored.zip(stored_wld).map(|(s, w)| (derived, s, w)))
+                        })();
+                        let (derived, stored, stored_wld) = match found {
+                            Ok(Some(found)) => found,
+                            Ok(None) => {
                                 unverified.fetch_add(1, Ordering::Relaxed);
                                 continue;
                             }
-                            Err(Gap::Bad(e)) => return note_bad(e),
+                            Err(e) => return note_bad(e),
                         };
-                        rule_checked.fetch_add(1, Ordering::Relaxed);
-                        if stored != derived {
-                            rule_count.fetch_add(1, Ordering::Relaxed);
-                            let mut f = found_rule_disagreements.lock().expect("no panics while held");
+                        checked.fetch_add(1, Ordering::Relaxed);
+                        if stored != derived || stored_wld != derived.wld() {
+                            count.fetch_add(1, Ordering::Relaxed);
+                            let mut f = found_disagreements.lock().expect("no panics while held");
                             if f.len() < max_reported {
-                                f.push(RuleDisagreement { set, signature: *sig, fen: position.fen(), stored, derived });
+                                f.push(Disagreement {
+                                    signature: *sig,
+                                    fen: position.fen(),
+                                    stored,
+                                    stored_wld,
+                                    derived,
+                                });
                             }
                         }
                     }
                     progress(n);
                 },
             );
+        }
+        let sets: Vec<DrawRuleSet> = tables.rules.keys().copied().collect();
+        for set in sets {
+            let rules = DrawRules::new(set, &variant);
+            if resident {
+                tables.resident_rules = Some((set, BTreeMap::new()));
+                for sig in stored_first(pair, &tables.rules[&set]) {
+                    let Some(context) = rules.context(sig) else { continue };
+                    match resident_rules(&tables, &rules, context, sig, &shared) {
+                        Ok(Some(values)) => {
+                            if let Some((_, resident)) = tables.resident_rules.as_mut() {
+                                resident.insert(sig, values);
+                            }
+                        }
+                        Ok(None) => {}
+                        Err(e) => note_bad(e),
+                    }
+                }
+            }
+            let shared_tables = &tables;
+            for sig in pair {
+                let tables = shared_tables;
+                let Some(file) = tables.rules[&set].get(sig) else { continue };
+                let Some(context) = rules.context(*sig) else { continue };
+                let index = &tables.index[sig];
+                if file.header().by_search() {
+                    continue;
+                }
+                let chunks = index.len().div_ceil(CHECK_CHUNK);
+                (0..chunks).into_par_iter().for_each_init(
+                    || BlockCache::new(&shared),
+                    |cache, c| {
+                        let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
+                        let n = range.end - range.start;
+                        for (at, position) in range.clone().zip(index.positions(range)) {
+                            if !file.header().holds(&position) {
+                                continue;
+                            }
+                            let stored = match cache.rule_value(*sig, file, at) {
+                                Ok(Some(v)) => v,
+                                Ok(None) => break,
+                                Err(e) => return note_bad(e),
+                            };
+                            let oracle = RuleOracle { tables, set, cache: RefCell::new(&mut *cache) };
+                            let derived = match successors::rule_score_from(&oracle, &rules, context, &position) {
+                                Ok(d) => d,
+                                Err(Gap::Missing) => {
+                                    unverified.fetch_add(1, Ordering::Relaxed);
+                                    continue;
+                                }
+                                Err(Gap::Bad(e)) => return note_bad(e),
+                            };
+                            rule_checked.fetch_add(1, Ordering::Relaxed);
+                            if stored != derived {
+                                rule_count.fetch_add(1, Ordering::Relaxed);
+                                let mut f = found_rule_disagreements.lock().expect("no panics while held");
+                                if f.len() < max_reported {
+                                    f.push(RuleDisagreement {
+                                        set,
+                                        signature: *sig,
+                                        fen: position.fen(),
+                                        stored,
+                                        derived,
+                                    });
+                                }
+                            }
+                        }
+                        progress(n);
+                    },
+                );
+            }
+            tables.resident_rules = None;
+        }
+        tables.resident_dtw.clear();
+        report.pairs_derived += 1;
+        let findings_after = (
+            count.load(Ordering::Relaxed) + rule_count.load(Ordering::Relaxed) + unverified.load(Ordering::Relaxed),
+            bad.lock().expect("no panics while held").len(),
+        );
+        // A pair is sound when nothing was found while checking it and none of its files
+        // (nor those it leads to, which the digest covers) is bad.
+        let pair_files_sound = report.bad_files.is_empty()
+            && pair.iter().all(|s| tables.dtw.contains_key(s) && tables.wld.contains_key(s));
+        if ledger && findings_after == findings_before && pair_files_sound {
+            use std::io::Write as _;
+            let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", ledger_path.display()));
+            let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&ledger_path).map_err(named)?;
+            writeln!(file, "{line}").map_err(named)?;
+            file.sync_data().map_err(named)?;
         }
     }
     report.positions = checked.into_inner();
@@ -571,9 +788,123 @@ fn missing_rule_tables(dir: &Path, variant: &Variant, found: &BTreeMap<Signature
     missing
 }
 
-/// The value the successors give, or `None` when a successor's table is missing.
+/// The members of `pair` with a file among `files` that stores values, then those whose
+/// file is found by search through them; members without a file are left out.
+fn stored_first(pair: &[Signature], files: &BTreeMap<Signature, TableFile>) -> Vec<Signature> {
+    let mut members: Vec<Signature> = pair.iter().copied().filter(|s| files.contains_key(s)).collect();
+    members.sort_by_key(|s| files.get(s).is_some_and(|f| f.header().by_search()));
+    members
+}
+
+/// Every DTW value of `sig`: stored, or derived from its successors where the file leaves
+/// the position out; `Ok(None)` when some value cannot be found (a table it leads to is
+/// missing: the positions are then counted unverified by the check itself).
+fn resident_dtw(tables: &Tables, sig: Signature, shared: &SharedBlocks) -> Result<Option<Vec<u16>>, TableError> {
+    let (index, file) = (&tables.index[&sig], &tables.dtw[&sig]);
+    let mut values = vec![0u16; index.len() as usize];
+    let missing = AtomicBool::new(false);
+    values.par_chunks_mut(CHECK_CHUNK as usize).enumerate().try_for_each_init(
+        || BlockCache::new(shared),
+        |cache, (c, out)| {
+            let start = c as u64 * CHECK_CHUNK;
+            let range = start..start + out.len() as u64;
+            for ((at, position), slot) in range.clone().zip(index.positions(range)).zip(out) {
+                let value = if file.header().holds(&position) {
+                    cache.value(sig, file, at)?
+                } else {
+                    derive(tables, &position, cache)?
+                };
+                match value {
+                    Some(v) => *slot = v.raw(),
+                    None => {
+                        missing.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                }
+            }
+            Ok::<(), TableError>(())
+        },
+    )?;
+    Ok((!missing.into_inner()).then_some(values))
+}
+
+/// Every rule value of `sig` under `rules` (the file's one-byte codes), as
+/// [`resident_dtw`].
+fn resident_rules(
+    tables: &Tables,
+    rules: &DrawRules,
+    context: kabe_probe::rules::Context,
+    sig: Signature,
+    shared: &SharedBlocks,
+) -> Result<Option<Vec<u8>>, TableError> {
+    let index = &tables.index[&sig];
+    let file = &tables.rules[&rules.set][&sig];
+    let mut values = vec![0u8; index.len() as usize];
+    let missing = AtomicBool::new(false);
+    values.par_chunks_mut(CHECK_CHUNK as usize).enumerate().try_for_each_init(
+        || BlockCache::new(shared),
+        |cache, (c, out)| {
+            let start = c as u64 * CHECK_CHUNK;
+            let range = start..start + out.len() as u64;
+            for ((at, position), slot) in range.clone().zip(index.positions(range)).zip(out) {
+                let value = if file.header().holds(&position) {
+                    cache.rule_value(sig, file, at)?
+                } else {
+                    let oracle = RuleOracle { tables, set: rules.set, cache: RefCell::new(&mut *cache) };
+                    Gap::back(successors::rule_score_from(&oracle, rules, context, &position))?
+                };
+                match value {
+                    Some(v) => *slot = rule_code(v),
+                    None => {
+                        missing.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                }
+            }
+            Ok::<(), TableError>(())
+        },
+    )?;
+    Ok((!missing.into_inner()).then_some(values))
+}
+
+/// The one-byte code of a rule value, as a rule table stores it ([`rule_entry`] reads it).
+fn rule_code(value: RuleScore) -> u8 {
+    if value == RuleScore::NONE {
+        u8::MAX
+    } else {
+        value.raw() as u8
+    }
+}
+
+/// The value the successors give, or `None` when a successor's table is missing. The
+/// successors in the resident pair are gathered first with their slots fetched ahead, so
+/// that their reads from memory overlap instead of waiting one after another.
 fn derive(tables: &Tables, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
-    Gap::back(successors::score_from(position, |child| Gap::of(tables.score(child, cache))))
+    if let Some(settled) = position.settled_score() {
+        return Ok(Some(settled));
+    }
+    let moves = position.legal_moves();
+    if moves.is_empty() {
+        return Ok(Some(position.variant().score_at_end()));
+    }
+    let mut children = std::mem::take(&mut cache.children);
+    children.clear();
+    for mv in moves.iter() {
+        let child = position.play(mv);
+        let slot = tables.resident_slot(&child);
+        if let Some(slot) = slot {
+            crate::solve::prefetch(slot);
+        }
+        children.push((child, slot.map(|s| s as *const u16)));
+    }
+    let derived = Gap::back(successors::best_score(children.iter().map(|(child, slot)| match slot {
+        // SAFETY: the pointer was made from a live reference into a resident table
+        // just above, and the tables are not changed while they are shared.
+        Some(slot) => Ok(Score::from_raw(unsafe { **slot })),
+        None => Gap::of(tables.score(child, cache)),
+    })));
+    cache.children = children;
+    derived
 }
 
 /// The verifier's tables seen as the exact verdict's [`Oracle`] for one rule set.

@@ -5,8 +5,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use kabe_generator::{
-    build, build_rules, solve_all, table_bytes, table_path, verify, write_rule_table, BuildSummary, RuleTable,
-    SolvedTable,
+    build, build_rules, keep_one_side, solve_all, table_bytes, table_path, verify, verify_with, write_rule_table,
+    BuildSummary, RuleTable, SolvedTable, VerifyOptions,
 };
 use kabe_probe::table::{Metric, TableError, TableFile};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, RuleScore, Score, Signature, Variant};
@@ -152,6 +152,81 @@ fn verify_finds_a_wrong_value_behind_a_valid_checksum() {
     assert!(!report.ok());
     assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
     assert!(report.disagreements.iter().any(|d| d.fen == fen && d.signature == sig), "{:?}", report.disagreements);
+}
+
+#[test]
+fn verify_resumes_from_its_ledger_and_derives_again_a_pair_whose_files_changed() {
+    let dir = temp_dir("verify-ledger");
+    let v = Variant::RUSSIAN;
+    build_quietly(&dir);
+    let options = VerifyOptions { ledger: true, ..VerifyOptions::default() };
+    let first = verify_with(&dir, v, &options, &|_| {}).expect("verify");
+    assert!(first.ok(), "{first:?}");
+    assert!(first.pairs_derived > 5 && first.pairs_from_ledger == 0, "{first:?}");
+    let again = verify_with(&dir, v, &options, &|_| {}).expect("verify");
+    assert!(again.ok(), "{again:?}");
+    assert_eq!((again.pairs_derived, again.pairs_from_ledger), (0, first.pairs_derived));
+    assert_eq!(again.positions, 0);
+
+    // A wrong distance planted in 1101 (checksum correct): its pair and the pairs whose
+    // moves lead into it are derived again, the others are not, and the wrong pair stays
+    // out of the ledger.
+    let sig = Signature::new(1, 1, 0, 1);
+    let registry = solve_all(v, 3, |_| {});
+    let table = registry.table(sig).expect("solved");
+    let target = (0..table.scores.len())
+        .find(|&i| table.scores[i].plies().is_some_and(|p| p >= 3) && !table.index.position(i as u64).has_capture())
+        .expect("a decided position that holds its value");
+    let mut scores = table.scores.clone();
+    scores[target] = Score::from_raw(scores[target].raw() + 2);
+    let index = MaterialIndex::new(v, sig).expect("index");
+    let bad = SolvedTable { index, scores };
+    fs::write(table_path(&dir, &v, sig, Metric::Dtw), table_bytes("russian", &bad, Metric::Dtw).expect("bytes"))
+        .expect("write");
+    for _ in 0..2 {
+        let report = verify_with(&dir, v, &options, &|_| {}).expect("verify");
+        assert!(report.disagreement_count > 0, "{report:?}");
+        assert!(report.pairs_derived >= 1 && report.pairs_from_ledger >= 1, "{report:?}");
+        assert!(report.pairs_derived < first.pairs_derived, "{report:?}");
+    }
+}
+
+#[test]
+fn a_one_side_set_verifies_alike_held_in_memory_or_not_and_a_planted_value_is_caught_both_ways() {
+    let dir = temp_dir("one-side-verify");
+    let v = Variant::RUSSIAN;
+    build_quietly(&dir);
+    keep_one_side(&dir, v, 3).expect("one side");
+    let resident = VerifyOptions::default();
+    let streamed = VerifyOptions { resident_bytes: 0, ..VerifyOptions::default() };
+    let held = verify_with(&dir, v, &resident, &|_| {}).expect("verify");
+    let read = verify_with(&dir, v, &streamed, &|_| {}).expect("verify");
+    assert!(held.ok() && read.ok(), "{held:?} {read:?}");
+    assert!(held.files_by_search > 0);
+    assert_eq!((held.positions, held.rule_positions), (read.positions, read.rule_positions));
+
+    // A wrong distance planted in the stored DTW table of the pair 1101+0111.
+    let stores = |s: Signature| {
+        let path = table_path(&dir, &v, s, Metric::Dtw);
+        !TableFile::open(&path, &v, s, Metric::Dtw).expect("open").header().by_search()
+    };
+    let sig = [Signature::new(1, 1, 0, 1), Signature::new(0, 1, 1, 1)].into_iter().find(|&s| stores(s)).expect("one");
+    let registry = solve_all(v, 3, |_| {});
+    let table = registry.table(sig).expect("solved");
+    let target = (0..table.scores.len())
+        .find(|&i| table.scores[i].plies().is_some_and(|p| p >= 3) && !table.index.position(i as u64).has_capture())
+        .expect("a decided position that holds its value");
+    let mut scores = table.scores.clone();
+    scores[target] = Score::from_raw(scores[target].raw() + 2);
+    let index = MaterialIndex::new(v, sig).expect("index");
+    let bad = SolvedTable { index, scores };
+    fs::write(table_path(&dir, &v, sig, Metric::Dtw), table_bytes("russian", &bad, Metric::Dtw).expect("bytes"))
+        .expect("write");
+    for options in [resident, streamed] {
+        let report = verify_with(&dir, v, &options, &|_| {}).expect("verify");
+        assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
+        assert!(report.disagreement_count > 0, "resident bytes {}: {report:?}", options.resident_bytes);
+    }
 }
 
 /// International 2-3 with its `fmjd` rule tables, as `kabe generate` builds it.

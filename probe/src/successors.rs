@@ -22,11 +22,18 @@ pub fn score_from<E>(position: &Position, mut child: impl FnMut(&Position) -> Re
     if moves.is_empty() {
         return Ok(position.variant().score_at_end());
     }
+    best_score(moves.iter().map(|mv| child(&position.play(mv))))
+}
+
+/// The score of a position that has moves (and is not settled by its material), from
+/// its children's scores: what [`score_from`] gives, for a caller that gathers the
+/// children itself.
+pub fn best_score<E>(children: impl IntoIterator<Item = Result<Score, E>>) -> Result<Score, E> {
     let mut quickest_win: Option<u16> = None;
     let mut slowest_loss = 0u16;
     let mut every_move_loses = true;
-    for mv in moves.iter() {
-        let c = child(&position.play(mv))?;
+    for c in children {
+        let c = c?;
         match c.wld() {
             Wld::Loss => quickest_win = Some(quickest_win.map_or(c.raw() + 1, |w| w.min(c.raw() + 1))),
             Wld::Win => slowest_loss = slowest_loss.max(c.raw() + 1),

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Args;
 use indicatif::ProgressBar;
-use kabe_generator::{tables_in, MemoryBudget};
+use kabe_generator::{tables_in, MemoryBudget, VerifyOptions, LEDGER_NAME};
 use kabe_probe::Signature;
 
 use crate::args::{default_memory, TableSet};
@@ -24,10 +24,17 @@ pub struct VerifyArgs {
     /// checksum is checked all the same.
     #[arg(long, value_delimiter = ',')]
     signature: Vec<String>,
-    /// Peak memory, e.g. 4G (default: three quarters of this machine's memory); three
-    /// quarters of it cache decoded blocks, which the lookups of large tables need.
+    /// Peak memory, e.g. 4G (default: three quarters of this machine's memory): three
+    /// quarters hold the pair being checked (three bytes a position; a larger pair is
+    /// checked through the block cache, many times slower), a quarter caches decoded
+    /// blocks of the tables its successors lie in.
     #[arg(long, value_parser = MemoryBudget::parse)]
     memory: Option<MemoryBudget>,
+    /// Derive every pair again, whatever the ledger (verified.txt beside the tables)
+    /// records; without it a pair recorded as verified against the same files is
+    /// skipped, so that a long verification resumes where it stopped.
+    #[arg(long)]
+    again: bool,
 }
 
 pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
@@ -48,8 +55,19 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     ));
     bar.set_prefix("verify");
     bar.enable_steady_tick(Duration::from_millis(250));
-    let cache = args.memory.unwrap_or_else(default_memory).bytes / 4 * 3;
-    let report = kabe_generator::verify_only(&dir, variant, only, cache as usize, args.show, &|n| bar.inc(n))?;
+    // The pair being checked first (it is what makes a one-side set fast), the block
+    // cache from what is left, at least a quarter.
+    let memory = args.memory.unwrap_or_else(default_memory).bytes as usize;
+    let resident = memory / 4 * 3;
+    let cache = memory / 4;
+    let options = VerifyOptions {
+        only,
+        cache_bytes: cache,
+        resident_bytes: resident,
+        max_reported: args.show,
+        ledger: !args.again,
+    };
+    let report = kabe_generator::verify_with(&dir, variant, &options, &|n| bar.inc(n))?;
     bar.finish_and_clear();
     for bad in &report.bad_files {
         outln!("bad file: {bad}")?;
@@ -86,10 +104,20 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     } else {
         String::new()
     };
+    let ledger = if report.pairs_from_ledger > 0 {
+        format!(
+            " ({} more pairs recorded in {} as verified against these same files)",
+            report.pairs_from_ledger,
+            dir.join(variant.name).join(LEDGER_NAME).display()
+        )
+    } else {
+        String::new()
+    };
     outln!(
-        "{} files ({}{by_search}), {} stored values re-derived, {} rule-table values re-derived: {} disagreements, {} bad files",
+        "{} files ({}{by_search}); {} pairs derived again{ledger}: {} stored values, {} rule-table values; {} disagreements, {} bad files",
         report.files,
         kinds.join(", "),
+        report.pairs_derived,
         report.positions,
         report.rule_positions,
         report.disagreement_count + report.rule_disagreement_count,
