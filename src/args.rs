@@ -83,12 +83,7 @@ pub fn check_signature(variant: &Variant, sig: Signature) -> anyhow::Result<()> 
 
 /// A signature written `wm wk bm bk`, e.g. `1211`.
 pub fn signature_arg(text: &str) -> anyhow::Result<Signature> {
-    let digits: Vec<u8> = text.trim().bytes().map(|b| b.wrapping_sub(b'0')).collect();
-    anyhow::ensure!(
-        digits.len() == 4 && digits.iter().all(|d| *d <= 9),
-        "signature '{text}': expected four digits, white men, white kings, black men, black kings (e.g. 1211)"
-    );
-    Ok(Signature::new(digits[0], digits[1], digits[2], digits[3]))
+    Ok(text.trim().parse()?)
 }
 
 /// The variant named on the command line.

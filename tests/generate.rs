@@ -75,6 +75,8 @@ fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
     let d = dir.to_str().expect("utf-8 path");
     let built = kabe(&["generate", "--variant", "international", "--pieces", "3", "--tables", d]);
     assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let stats = || kabe(&["stats", "--variant", "international", "--tables", d, "--rules", "fmjd", "--json"]).stdout;
+    let counted_through_the_reader = stats();
     let out = kabe(&["verify", "--variant", "international", "--tables", d]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
@@ -86,6 +88,32 @@ fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("; 0 pairs derived again (9 more pairs recorded in "), "{text}");
+    // The statistics verify counted and recorded are those the reader counts.
+    let ledger = fs::read_to_string(dir.join("international").join("verified.txt")).expect("ledger");
+    assert!(ledger.lines().all(|l| l.contains("/fmjd=") || l.starts_with("0101 ")), "{ledger}");
+    assert_eq!(String::from_utf8_lossy(&stats()), String::from_utf8_lossy(&counted_through_the_reader));
+    // And they are read from the ledger: a changed figure there shows.
+    let changed: String = ledger
+        .lines()
+        .map(|line| {
+            let words: Vec<String> = line
+                .split(' ')
+                .map(|w| match w.strip_prefix("0201=") {
+                    Some(rest) => {
+                        let figures: Vec<&str> = rest.split(',').collect();
+                        format!("0201={},424242,{}", figures[0], figures[2..].join(","))
+                    }
+                    None => w.to_string(),
+                })
+                .collect();
+            words.join(" ") + "\n"
+        })
+        .collect();
+    assert_ne!(changed, ledger);
+    fs::write(dir.join("international").join("verified.txt"), changed).expect("write");
+    let shown: serde_json::Value = serde_json::from_slice(&stats()).expect("JSON");
+    let row = shown["tables"].as_array().expect("tables").iter().find(|t| t["signature"] == "0201").expect("0201");
+    assert_eq!(row["wins"], 424242, "{row}");
 
     let table = dir.join("international").join("0201.fmjd.kabe");
     fs::File::create(&table).expect("truncate");

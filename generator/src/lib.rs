@@ -30,6 +30,7 @@ mod registry;
 mod rule_solve;
 mod slices;
 mod solve;
+mod statistics;
 mod verify;
 pub mod wolf_sheep;
 mod write;
@@ -52,9 +53,10 @@ pub use registry::MissingTable;
 pub use registry::{Registry, SolvedTable};
 pub use rule_solve::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};
 pub use solve::{solve_pair, STATE_BYTES_PER_POSITION};
+pub use statistics::{RuleStats, TableStats};
 pub use verify::{
-    positions_to_verify, tables_in, verify, verify_with, Disagreement, RuleDisagreement, VerifyOptions, VerifyReport,
-    LEDGER_NAME,
+    positions_to_verify, recorded_statistics, tables_in, verify, verify_with, Disagreement, RuleDisagreement,
+    VerifyOptions, VerifyReport, LEDGER_NAME,
 };
 pub use write::{table_bytes, write_rule_table, write_table, write_tables, BLOCK_POSITIONS, WLD_BLOCK_POSITIONS};
 

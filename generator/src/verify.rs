@@ -17,13 +17,16 @@ use std::sync::{Arc, Mutex};
 
 use std::cell::RefCell;
 
-use kabe_probe::rules::exact::Oracle;
+use kabe_probe::rules::exact::{verdict, Oracle};
 use kabe_probe::successors;
 use kabe_probe::table::{decode_entry, Metric, TableError, TableFile};
-use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld};
+use kabe_probe::{
+    Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld,
+};
 use rayon::prelude::*;
 
 use crate::build::table_path;
+use crate::statistics::{RuleStats, TableStats};
 
 /// A stored value that its successors contradict.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,9 +129,8 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
         let Some(stem) = name.strip_suffix(".kabe") else { continue };
         let Some((sig, metric)) = stem.split_once('.') else { continue };
         let Some(metric) = metric_named(metric) else { continue };
-        let digits: Vec<u8> = sig.bytes().filter(u8::is_ascii_digit).map(|b| b - b'0').collect();
-        if digits.len() == 4 && sig.len() == 4 {
-            out.entry(Signature::new(digits[0], digits[1], digits[2], digits[3])).or_default().push(metric);
+        if let Ok(sig) = sig.parse::<Signature>() {
+            out.entry(sig).or_default().push(metric);
         }
     }
     Ok(out)
@@ -475,13 +477,61 @@ fn ledger_digest(tables: &Tables, pair: &[Signature]) -> u64 {
     hash
 }
 
-/// The ledger's lines (`PAIR DIGEST`); none when there is no ledger.
-fn read_ledger(path: &Path) -> std::io::Result<std::collections::HashSet<String>> {
+/// The ledger's lines by their first two words (`PAIR DIGEST`), with the rest (the
+/// pair's statistics, see [`crate::statistics::to_ledger_words`]); none when there is no
+/// ledger.
+fn read_ledger(path: &Path) -> std::io::Result<std::collections::HashMap<String, String>> {
+    let key_and_rest = |line: &str| {
+        let mut words = line.splitn(3, ' ');
+        let key = format!("{} {}", words.next()?, words.next()?);
+        Some((key, words.next().unwrap_or("").to_string()))
+    };
     match std::fs::read_to_string(path) {
-        Ok(text) => Ok(text.lines().map(str::to_string).collect()),
+        Ok(text) => Ok(text.lines().filter_map(key_and_rest).collect()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Default::default()),
         Err(e) => Err(std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
     }
+}
+
+/// What the ledger beside the tables of `variant` under `dir` records of each table's
+/// statistics, for the pairs whose files (and those they lead to) are the ones it
+/// verified: by signature, the theoretical figures and those of each rule set.
+#[allow(clippy::type_complexity)]
+pub fn recorded_statistics(
+    dir: &Path,
+    variant: Variant,
+) -> std::io::Result<BTreeMap<Signature, (TableStats, Vec<(DrawRuleSet, RuleStats)>)>> {
+    let recorded = read_ledger(&dir.join(variant.name).join(LEDGER_NAME))?;
+    let mut out = BTreeMap::new();
+    if recorded.is_empty() {
+        return Ok(out);
+    }
+    let mut tables = Tables::default();
+    for (sig, metrics) in tables_in(dir, &variant)? {
+        for metric in metrics {
+            let Ok(file) = TableFile::open(&table_path(dir, &variant, sig, metric), &variant, sig, metric) else {
+                continue;
+            };
+            match metric {
+                Metric::Dtw => tables.dtw.insert(sig, file),
+                Metric::Wld => tables.wld.insert(sig, file),
+                Metric::Rules(set) => tables.rules.entry(set).or_default().insert(sig, file),
+            };
+        }
+    }
+    let firsts: std::collections::BTreeSet<Signature> = tables.dtw.keys().map(|s| *s.min(&s.flipped())).collect();
+    for first in firsts {
+        let pair: Vec<Signature> = if first == first.flipped() { vec![first] } else { vec![first, first.flipped()] };
+        let name = if pair.len() == 1 { first.to_string() } else { format!("{first}+{}", first.flipped()) };
+        let key = format!("{name} {:016x}", ledger_digest(&tables, &pair));
+        let Some(words) = recorded.get(&key) else { continue };
+        let Some((theory, rules)) = crate::statistics::from_ledger_words(words.split_whitespace()) else { continue };
+        for (sig, stats) in theory.into_iter().filter(|(s, _)| pair.contains(s)) {
+            let of_sig = rules.iter().filter(|(s, _, _)| *s == sig).map(|(_, set, r)| (*set, *r)).collect();
+            out.insert(sig, (stats, of_sig));
+        }
+    }
+    Ok(out)
 }
 
 /// As [`verify`], as `options` say. A rule table is expected for every signature whose
@@ -567,7 +617,7 @@ pub fn verify_with(
     for (first, pair) in &pairs {
         let pair_name = if pair.len() == 1 { first.to_string() } else { format!("{first}+{}", first.flipped()) };
         let line = format!("{pair_name} {:016x}", ledger_digest(&tables, pair));
-        if recorded.contains(&line) {
+        if recorded.contains_key(&line) {
             report.pairs_from_ledger += 1;
             let kinds = |s: &Signature| {
                 tables.dtw.contains_key(s) as u64 + tables.rules.values().filter(|f| f.contains_key(s)).count() as u64
@@ -590,6 +640,11 @@ pub fn verify_with(
                     Err(e) => note_bad(e),
                 }
             }
+        }
+        let mut theory_stats = Vec::new();
+        let mut rule_stats = Vec::new();
+        if pair.iter().all(|s| tables.resident_dtw.contains_key(s)) {
+            theory_stats = pair.iter().map(|s| (*s, count_theory(&tables.resident_dtw[s]))).collect();
         }
         for sig in pair {
             let (Some(dtw), Some(wld)) = (tables.dtw.get(sig), tables.wld.get(sig)) else { continue };
@@ -672,6 +727,19 @@ pub fn verify_with(
                     }
                 }
             }
+            let has_resident = |s: &Signature| {
+                tables.resident_rules.as_ref().is_some_and(|(_, r)| r.contains_key(s))
+                    && tables.resident_dtw.contains_key(s)
+            };
+            if pair.iter().filter(|s| rules.context(**s).is_some()).all(has_resident) {
+                for &sig in pair.iter().filter(|s| rules.context(**s).is_some()) {
+                    match count_rules(&tables, &rules, sig, &shared) {
+                        Ok(Some(counted)) => rule_stats.push((sig, set, counted)),
+                        Ok(None) => {}
+                        Err(e) => note_bad(e),
+                    }
+                }
+            }
             let shared_tables = &tables;
             for sig in pair {
                 let tables = shared_tables;
@@ -740,7 +808,13 @@ pub fn verify_with(
             use std::io::Write as _;
             let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", ledger_path.display()));
             let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&ledger_path).map_err(named)?;
-            writeln!(file, "{line}").map_err(named)?;
+            // The statistics only where every figure of the pair was counted.
+            let words = if theory_stats.len() == pair.len() {
+                crate::statistics::to_ledger_words(&theory_stats, &rule_stats)
+            } else {
+                String::new()
+            };
+            writeln!(file, "{line}{words}").map_err(named)?;
             file.sync_data().map_err(named)?;
         }
     }
@@ -865,6 +939,54 @@ fn resident_rules(
         },
     )?;
     Ok((!missing.into_inner()).then_some(values))
+}
+
+/// The theoretical figures of a resident table.
+fn count_theory(values: &[u16]) -> TableStats {
+    values
+        .par_chunks(CHECK_CHUNK as usize)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut stats = TableStats::default();
+            for (i, &v) in (c as u64 * CHECK_CHUNK..).zip(chunk) {
+                stats.add(i, Score::from_raw(v));
+            }
+            stats
+        })
+        .reduce(TableStats::default, TableStats::merge)
+}
+
+/// The figures of resident `sig` under `rules`, every position with a fresh count;
+/// `Ok(None)` when a value cannot be found.
+fn count_rules(
+    tables: &Tables,
+    rules: &DrawRules,
+    sig: Signature,
+    shared: &SharedBlocks,
+) -> Result<Option<RuleStats>, TableError> {
+    let index = &tables.index[&sig];
+    (0..index.len().div_ceil(CHECK_CHUNK))
+        .into_par_iter()
+        .map_init(
+            || BlockCache::new(shared),
+            |cache, c| {
+                let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
+                let mut stats = RuleStats::default();
+                let oracle = RuleOracle { tables, set: rules.set, cache: RefCell::new(cache) };
+                for (i, position) in range.clone().zip(index.positions(range)) {
+                    let counters = Counters::fresh(rules, &position);
+                    let v = match verdict(&oracle, &position, &counters) {
+                        Ok(v) => v,
+                        Err(Gap::Missing) => return Ok(None),
+                        Err(Gap::Bad(e)) => return Err(e),
+                    };
+                    let plies = v.within.decided().map_or(0, |(_, p)| p);
+                    stats.add(i, v.theoretical.wld(), v.exact, plies);
+                }
+                Ok(Some(stats))
+            },
+        )
+        .try_reduce(|| Some(RuleStats::default()), |a, b| Ok(a.zip(b).map(|(a, b)| a.merge(b))))
 }
 
 /// The one-byte code of a rule value, as a rule table stores it ([`rule_entry`] reads it).

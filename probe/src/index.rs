@@ -83,6 +83,24 @@ impl fmt::Display for Signature {
     }
 }
 
+/// A signature that is not four digits.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("signature '{0}': expected four digits, white men, white kings, black men, black kings (e.g. 1211)")]
+pub struct SignatureError(pub String);
+
+impl std::str::FromStr for Signature {
+    type Err = SignatureError;
+
+    /// Four digits, as [`Signature`]'s `Display` writes them.
+    fn from_str(text: &str) -> Result<Signature, SignatureError> {
+        let digits: Vec<u8> = text.bytes().map(|b| b.wrapping_sub(b'0')).collect();
+        if digits.len() != 4 || digits.iter().any(|d| *d > 9) {
+            return Err(SignatureError(text.to_string()));
+        }
+        Ok(Signature::new(digits[0], digits[1], digits[2], digits[3]))
+    }
+}
+
 /// Binomial coefficients up to 64 choose 64.
 struct Binomial([[u64; 65]; 65]);
 

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use kabe_generator::tables_in;
+use kabe_generator::{recorded_statistics, tables_in, RuleStats, TableStats};
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, DrawRules, MaterialIndex, Position, Score, Variant, Wld};
+use kabe_probe::{Counters, DrawRules, MaterialIndex, Position, Score, Variant};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -38,20 +38,54 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
         tables = tables.rules(r.set);
     }
     let tables = tables.open()?;
+    // What `kabe verify` counted and recorded for these same files; the rest is counted
+    // here through the reader (slow where a table's positions are found by search).
+    let recorded = recorded_statistics(&dir, variant).with_context(|| format!("reading {}", dir.display()))?;
     let mut rows = Vec::new();
     for sig in found.keys() {
         let index = MaterialIndex::new(variant, *sig).expect("opened, so table-sized");
-        let counts = count_values(&index, |p| Ok(tables.probe_dtw(p)?))?;
-        let longest_fen = counts.longest_win.map(|(_, i)| index.position(i).fen());
+        // A material without a count keeps every theoretical value under the rules.
+        let no_count = |t: &TableStats| RuleStats {
+            wins_kept: t.wins,
+            longest_win_within_count: t.longest_win,
+            ..RuleStats::default()
+        };
+        let uncounted = rules.is_some_and(|r| r.context(*sig).is_none());
+        let from_ledger = recorded
+            .get(sig)
+            .filter(|(_, by_set)| uncounted || rules.is_none_or(|r| by_set.iter().any(|(s, _)| *s == r.set)));
+        let (theory, ruled) = match from_ledger {
+            Some((theory, by_set)) => {
+                let of_set = rules.and_then(|r| by_set.iter().find(|(s, _)| *s == r.set).map(|(_, x)| *x));
+                (*theory, if uncounted { Some(no_count(theory)) } else { of_set })
+            }
+            None => (
+                count_values(&index, |p| Ok(tables.probe_dtw(p)?))?,
+                rules.as_ref().map(|r| rule_stats(&tables, r, &index)).transpose()?,
+            ),
+        };
+        let fen = |at: Option<(u16, u64)>| at.map(|(_, i)| index.position(i).fen());
         let mut row = json!({
             "signature": sig.to_string(),
             "positions": index.len(),
-            "wins": counts.wins, "draws": counts.draws, "losses": counts.losses,
-            "longest_win_plies": counts.longest_win.map(|(p, _)| p),
-            "longest_win_fen": longest_fen,
+            "wins": theory.wins, "draws": theory.draws, "losses": theory.losses,
+            "longest_win_plies": theory.longest_win.map(|(p, _)| p),
+            "longest_win_fen": fen(theory.longest_win),
         });
-        if let Some(rules) = &rules {
-            row["rules"] = rule_stats(&tables, rules, &index)?;
+        if let (Some(r), Some(ruled)) = (&rules, ruled) {
+            // The count a fresh start runs in this material (the same for every position of it).
+            let article = index
+                .positions(0..index.len().min(1))
+                .next()
+                .and_then(|p| Counters::fresh(r, &p).governing(&p).map(|(article, _)| article));
+            row["rules"] = json!({
+                "count": article,
+                "wins_kept": ruled.wins_kept,
+                "wins_drawn_by_count": ruled.wins_drawn_by_count,
+                "losses_saved_by_count": ruled.losses_saved_by_count,
+                "longest_win_within_count_plies": ruled.longest_win_within_count.map(|(p, _)| p),
+                "longest_win_within_count_fen": fen(ruled.longest_win_within_count),
+            });
         }
         rows.push(row);
     }
@@ -97,112 +131,42 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
 /// decoded once, but positions found by search read other tables' blocks.
 const STATS_CACHE_BYTES: usize = 256 << 20;
 
-/// Wins, draws and losses of one table, and its longest win (plies, index).
-#[derive(Default)]
-struct Counts {
-    wins: u64,
-    draws: u64,
-    losses: u64,
-    longest_win: Option<(u16, u64)>,
-}
-
-impl Counts {
-    fn merge(mut self, other: Counts) -> Counts {
-        self.wins += other.wins;
-        self.draws += other.draws;
-        self.losses += other.losses;
-        // The longest, the first in index order among equals.
-        self.longest_win = match (self.longest_win, other.longest_win) {
-            (Some(a), Some(b)) => Some(if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a }),
-            (a, b) => a.or(b),
-        };
-        self
-    }
-}
-
-/// Counts the values `score` gives every position of `index`, in parallel chunks of
-/// index order (each chunk reads its blocks once). A win's length is what `score`
-/// gives (plies).
+/// The theoretical figures of one table, counted through the reader in parallel chunks
+/// of index order (each chunk reads its blocks once).
 fn count_values(
     index: &MaterialIndex,
     score: impl Fn(&Position) -> anyhow::Result<Score> + Sync,
-) -> anyhow::Result<Counts> {
+) -> anyhow::Result<TableStats> {
     const CHUNK: u64 = 1 << 14;
     (0..index.len().div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
             let range = c * CHUNK..((c + 1) * CHUNK).min(index.len());
-            let mut counts = Counts::default();
+            let mut stats = TableStats::default();
             for (i, position) in range.clone().zip(index.positions(range)) {
-                let s = score(&position)?;
-                match s.wld() {
-                    Wld::Win => {
-                        counts.wins += 1;
-                        let plies = s.plies().unwrap_or(0);
-                        if counts.longest_win.is_none_or(|(best, _)| plies > best) {
-                            counts.longest_win = Some((plies, i));
-                        }
-                    }
-                    Wld::Draw => counts.draws += 1,
-                    Wld::Loss => counts.losses += 1,
-                }
+                stats.add(i, score(&position)?);
             }
-            Ok(counts)
+            Ok(stats)
         })
-        .try_reduce(Counts::default, |a, b| Ok(a.merge(b)))
+        .try_reduce(TableStats::default, |a, b| Ok(a.merge(b)))
 }
 
-/// Under the rules, with a fresh count: wins kept, wins lost to a count, losses saved,
-/// and the longest win within the count (plies to the move that decides it).
-fn rule_stats(tables: &Tablebase, rules: &DrawRules, index: &MaterialIndex) -> anyhow::Result<serde_json::Value> {
+/// The figures of one table under `rules`, every position with a fresh count, counted
+/// through the reader.
+fn rule_stats(tables: &Tablebase, rules: &DrawRules, index: &MaterialIndex) -> anyhow::Result<RuleStats> {
     const CHUNK: u64 = 1 << 14;
-    type Tally = (u64, u64, u64, Option<(u16, u64)>);
-    let (kept, cursed, blessed, longest) = (0..index.len().div_ceil(CHUNK))
+    (0..index.len().div_ceil(CHUNK))
         .into_par_iter()
-        .map(|c| -> anyhow::Result<Tally> {
+        .map(|c| -> anyhow::Result<RuleStats> {
             let range = c * CHUNK..((c + 1) * CHUNK).min(index.len());
-            let (mut kept, mut cursed, mut blessed) = (0u64, 0u64, 0u64);
-            let mut longest: Option<(u16, u64)> = None;
+            let mut stats = RuleStats::default();
             for (i, position) in range.clone().zip(index.positions(range)) {
                 let v = tables.probe(&position, &Counters::fresh(rules, &position))?;
-                match (v.theoretical.wld(), v.exact) {
-                    (Wld::Win, Wld::Win) => {
-                        kept += 1;
-                        let plies = v.within.decided().map_or(0, |(_, p)| p);
-                        if longest.is_none_or(|(best, _)| plies > best) {
-                            longest = Some((plies, i));
-                        }
-                    }
-                    (Wld::Win, _) => cursed += 1,
-                    (Wld::Loss, Wld::Draw) => blessed += 1,
-                    _ => {}
-                }
+                stats.add(i, v.theoretical.wld(), v.exact, v.within.decided().map_or(0, |(_, p)| p));
             }
-            Ok((kept, cursed, blessed, longest))
+            Ok(stats)
         })
-        .try_reduce(
-            || (0, 0, 0, None),
-            |a, b| {
-                let longest = match (a.3, b.3) {
-                    (Some(x), Some(y)) => Some(if y.0 > x.0 || (y.0 == x.0 && y.1 < x.1) { y } else { x }),
-                    (x, y) => x.or(y),
-                };
-                Ok((a.0 + b.0, a.1 + b.1, a.2 + b.2, longest))
-            },
-        )?;
-    // The count a fresh start runs in this material (the same for every position of it).
-    let article = index
-        .positions(0..index.len().min(1))
-        .next()
-        .and_then(|p| Counters::fresh(rules, &p).governing(&p).map(|(article, _)| article));
-    Ok(json!({
-        "count": article,
-        "wins_kept": kept,
-        "wins_drawn_by_count": cursed,
-        "losses_saved_by_count": blessed,
-        "longest_win_within_count_plies": longest.map(|(p, _)| p),
-        "longest_win_within_count_fen": longest.map(|(_, i)| index.position(i).fen()),
-    }))
+        .try_reduce(RuleStats::default, |a, b| Ok(a.merge(b)))
 }
 
 fn print_rule_stats(
