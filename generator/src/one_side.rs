@@ -33,6 +33,9 @@ pub fn keep_one_side(dir: &Path, variant: Variant, max_pieces: u32) -> Result<On
     let found =
         tables_in(dir, &variant).map_err(|source| BuildError::Write { path: dir.join(variant.name), source })?;
     let mut done = OneSide::default();
+    let ledger_error = |source| BuildError::Write { path: dir.join(variant.name).join(crate::LEDGER_NAME), source };
+    // What the verifier found sound stays so: the values do not change.
+    let holding = crate::verify::ledger_lines_holding(dir, variant).map_err(ledger_error)?;
     for (&sig, metrics) in &found {
         let flip = sig.flipped();
         if flip <= sig || sig.pieces() > max_pieces {
@@ -59,5 +62,6 @@ pub fn keep_one_side(dir: &Path, variant: Variant, max_pieces: u32) -> Result<On
             done.bytes_saved += bytes.saturating_sub(size(drop));
         }
     }
+    crate::verify::carry_ledger(dir, variant, &holding).map_err(ledger_error)?;
     Ok(done)
 }

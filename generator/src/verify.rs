@@ -506,6 +506,21 @@ pub fn recorded_statistics(
     if recorded.is_empty() {
         return Ok(out);
     }
+    let tables = open_tables(dir, variant)?;
+    for (name, pair) in pairs_of(&tables) {
+        let key = format!("{name} {:016x}", ledger_digest(&tables, &pair));
+        let Some(words) = recorded.get(&key) else { continue };
+        let Some((theory, rules)) = crate::statistics::from_ledger_words(words.split_whitespace()) else { continue };
+        for (sig, stats) in theory.into_iter().filter(|(s, _)| pair.contains(s)) {
+            let of_sig = rules.iter().filter(|(s, _, _)| *s == sig).map(|(_, set, r)| (*set, *r)).collect();
+            out.insert(sig, (stats, of_sig));
+        }
+    }
+    Ok(out)
+}
+
+/// The tables of `variant` under `dir`, opened (their checksums are not read here).
+fn open_tables(dir: &Path, variant: Variant) -> std::io::Result<Tables> {
     let mut tables = Tables::default();
     for (sig, metrics) in tables_in(dir, &variant)? {
         for metric in metrics {
@@ -519,19 +534,62 @@ pub fn recorded_statistics(
             };
         }
     }
+    Ok(tables)
+}
+
+/// The pairs of `tables` (one signature, or a signature and its flip) with their names.
+fn pairs_of(tables: &Tables) -> Vec<(String, Vec<Signature>)> {
     let firsts: std::collections::BTreeSet<Signature> = tables.dtw.keys().map(|s| *s.min(&s.flipped())).collect();
-    for first in firsts {
-        let pair: Vec<Signature> = if first == first.flipped() { vec![first] } else { vec![first, first.flipped()] };
-        let name = if pair.len() == 1 { first.to_string() } else { format!("{first}+{}", first.flipped()) };
-        let key = format!("{name} {:016x}", ledger_digest(&tables, &pair));
-        let Some(words) = recorded.get(&key) else { continue };
-        let Some((theory, rules)) = crate::statistics::from_ledger_words(words.split_whitespace()) else { continue };
-        for (sig, stats) in theory.into_iter().filter(|(s, _)| pair.contains(s)) {
-            let of_sig = rules.iter().filter(|(s, _, _)| *s == sig).map(|(_, set, r)| (*set, *r)).collect();
-            out.insert(sig, (stats, of_sig));
+    firsts
+        .into_iter()
+        .map(|first| {
+            if first == first.flipped() {
+                (first.to_string(), vec![first])
+            } else {
+                (format!("{first}+{}", first.flipped()), vec![first, first.flipped()])
+            }
+        })
+        .collect()
+}
+
+/// The ledger lines that hold for the files under `dir` now, by pair name: what
+/// [`carry_ledger`] writes again once the files have changed without changing a value.
+pub(crate) fn ledger_lines_holding(dir: &Path, variant: Variant) -> std::io::Result<BTreeMap<String, String>> {
+    let recorded = read_ledger(&dir.join(variant.name).join(LEDGER_NAME))?;
+    let mut out = BTreeMap::new();
+    if recorded.is_empty() {
+        return Ok(out);
+    }
+    let tables = open_tables(dir, variant)?;
+    for (name, pair) in pairs_of(&tables) {
+        if let Some(words) = recorded.get(&format!("{name} {:016x}", ledger_digest(&tables, &pair))) {
+            out.insert(name, words.clone());
         }
     }
     Ok(out)
+}
+
+/// Writes the ledger again with `holding` (from [`ledger_lines_holding`] before the
+/// change) under the digests of the files now: for a change that keeps every value, as
+/// keeping one side of each pair does (a file left to search gives by a one-ply search
+/// exactly the values the verifier checked it held).
+pub(crate) fn carry_ledger(dir: &Path, variant: Variant, holding: &BTreeMap<String, String>) -> std::io::Result<()> {
+    if holding.is_empty() {
+        return Ok(());
+    }
+    let tables = open_tables(dir, variant)?;
+    let mut text = String::new();
+    for (name, pair) in pairs_of(&tables) {
+        if let Some(words) = holding.get(&name) {
+            let space = if words.is_empty() { "" } else { " " };
+            text += &format!("{name} {:016x}{space}{words}\n", ledger_digest(&tables, &pair));
+        }
+    }
+    let path = dir.join(variant.name).join(LEDGER_NAME);
+    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let tmp = path.with_extension("txt.tmp");
+    std::fs::write(&tmp, text).map_err(named)?;
+    std::fs::rename(&tmp, &path).map_err(named)
 }
 
 /// As [`verify`], as `options` say. A rule table is expected for every signature whose
