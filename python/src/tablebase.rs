@@ -164,6 +164,26 @@ impl Tablebase {
         py.detach(|| tables.probe_wld(&p)).map(wld_int).map_err(probe_error)
     }
 
+    /// The WLD value the table file stores, with no search: None where the file leaves
+    /// the position out (its side to move must capture, or the table of its material is
+    /// kept on the other side to move). An engine that searches anyway resolves those
+    /// one ply further; probe_wld searches them itself. Raises MissingTableError.
+    ///
+    ///     >>> tb = kabe.open_tablebase(TABLES)
+    ///     >>> tb.probe_wld_stored("W:WKa1,Kc1:BKh8") in (1, None)
+    ///     True
+    #[pyo3(signature = (position, *, variant=None))]
+    fn probe_wld_stored(
+        &self,
+        py: Python<'_>,
+        position: &Bound<'_, PyAny>,
+        variant: Option<&str>,
+    ) -> PyResult<Option<i8>> {
+        let tables = self.tables()?;
+        let p = self.position(position, variant)?;
+        py.detach(|| tables.probe_wld_stored(&p)).map(|w| w.map(wld_int)).map_err(probe_error)
+    }
+
     /// As probe_wld, but None where the table is missing.
     #[pyo3(signature = (position, *, variant=None))]
     fn get_wld(&self, py: Python<'_>, position: &Bound<'_, PyAny>, variant: Option<&str>) -> PyResult<Option<i8>> {

@@ -67,7 +67,19 @@ def test_probe_agrees_with_the_command_line(tables, kabe_bin, variant):
         assert [m.to_dict() for m in tb.ranked_moves(position)] == cli["moves"], position
         wld = {"win": 1, "draw": 0, "loss": -1}[cli["verdict"]["theoretical"]]
         assert tb.probe_wld(position) == wld
+        assert tb.probe_wld_stored(position) in (wld, None)
         assert tb.probe_dtw(position) == (wld, cli["verdict"]["theoretical_plies"])
+
+
+def test_the_stored_value_is_the_value_or_left_out(tb):
+    # Over both sides to move of one material: one table of the pair stores its values,
+    # the other is found by search, and a capture to make is always left out.
+    found = set()
+    for position in random_endgames("international", 3, 60, seed=7):
+        stored = tb.probe_wld_stored(position)
+        assert stored in (tb.probe_wld(position), None), position
+        found.add(stored is None)
+    assert found == {True, False}
 
 
 def test_counters_change_the_verdict_as_the_command_line_says(tb, tables, kabe_bin):
