@@ -928,12 +928,16 @@ fn stored_first(pair: &[Signature], files: &BTreeMap<Signature, TableFile>) -> V
     members
 }
 
-/// Every DTW value of `sig`: stored, or derived from its successors where the file leaves
-/// the position out; `Ok(None)` when some value cannot be found (a table it leads to is
-/// missing: the positions are then counted unverified by the check itself).
-fn resident_dtw(tables: &Tables, sig: Signature, shared: &SharedBlocks) -> Result<Option<Vec<u16>>, TableError> {
-    let (index, file) = (&tables.index[&sig], &tables.dtw[&sig]);
-    let mut values = vec![0u16; index.len() as usize];
+/// The values of every position of `index` in memory, `value` giving each (stored, or
+/// derived where the file leaves the position out); `Ok(None)` when some value cannot be
+/// found (a table it leads to is missing: the positions are then counted unverified by
+/// the check itself).
+fn fill_resident<T: Copy + Default + Send>(
+    index: &MaterialIndex,
+    shared: &SharedBlocks,
+    value: impl Fn(&mut BlockCache, u64, &Position) -> Result<Option<T>, TableError> + Sync,
+) -> Result<Option<Vec<T>>, TableError> {
+    let mut values = vec![T::default(); index.len() as usize];
     let missing = AtomicBool::new(false);
     values.par_chunks_mut(CHECK_CHUNK as usize).enumerate().try_for_each_init(
         || BlockCache::new(shared),
@@ -941,13 +945,8 @@ fn resident_dtw(tables: &Tables, sig: Signature, shared: &SharedBlocks) -> Resul
             let start = c as u64 * CHECK_CHUNK;
             let range = start..start + out.len() as u64;
             for ((at, position), slot) in range.clone().zip(index.positions(range)).zip(out) {
-                let value = if file.header().holds(&position) {
-                    cache.value(sig, file, at)?
-                } else {
-                    derive(tables, &position, cache)?
-                };
-                match value {
-                    Some(v) => *slot = v.raw(),
+                match value(cache, at, &position)? {
+                    Some(v) => *slot = v,
                     None => {
                         missing.store(true, Ordering::Relaxed);
                         break;
@@ -960,8 +959,18 @@ fn resident_dtw(tables: &Tables, sig: Signature, shared: &SharedBlocks) -> Resul
     Ok((!missing.into_inner()).then_some(values))
 }
 
+/// Every DTW value of `sig` ([`Score::raw`]), as [`fill_resident`] gives them.
+fn resident_dtw(tables: &Tables, sig: Signature, shared: &SharedBlocks) -> Result<Option<Vec<u16>>, TableError> {
+    let file = &tables.dtw[&sig];
+    fill_resident(&tables.index[&sig], shared, |cache, at, position| {
+        let value =
+            if file.header().holds(position) { cache.value(sig, file, at)? } else { derive(tables, position, cache)? };
+        Ok(value.map(Score::raw))
+    })
+}
+
 /// Every rule value of `sig` under `rules` (the file's one-byte codes), as
-/// [`resident_dtw`].
+/// [`fill_resident`] gives them.
 fn resident_rules(
     tables: &Tables,
     rules: &DrawRules,
@@ -969,34 +978,16 @@ fn resident_rules(
     sig: Signature,
     shared: &SharedBlocks,
 ) -> Result<Option<Vec<u8>>, TableError> {
-    let index = &tables.index[&sig];
     let file = &tables.rules[&rules.set][&sig];
-    let mut values = vec![0u8; index.len() as usize];
-    let missing = AtomicBool::new(false);
-    values.par_chunks_mut(CHECK_CHUNK as usize).enumerate().try_for_each_init(
-        || BlockCache::new(shared),
-        |cache, (c, out)| {
-            let start = c as u64 * CHECK_CHUNK;
-            let range = start..start + out.len() as u64;
-            for ((at, position), slot) in range.clone().zip(index.positions(range)).zip(out) {
-                let value = if file.header().holds(&position) {
-                    cache.rule_value(sig, file, at)?
-                } else {
-                    let oracle = RuleOracle { tables, set: rules.set, cache: RefCell::new(&mut *cache) };
-                    Gap::back(successors::rule_score_from(&oracle, rules, context, &position))?
-                };
-                match value {
-                    Some(v) => *slot = rule_code(v),
-                    None => {
-                        missing.store(true, Ordering::Relaxed);
-                        break;
-                    }
-                }
-            }
-            Ok::<(), TableError>(())
-        },
-    )?;
-    Ok((!missing.into_inner()).then_some(values))
+    fill_resident(&tables.index[&sig], shared, |cache, at, position| {
+        let value = if file.header().holds(position) {
+            cache.rule_value(sig, file, at)?
+        } else {
+            let oracle = RuleOracle { tables, set: rules.set, cache: RefCell::new(&mut *cache) };
+            Gap::back(successors::rule_score_from(&oracle, rules, context, position))?
+        };
+        Ok(value.map(rule_code))
+    })
 }
 
 /// The theoretical figures of a resident table.

@@ -113,6 +113,25 @@ fn bad_files_are_errors_naming_the_file() {
     assert!(e.to_string().contains(&shown), "{e}");
 }
 
+/// Writes `sig`'s Russian 2-3 DTW table again (checksum correct) with one decided
+/// distance that it stores made two plies longer; the FEN of that position.
+fn plant_wrong_distance(dir: &Path, sig: Signature) -> String {
+    let v = Variant::RUSSIAN;
+    let registry = solve_all(v, 3, |_| {});
+    let table = registry.table(sig).expect("solved");
+    let target = (0..table.scores.len())
+        .find(|&i| table.scores[i].plies().is_some_and(|p| p >= 3) && !table.index.position(i as u64).has_capture())
+        .expect("a decided position that holds its value");
+    let mut scores = table.scores.clone();
+    scores[target] = Score::from_raw(scores[target].raw() + 2);
+    let index = MaterialIndex::new(v, sig).expect("index");
+    let fen = index.position(target as u64).fen();
+    let bad = SolvedTable { index, scores };
+    fs::write(table_path(dir, &v, sig, Metric::Dtw), table_bytes("russian", &bad, Metric::Dtw).expect("bytes"))
+        .expect("write");
+    fen
+}
+
 #[test]
 fn verify_finds_a_wrong_value_behind_a_valid_checksum() {
     let dir = temp_dir("verify");
@@ -130,24 +149,10 @@ fn verify_finds_a_wrong_value_behind_a_valid_checksum() {
         })
         .sum();
     assert_eq!(report.positions, stored);
-    let registry = solve_all(Variant::RUSSIAN, 3, |_| {});
 
     // Plant one wrong distance in a freshly written (checksum-correct) DTW table.
     let sig = Signature::new(1, 1, 0, 1);
-    let table = registry.table(sig).expect("solved");
-    let target = (0..table.scores.len())
-        .find(|&i| table.scores[i].plies().is_some_and(|p| p >= 3) && !table.index.position(i as u64).has_capture())
-        .expect("a decided position that holds its value");
-    let mut scores = table.scores.clone();
-    scores[target] = Score::from_raw(scores[target].raw() + 2);
-    let index = MaterialIndex::new(Variant::RUSSIAN, sig).expect("index");
-    let fen = index.position(target as u64).fen();
-    let bad = SolvedTable { index, scores };
-    fs::write(
-        table_path(&dir, &Variant::RUSSIAN, sig, Metric::Dtw),
-        table_bytes("russian", &bad, Metric::Dtw).expect("bytes"),
-    )
-    .expect("write");
+    let fen = plant_wrong_distance(&dir, sig);
     let report = verify(&dir, Variant::RUSSIAN, 100, &|_| {}).expect("verify");
     assert!(!report.ok());
     assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
@@ -172,17 +177,7 @@ fn verify_resumes_from_its_ledger_and_derives_again_a_pair_whose_files_changed()
     // moves lead into it are derived again, the others are not, and the wrong pair stays
     // out of the ledger.
     let sig = Signature::new(1, 1, 0, 1);
-    let registry = solve_all(v, 3, |_| {});
-    let table = registry.table(sig).expect("solved");
-    let target = (0..table.scores.len())
-        .find(|&i| table.scores[i].plies().is_some_and(|p| p >= 3) && !table.index.position(i as u64).has_capture())
-        .expect("a decided position that holds its value");
-    let mut scores = table.scores.clone();
-    scores[target] = Score::from_raw(scores[target].raw() + 2);
-    let index = MaterialIndex::new(v, sig).expect("index");
-    let bad = SolvedTable { index, scores };
-    fs::write(table_path(&dir, &v, sig, Metric::Dtw), table_bytes("russian", &bad, Metric::Dtw).expect("bytes"))
-        .expect("write");
+    plant_wrong_distance(&dir, sig);
     for _ in 0..2 {
         let report = verify_with(&dir, v, &options, &|_| {}).expect("verify");
         assert!(report.disagreement_count > 0, "{report:?}");
@@ -229,17 +224,7 @@ fn a_one_side_set_verifies_alike_held_in_memory_or_not_and_a_planted_value_is_ca
         !TableFile::open(&path, &v, s, Metric::Dtw).expect("open").header().by_search()
     };
     let sig = [Signature::new(1, 1, 0, 1), Signature::new(0, 1, 1, 1)].into_iter().find(|&s| stores(s)).expect("one");
-    let registry = solve_all(v, 3, |_| {});
-    let table = registry.table(sig).expect("solved");
-    let target = (0..table.scores.len())
-        .find(|&i| table.scores[i].plies().is_some_and(|p| p >= 3) && !table.index.position(i as u64).has_capture())
-        .expect("a decided position that holds its value");
-    let mut scores = table.scores.clone();
-    scores[target] = Score::from_raw(scores[target].raw() + 2);
-    let index = MaterialIndex::new(v, sig).expect("index");
-    let bad = SolvedTable { index, scores };
-    fs::write(table_path(&dir, &v, sig, Metric::Dtw), table_bytes("russian", &bad, Metric::Dtw).expect("bytes"))
-        .expect("write");
+    plant_wrong_distance(&dir, sig);
     for options in [resident, streamed] {
         let report = verify_with(&dir, v, &options, &|_| {}).expect("verify");
         assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
