@@ -1,30 +1,49 @@
 //! Times solving one pair (a signature and its colour flip) in memory, reading the
 //! finished tables it needs from a table directory, without writing anything:
-//! `cargo run --release -p kabe-generator --example time_pair -- DIR VARIANT SIG [ROUNDS]`
-//! (e.g. `tables international 2111`). Prints each round's time and positions/s.
+//! `cargo run --release -p kabe-generator --example time_pair -- DIR VARIANT SIG [ROUNDS] [RULES]`
+//! (e.g. `tables international 2111 1 fmjd`). The theoretical pass is timed always; with
+//! a rule set named, its rule pass too (the pair's own theoretical tables must then be
+//! in DIR). Prints each round's times and positions/s.
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Signature, Variant};
+use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: time_pair DIR VARIANT SIG [ROUNDS]";
+    let usage = "usage: time_pair DIR VARIANT SIG [ROUNDS] [RULES]";
     let dir = args.get(1).expect(usage);
     let variant = Variant::by_name(args.get(2).expect(usage)).expect("a variant");
-    let digits: Vec<u8> = args.get(3).expect(usage).bytes().map(|b| b - b'0').collect();
-    let sig = Signature::new(digits[0], digits[1], digits[2], digits[3]);
+    let sig: Signature = args.get(3).expect(usage).parse().expect("a signature such as 2111");
     let rounds: usize = args.get(4).map_or(1, |r| r.parse().expect("rounds"));
-    let tb = Tablebase::builder(dir).variants(&[variant]).cache_bytes(1 << 30).open().expect("open");
+    let rules: Option<DrawRuleSet> = args.get(5).map(|r| r.parse().expect("a rule set such as fmjd"));
+    let mut builder = Tablebase::builder(dir).variants(&[variant]).cache_bytes(1 << 30);
+    if let Some(set) = rules {
+        builder = builder.rules(set);
+    }
+    let tb = builder.open().expect("open");
+    let threads = rayon::current_num_threads();
     for round in 1..=rounds {
         let start = std::time::Instant::now();
         let tables = kabe_generator::solve_pair(&tb, variant, sig, &|_| {}).expect("the tables it reads");
         let secs = start.elapsed().as_secs_f64();
         let positions: u64 = tables.iter().map(|t| t.scores.len() as u64).sum();
         println!(
-            "round {round}: {}+{} {positions} positions in {secs:.1} s, {:.2} M positions/s ({} threads)",
-            sig,
+            "round {round}: {sig}+{} theory, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads)",
             sig.flipped(),
             positions as f64 / secs / 1e6,
-            rayon::current_num_threads()
         );
+        if let Some(set) = rules {
+            let rules = DrawRules::new(set, &variant);
+            let start = std::time::Instant::now();
+            let oracle = kabe_generator::FileOracle(&tb, set);
+            let tables =
+                kabe_generator::solve_rule_pair(&oracle, rules, variant, sig, &|_| {}).expect("the tables it reads");
+            let secs = start.elapsed().as_secs_f64();
+            let positions: u64 = tables.iter().flatten().map(|t| t.values.len() as u64).sum();
+            println!(
+                "round {round}: {sig}+{} {set:?} rules, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads)",
+                sig.flipped(),
+                positions as f64 / secs / 1e6,
+            );
+        }
     }
 }

@@ -22,10 +22,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Arc;
 
-use kabe_probe::rules::exact::{verdict, Oracle};
+use kabe_probe::rules::exact::{exact_result, Oracle};
 use kabe_probe::rules::Context;
 use kabe_probe::{
-    Counters, DrawRules, MaterialIndex, MoveList, PieceKind, Position, RuleScore, Score, Signature, Variant, Wld,
+    Counters, DrawRules, MaterialIndex, MoveList, PieceKind, Position, RuleScore, Score, Signature, SquareSets,
+    Unmoves, Variant, Wld,
 };
 use rayon::prelude::*;
 
@@ -346,9 +347,23 @@ where
             }
             None => &own[local],
         };
+        // The men of each part, unranked once: a node's position only places its kings.
+        let men: Vec<SquareSets> = component.parts.iter().map(|&(t, m)| self.pair.tables[t].men_of(m)).collect();
         let position_of = |local: usize| {
-            let (t, m) = component.parts[local / kings];
-            self.pair.tables[t].position(m * kings as u64 + (local % kings) as u64)
+            let part = local / kings;
+            self.pair.tables[component.parts[part].0].place_kings(&men[part], (local % kings) as u64)
+        };
+        // Consecutive nodes, a part at a time: the index steps from one king placement to
+        // the next instead of unranking each.
+        let positions_in = |range: std::ops::Range<usize>| {
+            let parts = range.start / kings..(range.end - 1) / kings + 1;
+            parts.flat_map(move |part| {
+                let (t, m) = component.parts[part];
+                let first = range.start.max(part * kings) - part * kings;
+                let end = range.end.min((part + 1) * kings) - part * kings;
+                let base = m * kings as u64;
+                self.pair.tables[t].positions(base + first as u64..base + end as u64)
+            })
         };
         let chunk_min: Vec<AtomicU16> = (0..n.div_ceil(CHUNK)).map(|_| AtomicU16::new(NOTHING)).collect();
         let chunk_range = |c: usize| c * CHUNK..((c + 1) * CHUNK).min(n);
@@ -356,14 +371,14 @@ where
         // 1. Initialise every node from its moves.
         chunk_min.par_iter().enumerate().try_for_each_init(MoveList::new, |moves, (c, min)| {
             let mut lowest = NOTHING;
-            for local in chunk_range(c) {
-                let e = self.exits(&position_of(local), moves)?;
+            for (local, position) in chunk_range(c).zip(positions_in(chunk_range(c))) {
+                let e = self.exits(&position, moves)?;
                 let state = match e.win.filter(|&w| w <= self.cap) {
                     Some(w) => RuleScore::win(w).raw(),
                     None if e.cannot_lose || e.loss > self.cap => CANNOT_LOSE,
                     None if e.internal == 0 => RuleScore::loss(e.loss).raw(),
                     None => {
-                        assert!(e.internal < 255, "{}: more than 254 king moves", position_of(local).fen());
+                        assert!(e.internal < 255, "{}: more than 254 king moves", position.fen());
                         PENDING | e.loss.min(EXIT_UNKNOWN) << 8 | e.internal
                     }
                 };
@@ -425,16 +440,25 @@ where
                             continue; // parents would be decided after the cap
                         }
                         let turned_back = position_of(local).flipped();
-                        for parent in turned_back.quiet_predecessors() {
-                            if parent.mv.piece() != PieceKind::King {
-                                continue;
-                            }
-                            let p = local_of(&parent.position); // the mover is White
-                            if won {
-                                self.count_won_child(slot(p), &parent.position, ply, moves, |s| lower(p, s))?;
-                            } else {
+                        let mut failure = None;
+                        // The parents share their men: one part, found once.
+                        let mut part_base: Option<(usize, usize)> = None;
+                        turned_back.for_each_quiet_predecessor(Unmoves::KINGS, |parent| {
+                            // The mover is White.
+                            let (t, base) = *part_base.get_or_insert_with(|| {
+                                let p = local_of(&parent.position);
+                                (component.parts[p / kings].0, p - p % kings)
+                            });
+                            let p = base + self.pair.tables[t].king_rank(&parent.position) as usize;
+                            if !won {
                                 lower(p, RuleScore::win(ply + 1).raw());
+                            } else if failure.is_none() {
+                                failure =
+                                    self.count_won_child(slot(p), &parent.position, ply, moves, |s| lower(p, s)).err();
                             }
+                        });
+                        if let Some(e) = failure {
+                            return Err(e);
                         }
                     }
                     min.fetch_min(later, Ordering::AcqRel);
@@ -497,8 +521,7 @@ where
             let child = position.play(mv);
             let child_value = if self.context.ends_with(&self.rules, mv, &child) {
                 let fresh = Counters::fresh(&self.rules, &child);
-                let v = verdict(self.oracle, &child, &fresh)?;
-                match v.exact {
+                match exact_result(self.oracle, &child, &fresh)? {
                     Wld::Win => Some((Wld::Win, 0)),
                     Wld::Loss => Some((Wld::Loss, 0)),
                     Wld::Draw => None,

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 #[cfg(test)]
 use kabe_probe::Variant;
-use kabe_probe::{MaterialIndex, MoveList, PieceKind, Position, Score, Signature};
+use kabe_probe::{MaterialIndex, MoveList, PieceKind, Position, Score, Signature, Unmoves};
 use rayon::prelude::*;
 
 use crate::components::{components, Component};
@@ -308,9 +308,9 @@ impl<F: Finished, S: PairStore> Graph for ComponentGraph<'_, F, S> {
     }
 
     /// Positions one quiet king move earlier.
-    fn parents(&self, node: u64) -> impl Iterator<Item = u64> + '_ {
+    fn for_each_parent(&self, node: u64, mut visit: impl FnMut(u64)) {
         let child = self.position(node).flipped();
-        child.quiet_predecessors().into_iter().filter(|p| p.mv.piece() == PieceKind::King).map(move |p| {
+        child.for_each_quiet_predecessor(Unmoves::KINGS, |p| {
             let t = self.table_of(&p.position);
             let index = self.tables[t].index(&p.position);
             let part = self
@@ -318,7 +318,7 @@ impl<F: Finished, S: PairStore> Graph for ComponentGraph<'_, F, S> {
                 .iter()
                 .position(|&(pt, pm)| pt == t && index / self.kings == pm)
                 .expect("a king move keeps the men: same component");
-            part as u64 * self.kings + index % self.kings
+            visit(part as u64 * self.kings + index % self.kings)
         })
     }
 }

@@ -26,7 +26,7 @@
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Mutex;
 
-use kabe_probe::{MaterialIndex, MoveList, Position, Score, Signature, Variant, Wld};
+use kabe_probe::{MaterialIndex, MoveList, PieceKind, Position, Score, Signature, Unmoves, Variant, Wld};
 use rayon::prelude::*;
 
 use crate::lookup::Finished;
@@ -82,8 +82,8 @@ pub(crate) trait Graph: Sync {
     /// A node's moves: how many stay inside, and what the others give; `moves` is left
     /// holding the position's legal moves (none: the game is over).
     fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, Self::Error>;
-    /// The nodes one move inside the graph earlier.
-    fn parents(&self, node: u64) -> impl Iterator<Item = u64> + '_;
+    /// Hands `visit` the nodes one move inside the graph earlier.
+    fn for_each_parent(&self, node: u64, visit: impl FnMut(u64));
 }
 
 /// The pair being solved whole: one or two tables, nodes numbered table after table.
@@ -97,13 +97,13 @@ impl<'a, F: Finished> Pair<'a, F> {
         Pair { tables: pair_tables(variant, signature), finished }
     }
 
-    /// The node of a position (White to move) whose material is in the pair.
-    fn node(&self, normalized: &Position) -> u64 {
-        let sig = Signature::of(normalized);
-        if sig == self.tables[0].signature() {
-            self.tables[0].index(normalized)
+    /// The table of a position (White to move) whose material is in the pair, and the
+    /// node number of its index 0.
+    fn table_of(&self, normalized: &Position) -> (&MaterialIndex, u64) {
+        if Signature::of(normalized) == self.tables[0].signature() {
+            (&self.tables[0], 0)
         } else {
-            self.tables[0].len() + self.tables[1].index(normalized)
+            (&self.tables[1], self.tables[0].len())
         }
     }
 }
@@ -159,10 +159,25 @@ impl<F: Finished> Graph for Pair<'_, F> {
     }
 
     /// Positions one quiet, non-crowning move earlier.
-    fn parents(&self, node: u64) -> impl Iterator<Item = u64> + '_ {
+    fn for_each_parent(&self, node: u64, mut visit: impl FnMut(u64)) {
         // The node is the mover's child seen from the other side: turn it back.
         let child = self.position(node).flipped();
-        child.quiet_predecessors().into_iter().filter(|p| !p.mv.promotes()).map(move |p| self.node(&p.position))
+        // A king's moves keep the men: once one such parent's index is known, the others
+        // differ from it in the king placement alone.
+        let mut kings_moved: Option<(&MaterialIndex, u64)> = None;
+        child.for_each_quiet_predecessor(Unmoves::KEEPING_MATERIAL, |p| {
+            if p.mv.piece() == PieceKind::King {
+                let (table, men_base) = *kings_moved.get_or_insert_with(|| {
+                    let (table, first) = self.table_of(&p.position);
+                    let index = table.index(&p.position);
+                    (table, first + index - index % table.king_placements())
+                });
+                visit(men_base + table.king_rank(&p.position));
+            } else {
+                let (table, first) = self.table_of(&p.position);
+                visit(first + table.index(&p.position));
+            }
+        });
     }
 }
 
@@ -367,10 +382,10 @@ pub(crate) fn solve_graph<G: Graph>(
                     continue;
                 }
                 resolved += 1;
-                for parent in graph.parents(node as u64) {
+                graph.for_each_parent(node as u64, |parent| {
                     prefetch(&state[parent as usize]);
                     batch.push(parent);
-                }
+                });
                 if batch.len() >= PARENT_BATCH {
                     if let Err(e) = apply(&mut batch, moves) {
                         failed.set(e);

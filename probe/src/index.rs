@@ -287,17 +287,29 @@ impl MaterialIndex {
         let white_rank = rank_subset(white_bottom, self.bottom) * C.get(middle.count_ones(), in_middle)
             + rank_subset(white_middle, middle);
         let men_rank = self.split_offset[split] + white_rank * black_count + black_rank;
+        men_rank * self.king_placements + self.king_rank_of(&sets)
+    }
+
+    /// The king placement part of `position`'s index (`index % king_placements()`): all
+    /// a caller needs whose positions share their men (a king's moves), once it knows
+    /// the index of one of them.
+    pub fn king_rank(&self, position: &Position) -> u64 {
+        debug_assert_eq!(position.turn(), Color::White);
+        debug_assert_eq!(Signature::of(position), self.signature);
+        self.king_rank_of(&position.square_sets())
+    }
+
+    #[inline]
+    fn king_rank_of(&self, sets: &SquareSets) -> u64 {
         let free = self.all & !sets.white_men & !sets.black_men;
         let bk_count = C.get(free.count_ones() - self.signature.white_kings as u32, self.signature.black_kings as u32);
-        let king_rank =
-            rank_subset(sets.white_kings, free) * bk_count + rank_subset(sets.black_kings, free & !sets.white_kings);
-        men_rank * self.king_placements + king_rank
+        rank_subset(sets.white_kings, free) * bk_count + rank_subset(sets.black_kings, free & !sets.white_kings)
     }
 
     /// The position (White to move) with index `index < len()`.
     pub fn position(&self, index: u64) -> Position {
-        let men = self.men(index / self.king_placements);
-        self.with_kings(&men, index % self.king_placements)
+        let men = self.men_of(index / self.king_placements);
+        self.place_kings(&men, index % self.king_placements)
     }
 
     /// The positions with indices `range`, in order: the men are unranked once per
@@ -307,8 +319,10 @@ impl MaterialIndex {
         Positions { index: self, next: range.start, end: range.end, kings: None }
     }
 
-    /// The men of configuration `men_rank` (kings left empty).
-    fn men(&self, men_rank: u64) -> SquareSets {
+    /// The men of configuration `men_rank` (kings left empty): with
+    /// [`MaterialIndex::place_kings`], what a caller that visits many positions of few
+    /// men configurations unranks once per configuration.
+    pub fn men_of(&self, men_rank: u64) -> SquareSets {
         debug_assert!(men_rank < self.men_configurations);
         let sig = self.signature;
         let (wm, bm) = (sig.white_men as u32, sig.black_men as u32);
@@ -326,7 +340,9 @@ impl MaterialIndex {
         SquareSets { white_men, white_kings: 0, black_men, black_kings: 0 }
     }
 
-    fn with_kings(&self, men: &SquareSets, king_rank: u64) -> Position {
+    /// The position (White to move) of `men` (from [`MaterialIndex::men_of`]) with king
+    /// placement `king_rank < king_placements()`.
+    pub fn place_kings(&self, men: &SquareSets, king_rank: u64) -> Position {
         let (wk, bk) = (self.signature.white_kings as u32, self.signature.black_kings as u32);
         let free = self.all & !men.white_men & !men.black_men;
         let bk_count = C.get(free.count_ones() - wk, bk);
@@ -383,8 +399,8 @@ fn next_subset(a: &mut [u32], n: u32) -> bool {
 impl KingStepper {
     /// The stepper at king placement `king_rank` of men configuration `men_rank`.
     fn at(index: &MaterialIndex, men_rank: u64, king_rank: u64) -> KingStepper {
-        let men = index.men(men_rank);
-        let placed = index.with_kings(&men, king_rank).square_sets();
+        let men = index.men_of(men_rank);
+        let placed = index.place_kings(&men, king_rank).square_sets();
         let free: Vec<u8> = Bits(index.all & !men.white_men & !men.black_men).collect();
         let black_free: Vec<u8> = free.iter().copied().filter(|&s| placed.white_kings & 1u64 << s == 0).collect();
         let places = |list: &[u8], chosen: u64| -> Vec<u32> {

@@ -24,6 +24,6 @@ pub use kabe_rules::{
     parse_perft_vectors, perft, perft_divide, perft_routes, BoardSize, CaptureChoice, CapturedPieces, Color,
     CrowningInCapture, DrawnMaterial, FenError, Goal, KingLanding, KingRange, Move, MoveError, MoveList, NotationStyle,
     PerftVector, PieceKind, Position, Predecessor, Restore, RuleScore, Score, Setup, SetupError, SetupPiece, Square,
-    SquareSets, UnknownVariant, Variant, Wld, MAX_CAPTURES,
+    SquareSets, UnknownVariant, Unmoves, Variant, Wld, MAX_CAPTURES,
 };
 pub use rules::{Counters, DrawRuleSet, DrawRules, RuleSetError, UnknownDrawRules};

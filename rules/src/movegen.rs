@@ -310,13 +310,17 @@ impl Position {
     /// The side to move's men that can jump an enemy piece.
     #[inline]
     fn men_that_capture(&self) -> u64 {
+        self.capturing_men(self.side(self.turn) & !self.kings)
+    }
+
+    /// Those of `men` (the side to move's) that can jump an enemy piece.
+    #[inline]
+    fn capturing_men(&self, men: u64) -> u64 {
         let geo = self.geo();
-        let color = self.turn;
-        let men = self.side(color) & !self.kings;
         let enemy = self.man_targets();
         let empty = self.empty_squares();
         let mut found = 0;
-        for &d in man_capture_dirs(&self.variant, color) {
+        for &d in man_capture_dirs(&self.variant, self.turn) {
             let back = d.opposite();
             found |= geo.shift(geo.shift(empty, back) & enemy, back) & men;
         }
@@ -326,26 +330,88 @@ impl Position {
     /// The side to move's kings that can capture.
     #[inline]
     fn kings_that_capture(&self) -> u64 {
-        let geo = self.geo();
-        let color = self.turn;
-        let enemy = self.side(color.opposite());
-        let empty = self.empty_squares();
-        let flying = self.variant.king_captures == KingRange::Flying;
-        let occupied = self.white | self.black;
         let mut found = 0;
-        for king in Bits(self.side(color) & self.kings) {
-            for d in Dir::ALL {
-                let over = if flying { geo.first_along(king, d, occupied) } else { geo.step(king, d) };
-                if over != OFF && enemy & (1 << over) != 0 {
-                    let land = geo.step(over, d);
-                    if land != OFF && empty & (1 << land) != 0 {
-                        found |= 1 << king;
-                        break;
-                    }
-                }
+        for king in Bits(self.side(self.turn) & self.kings) {
+            if self.king_can_jump(king) {
+                found |= 1 << king;
             }
         }
         found
+    }
+
+    /// Whether the side to move's king on `king` can jump an enemy piece.
+    #[inline]
+    fn king_can_jump(&self, king: u8) -> bool {
+        let geo = self.geo();
+        let enemy = self.side(self.turn.opposite());
+        let empty = self.empty_squares();
+        let flying = self.variant.king_captures == KingRange::Flying;
+        let occupied = self.white | self.black;
+        Dir::ALL.into_iter().any(|d| {
+            let over = if flying { geo.first_along(king, d, occupied) } else { geo.step(king, d) };
+            over != OFF && enemy & (1 << over) != 0 && {
+                let land = geo.step(over, d);
+                land != OFF && empty & (1 << land) != 0
+            }
+        })
+    }
+
+    /// Where the side to move can capture, the squares on which one more piece of its own
+    /// would block every first jump it has (the squares passed over and the landing just
+    /// beyond the jumped piece); `None` where it has no capture. An own piece only ever
+    /// blocks, so after adding one on a square outside this set a capture remains.
+    pub(crate) fn capture_blockers(&self) -> Option<u64> {
+        let geo = self.geo();
+        let empty = self.empty_squares();
+        let mut found = false;
+        let mut blockers = !0u64;
+        let men = self.side(self.turn) & !self.kings;
+        let man_targets = self.man_targets();
+        for &d in man_capture_dirs(&self.variant, self.turn) {
+            let back = d.opposite();
+            let capturing = geo.shift(geo.shift(empty, back) & man_targets, back) & men;
+            if capturing != 0 {
+                found = true;
+                // A man's jump is blocked only on its landing square.
+                let landings = geo.shift(geo.shift(capturing, d), d);
+                blockers &= if landings.count_ones() == 1 { landings } else { 0 };
+            }
+        }
+        if found && blockers == 0 {
+            return Some(0);
+        }
+        let enemy = self.side(self.turn.opposite());
+        let occupied = self.white | self.black;
+        let flying = self.variant.king_captures == KingRange::Flying;
+        for king in Bits(self.side(self.turn) & self.kings) {
+            for d in Dir::ALL {
+                let over = if flying { geo.first_along(king, d, occupied) } else { geo.step(king, d) };
+                if over == OFF || enemy & (1 << over) == 0 {
+                    continue;
+                }
+                let land = geo.step(over, d);
+                if land == OFF || empty & (1 << land) == 0 {
+                    continue;
+                }
+                found = true;
+                let passed = geo.ray[d as usize][king as usize] & !geo.ray[d as usize][over as usize] & !(1 << over);
+                blockers &= passed | 1 << land;
+                if blockers == 0 {
+                    return Some(0);
+                }
+            }
+        }
+        found.then_some(blockers)
+    }
+
+    /// Whether the side to move's piece on `bit`, of `kind`, can capture (the test
+    /// [`Position::has_capture`] makes for every piece).
+    #[inline]
+    pub(crate) fn piece_can_capture(&self, bit: u8, kind: PieceKind) -> bool {
+        match kind {
+            PieceKind::Man => self.capturing_men(1 << bit) != 0,
+            PieceKind::King => self.king_can_jump(bit),
+        }
     }
 
     fn count_quiet_moves(&self) -> usize {

@@ -21,6 +21,26 @@ pub struct Predecessor {
     pub mv: Move,
 }
 
+/// Which quiet moves [`Position::for_each_quiet_predecessor`] takes back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unmoves {
+    /// Men's steps that crown nothing.
+    pub men: bool,
+    /// Kings' moves.
+    pub kings: bool,
+    /// Men's steps onto the promotion row (the king there un-crowned).
+    pub crownings: bool,
+}
+
+impl Unmoves {
+    /// Every quiet move.
+    pub const ALL: Unmoves = Unmoves { men: true, kings: true, crownings: true };
+    /// The moves that keep the material: a crowning changes it.
+    pub const KEEPING_MATERIAL: Unmoves = Unmoves { men: true, kings: true, crownings: false };
+    /// Kings' moves only: they keep the men where they are.
+    pub const KINGS: Unmoves = Unmoves { men: false, kings: true, crownings: false };
+}
+
 /// How many pieces of the side to move an un-capture restores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Restore {
@@ -36,58 +56,84 @@ impl Position {
     /// without a capture for the mover count (capturing is compulsory).
     pub fn quiet_predecessors(&self) -> Vec<Predecessor> {
         let mut out = Vec::new();
+        self.for_each_quiet_predecessor(Unmoves::ALL, |p| out.push(p));
+        out
+    }
+
+    /// The quiet predecessors of the kinds `which` names, handed to `visit` one by one
+    /// (what a retrograde solver's inner loop calls, without allocating).
+    pub fn for_each_quiet_predecessor(&self, which: Unmoves, mut visit: impl FnMut(Predecessor)) {
         let geo = self.geo();
         let mover = self.turn.opposite();
         let own = self.side(mover);
         let empty = self.empty_squares();
         let backward = forward(geo, mover.opposite());
         let promo = promotion_bits(geo, mover);
-        let mut add = |from: u8, to: u8, was: PieceKind| {
+        // The piece that moved is put back on each square it may have come from; the
+        // mover must have had no capture there. An own piece only blocks the others'
+        // captures: with the piece off the board, the squares that would block all of
+        // them are found once; a square outside them leaves a capture, one inside leaves
+        // only the piece's own captures to test.
+        let without = |to: u8| {
             let mut q = self.with_turn(mover);
-            let (fb, tb) = (1u64 << from, 1u64 << to);
-            *q.side_mut(mover) = (own & !tb) | fb;
-            q.kings &= !tb;
-            if was == PieceKind::King {
-                q.kings |= fb;
+            *q.side_mut(mover) = own & !(1u64 << to);
+            q.kings &= !(1u64 << to);
+            q
+        };
+        let mut add = |base: &Position, blockers: Option<u64>, from: u8, to: u8, was: PieceKind| {
+            if blockers.is_some_and(|b| b & (1u64 << from) == 0) {
+                return;
             }
-            if !q.has_capture() {
-                let promotes = was == PieceKind::Man && self.kings & tb != 0;
+            let mut q = *base;
+            *q.side_mut(mover) |= 1u64 << from;
+            if was == PieceKind::King {
+                q.kings |= 1u64 << from;
+            }
+            if !q.piece_can_capture(from, was) {
+                let promotes = was == PieceKind::Man && self.kings & (1u64 << to) != 0;
                 let mv = Move::quiet(geo.square_of[from as usize], geo.square_of[to as usize], was, promotes);
-                out.push(Predecessor { position: q, mv });
+                visit(Predecessor { position: q, mv });
             }
         };
-        for to in Bits(own & !self.kings) {
-            for &d in backward {
-                let from = geo.step(to, d);
-                if from != OFF && empty & (1 << from) != 0 {
-                    add(from, to, PieceKind::Man);
+        if which.men {
+            for to in Bits(own & !self.kings) {
+                let base = without(to);
+                let blockers = base.capture_blockers();
+                for &d in backward {
+                    let from = geo.step(to, d);
+                    if from != OFF && empty & (1 << from) != 0 {
+                        add(&base, blockers, from, to, PieceKind::Man);
+                    }
                 }
             }
         }
         let flying = self.variant.king_moves == KingRange::Flying;
         for to in Bits(own & self.kings) {
-            for d in Dir::ALL {
-                let mut from = geo.step(to, d);
-                while from != OFF && empty & (1 << from) != 0 {
-                    add(from, to, PieceKind::King);
-                    if !flying {
-                        break;
+            let base = without(to);
+            let blockers = base.capture_blockers();
+            if which.kings {
+                for d in Dir::ALL {
+                    let mut from = geo.step(to, d);
+                    while from != OFF && empty & (1 << from) != 0 {
+                        add(&base, blockers, from, to, PieceKind::King);
+                        if !flying {
+                            break;
+                        }
+                        from = geo.step(from, d);
                     }
-                    from = geo.step(from, d);
                 }
             }
-            if promo & (1 << to) != 0 {
+            if which.crownings && promo & (1 << to) != 0 {
                 for &d in backward {
                     let from = geo.step(to, d);
                     // From off the row: a man on it would be a king (a sideways step
                     // along the row, on the orthogonal board, is no un-crowning).
                     if from != OFF && empty & (1 << from) != 0 && promo & (1 << from) == 0 {
-                        add(from, to, PieceKind::Man);
+                        add(&base, blockers, from, to, PieceKind::Man);
                     }
                 }
             }
         }
-        out
     }
 
     /// Predecessors by captures that took exactly `restore` pieces of the side to move.

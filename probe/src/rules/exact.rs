@@ -47,10 +47,41 @@ impl Verdict {
 /// The exact verdict of `position` with `counters`.
 pub fn verdict<O: Oracle>(oracle: &O, position: &Position, counters: &Counters) -> Result<Verdict, O::Error> {
     let theoretical = oracle.theoretical(position)?;
-    let Some(count) = counters.governing(position) else {
-        let within = RuleScore::from_score(theoretical);
-        return Ok(Verdict { exact: theoretical.wld(), theoretical, count: None, within });
+    let (count, within) = match governing_distance(oracle, position, counters)? {
+        Governing::NoCount => (None, RuleScore::from_score(theoretical)),
+        Governing::ToTheEnd(count) => (Some(count), RuleScore::from_score(theoretical)),
+        Governing::Table(count, within) => (Some(count), within),
     };
+    let exact = match count {
+        Some((_, left)) => within.within(left),
+        None => theoretical.wld(),
+    };
+    Ok(Verdict { exact, theoretical, count, within })
+}
+
+/// The exact result alone, as [`verdict`]'s `exact`: the theoretical value is read only
+/// where the rule table does not decide (a generator values every move that ends a
+/// count this way, and the rule table answers nearly all of them alone).
+pub fn exact_result<O: Oracle>(oracle: &O, position: &Position, counters: &Counters) -> Result<Wld, O::Error> {
+    Ok(match governing_distance(oracle, position, counters)? {
+        Governing::NoCount => oracle.theoretical(position)?.wld(),
+        Governing::ToTheEnd((_, left)) => RuleScore::from_score(oracle.theoretical(position)?).within(left),
+        Governing::Table((_, left), within) => within.within(left),
+    })
+}
+
+/// The count governing a position (article, plies left) and where its distance comes from.
+enum Governing {
+    /// No count runs: the theoretical value decides.
+    NoCount,
+    /// A count that never ends before the game does: the distance is the DTW.
+    ToTheEnd((&'static str, u16)),
+    /// The distance within the count, from the rule table.
+    Table((&'static str, u16), RuleScore),
+}
+
+fn governing_distance<O: Oracle>(oracle: &O, position: &Position, counters: &Counters) -> Result<Governing, O::Error> {
+    let Some(count) = counters.governing(position) else { return Ok(Governing::NoCount) };
     let never_ends_early = counters.material.is_some_and(|c| {
         counters
             .rules(position.variant())
@@ -58,8 +89,10 @@ pub fn verdict<O: Oracle>(oracle: &O, position: &Position, counters: &Counters) 
             .get(c.rule)
             .is_some_and(|r| r.persistence == Persistence::UntilGameEnds)
     });
-    let within = if never_ends_early { RuleScore::from_score(theoretical) } else { oracle.counted(position)? };
-    Ok(Verdict { exact: within.within(count.1), theoretical, count: Some(count), within })
+    if never_ends_early {
+        return Ok(Governing::ToTheEnd(count));
+    }
+    Ok(Governing::Table(count, oracle.counted(position)?))
 }
 
 /// A move with the verdict it leads to, seen from the side that makes it.
