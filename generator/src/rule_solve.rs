@@ -25,8 +25,8 @@ use std::sync::Arc;
 use kabe_probe::rules::exact::{exact_result, Oracle};
 use kabe_probe::rules::Context;
 use kabe_probe::{
-    Counters, DrawRules, MaterialIndex, MoveList, PieceKind, Position, RuleScore, Score, Signature, SquareSets,
-    Unmoves, Variant, Wld,
+    Counters, DrawRules, MaterialIndex, MoveList, OneKingMoved, PieceKind, Position, RuleScore, Score, Signature,
+    Square, SquareSets, Unmoves, Variant, Wld,
 };
 use rayon::prelude::*;
 
@@ -443,13 +443,21 @@ where
                         let mut failure = None;
                         // The parents share their men: one part, found once.
                         let mut part_base: Option<(usize, usize)> = None;
+                        let mut one_king: Option<(Square, OneKingMoved)> = None;
                         turned_back.for_each_quiet_predecessor(Unmoves::KINGS, |parent| {
                             // The mover is White.
                             let (t, base) = *part_base.get_or_insert_with(|| {
                                 let p = local_of(&parent.position);
                                 (component.parts[p / kings].0, p - p % kings)
                             });
-                            let p = base + self.pair.tables[t].king_rank(&parent.position) as usize;
+                            let (from, to) = (parent.mv.from(), parent.mv.to());
+                            let ranks = match &one_king {
+                                Some((king, ranks)) if *king == to => ranks,
+                                _ => {
+                                    &one_king.insert((to, self.pair.tables[t].one_king_moved(&parent.position, from))).1
+                                }
+                            };
+                            let p = base + ranks.king_rank(from) as usize;
                             if !won {
                                 lower(p, RuleScore::win(ply + 1).raw());
                             } else if failure.is_none() {

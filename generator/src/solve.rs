@@ -26,7 +26,9 @@
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Mutex;
 
-use kabe_probe::{MaterialIndex, MoveList, PieceKind, Position, Score, Signature, Unmoves, Variant, Wld};
+use kabe_probe::{
+    MaterialIndex, MoveList, OneKingMoved, PieceKind, Position, Score, Signature, Square, Unmoves, Variant, Wld,
+};
 use rayon::prelude::*;
 
 use crate::lookup::Finished;
@@ -163,8 +165,10 @@ impl<F: Finished> Graph for Pair<'_, F> {
         // The node is the mover's child seen from the other side: turn it back.
         let child = self.position(node).flipped();
         // A king's moves keep the men: once one such parent's index is known, the others
-        // differ from it in the king placement alone.
+        // differ from it in the king placement alone, and the parents one king's moves
+        // lead to differ in that king's square alone.
         let mut kings_moved: Option<(&MaterialIndex, u64)> = None;
+        let mut one_king: Option<(Square, OneKingMoved)> = None;
         child.for_each_quiet_predecessor(Unmoves::KEEPING_MATERIAL, |p| {
             if p.mv.piece() == PieceKind::King {
                 let (table, men_base) = *kings_moved.get_or_insert_with(|| {
@@ -172,7 +176,11 @@ impl<F: Finished> Graph for Pair<'_, F> {
                     let index = table.index(&p.position);
                     (table, first + index - index % table.king_placements())
                 });
-                visit(men_base + table.king_rank(&p.position));
+                let ranks = match &one_king {
+                    Some((king, ranks)) if *king == p.mv.to() => ranks,
+                    _ => &one_king.insert((p.mv.to(), table.one_king_moved(&p.position, p.mv.from()))).1,
+                };
+                visit(men_base + ranks.king_rank(p.mv.from()));
             } else {
                 let (table, first) = self.table_of(&p.position);
                 visit(first + table.index(&p.position));

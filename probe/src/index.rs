@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use kabe_rules::{Bits, Color, PieceKind, Position, SquareSets, Variant};
+use kabe_rules::{Bits, Color, PieceKind, Position, Square, SquareSets, Variant};
 
 /// The material of one table, seen from the side to move ("white").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -142,6 +142,17 @@ fn rank_subset(chosen: u64, available: u64) -> u64 {
         rank += C.get(below, i as u32 + 1);
     }
     rank
+}
+
+/// The places of `chosen`'s squares among `available`'s, lowest first, and how many.
+fn compressed_places(chosen: u64, available: u64) -> ([u32; MAX_KINGS], usize) {
+    let mut places = [0; MAX_KINGS];
+    let mut n = 0;
+    for s in Bits(chosen) {
+        places[n] = (available & ((1u64 << s) - 1)).count_ones();
+        n += 1;
+    }
+    (places, n)
 }
 
 /// The set of `k` squares of `available` with rank `rank`.
@@ -299,6 +310,46 @@ impl MaterialIndex {
         self.king_rank_of(&position.square_sets())
     }
 
+    /// For positions that differ only in where one white king stands (a king's moves
+    /// taken back, in a retrograde solver), what ranks each in constant time:
+    /// `position` is one of them, its white king on `square` the one that moves.
+    pub fn one_king_moved(&self, position: &Position, square: Square) -> OneKingMoved {
+        let sets = position.square_sets();
+        let moving = 1u64 << square.index();
+        debug_assert!(sets.white_kings & moving != 0, "{}: no white king on {}", position.fen(), square.number());
+        let free = self.all & !sets.white_men & !sets.black_men;
+        let others = sets.white_kings & !moving;
+        let mut ranks = OneKingMoved {
+            free,
+            others,
+            black: sets.black_kings,
+            bk_count: C.get(free.count_ones() - self.signature.white_kings as u32, self.signature.black_kings as u32),
+            white_below: [0; MAX_KINGS + 1],
+            white_above: [0; MAX_KINGS + 1],
+            black_below: [0; MAX_KINGS + 1],
+            black_above: [0; MAX_KINGS + 1],
+        };
+        // The other white kings, l-th lowest at compressed place p: C(p, l + 1) below the
+        // moving king, C(p, l + 2) above it (it takes a place below them).
+        let places = compressed_places(others, free);
+        let places = &places.0[..places.1];
+        for j in 0..=places.len() {
+            ranks.white_below[j] = places[..j].iter().enumerate().map(|(l, &p)| C.get(p, l as u32 + 1)).sum();
+            ranks.white_above[j] = places[j..].iter().enumerate().map(|(l, &p)| C.get(p, (j + l) as u32 + 2)).sum();
+        }
+        // The black kings among the squares free of men and the other white kings: a black
+        // king above the moving king loses one place to it.
+        let black_free = free & !others;
+        let places = compressed_places(sets.black_kings, black_free);
+        let places = &places.0[..places.1];
+        for m in 0..=places.len() {
+            ranks.black_below[m] = places[..m].iter().enumerate().map(|(i, &q)| C.get(q, i as u32 + 1)).sum();
+            ranks.black_above[m] =
+                places[m..].iter().enumerate().map(|(i, &q)| C.get(q.saturating_sub(1), (m + i) as u32 + 1)).sum();
+        }
+        ranks
+    }
+
     #[inline]
     fn king_rank_of(&self, sets: &SquareSets) -> u64 {
         let free = self.all & !sets.white_men & !sets.black_men;
@@ -350,6 +401,40 @@ impl MaterialIndex {
         let black_kings = unrank_subset(king_rank % bk_count, bk, free & !white_kings);
         let sets = SquareSets { white_men: men.white_men, white_kings, black_men: men.black_men, black_kings };
         Position::from_square_sets(self.variant, Color::White, &sets)
+    }
+}
+
+/// Most kings of one side a table holds (a signature's digit).
+const MAX_KINGS: usize = 9;
+
+/// The king ranks of positions that differ in one white king's square
+/// ([`MaterialIndex::one_king_moved`]).
+#[derive(Clone, Debug)]
+pub struct OneKingMoved {
+    free: u64,
+    /// The white kings that stay.
+    others: u64,
+    black: u64,
+    bk_count: u64,
+    /// By how many other white kings lie below the moving one: their terms below it,
+    /// and above it.
+    white_below: [u64; MAX_KINGS + 1],
+    white_above: [u64; MAX_KINGS + 1],
+    /// By how many black kings lie below the moving one.
+    black_below: [u64; MAX_KINGS + 1],
+    black_above: [u64; MAX_KINGS + 1],
+}
+
+impl OneKingMoved {
+    /// The king rank ([`MaterialIndex::king_rank`]) with the moving king on `square`
+    /// (free of every other piece).
+    #[inline]
+    pub fn king_rank(&self, square: Square) -> u64 {
+        let below = (1u64 << square.index()) - 1;
+        let j = (self.others & below).count_ones() as usize;
+        let white = self.white_below[j] + C.get((self.free & below).count_ones(), j as u32 + 1) + self.white_above[j];
+        let m = (self.black & below).count_ones() as usize;
+        white * self.bk_count + self.black_below[m] + self.black_above[m]
     }
 }
 

@@ -4,7 +4,9 @@
 #[path = "../../rules/tests/common/mod.rs"]
 mod common;
 
-use kabe_probe::{Color, MaterialIndex, PieceKind, Position, Setup, SetupPiece, Signature, Variant};
+use kabe_probe::{
+    Color, MaterialIndex, PieceKind, Position, Setup, SetupPiece, Signature, Square, SquareSets, Variant,
+};
 use proptest::prelude::*;
 
 /// Positions of `sig`, counted by brute force over ordered tuples of squares.
@@ -186,4 +188,51 @@ fn the_positions_iterator_equals_unranking_every_index() {
         let whole = MaterialIndex::new(Variant::INTERNATIONAL, sig).expect("small").len();
         check_positions_iterator(Variant::INTERNATIONAL, sig, &[0, 3, 12_345, whole / 2, whole - 1_000], 60_000);
     }
+}
+
+/// Every white king put on every free square: the constant-time rank of
+/// `MaterialIndex::one_king_moved` equals the index's own.
+#[test]
+fn one_king_moved_ranks_as_the_index_does() {
+    let mut checked = 0u64;
+    for (variant, sig) in [
+        (Variant::INTERNATIONAL, Signature::new(0, 3, 0, 2)),
+        (Variant::INTERNATIONAL, Signature::new(1, 2, 1, 1)),
+        (Variant::INTERNATIONAL, Signature::new(0, 5, 1, 0)),
+        (Variant::INTERNATIONAL, Signature::new(0, 1, 0, 4)),
+        (Variant::INTERNATIONAL, Signature::new(1, 1, 0, 1)),
+        (Variant::RUSSIAN, Signature::new(0, 2, 1, 2)),
+        (Variant::RUSSIAN, Signature::new(2, 2, 0, 1)),
+    ] {
+        let index = MaterialIndex::new(variant, sig).expect("small");
+        let step = (index.len() / 300).max(1);
+        for i in (0..index.len()).step_by(step as usize) {
+            let position = index.position(i);
+            let sets = position.square_sets();
+            let empty = (0..variant.squares())
+                .filter(|&s| (sets.white_men | sets.white_kings | sets.black_men | sets.black_kings) & 1u64 << s == 0);
+            let empty: Vec<u8> = empty.collect();
+            for king in (0..variant.squares()).filter(|&s| sets.white_kings & 1u64 << s != 0) {
+                let ranks = index.one_king_moved(&position, square(variant, king));
+                for &to in &empty {
+                    let moved = SquareSets { white_kings: sets.white_kings & !(1u64 << king) | 1u64 << to, ..sets };
+                    let other = Position::from_square_sets(variant, Color::White, &moved);
+                    assert_eq!(
+                        ranks.king_rank(square(variant, to)),
+                        index.index(&other) % index.king_placements(),
+                        "{} with the king of {} on {}",
+                        position.fen(),
+                        king + 1,
+                        to + 1
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100_000, "only {checked} placements checked");
+}
+
+fn square(variant: Variant, index: u8) -> Square {
+    Square::from_number(index as u32 + 1, variant.squares()).expect("on the board")
 }
