@@ -26,10 +26,12 @@ fn main() {
         let tables = kabe_generator::solve_pair(&tb, variant, sig, &|_| {}).expect("the tables it reads");
         let secs = start.elapsed().as_secs_f64();
         let positions: u64 = tables.iter().map(|t| t.scores.len() as u64).sum();
+        let draws = tables.iter().flat_map(|t| &t.scores).filter(|s| s.wld() == kabe_probe::Wld::Draw).count();
         println!(
-            "round {round}: {sig}+{} theory, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads)",
+            "round {round}: {sig}+{} theory, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads), {:.1}% drawn",
             sig.flipped(),
             positions as f64 / secs / 1e6,
+            100.0 * draws as f64 / positions as f64,
         );
         if let Some(set) = rules {
             let rules = DrawRules::new(set, &variant);

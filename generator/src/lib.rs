@@ -51,7 +51,7 @@ pub use pair::{TableId, TablePair};
 pub use plan::{Job, Plan, Rates};
 pub use registry::MissingTable;
 pub use registry::{Registry, SolvedTable};
-pub use rule_solve::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};
+pub use rule_solve::{solve_rule_pair, MemoryOracle, RuleInputs, RuleRegistry, RuleTable};
 pub use solve::{solve_pair, STATE_BYTES_PER_POSITION};
 pub use statistics::{RuleStats, TableStats};
 pub use verify::{

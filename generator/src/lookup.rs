@@ -5,7 +5,7 @@
 
 use kabe_probe::rules::exact::Oracle;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{DrawRuleSet, Position, RuleScore, Score, Signature};
+use kabe_probe::{DrawRuleSet, Position, RuleScore, Score, Signature, Wld};
 
 use crate::registry::{MissingTable, Registry};
 
@@ -47,5 +47,11 @@ impl Oracle for FileOracle<'_> {
 
     fn counted(&self, position: &Position) -> Result<RuleScore, ProbeError> {
         self.0.probe_counted(position, self.1)
+    }
+}
+
+impl crate::rule_solve::RuleInputs for FileOracle<'_> {
+    fn stored_result(&self, position: &Position) -> Result<Option<Wld>, ProbeError> {
+        self.0.probe_wld_stored(position)
     }
 }

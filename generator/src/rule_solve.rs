@@ -107,6 +107,22 @@ impl Oracle for MemoryOracle<'_> {
     }
 }
 
+/// What a rule pass reads: the values of finished tables ([`Oracle`]) and the pair's own
+/// theoretical results. A position drawn in theory is drawn under every count (a count
+/// only ever turns wins into draws), so the pass leaves it undecided without looking at
+/// its moves; in the balanced materials that is most positions.
+pub trait RuleInputs: Oracle {
+    /// The stored theoretical result of a position of the pair being solved (White to
+    /// move); `None` where it is not at hand without a search.
+    fn stored_result(&self, position: &Position) -> Result<Option<Wld>, Self::Error>;
+}
+
+impl RuleInputs for MemoryOracle<'_> {
+    fn stored_result(&self, position: &Position) -> Result<Option<Wld>, MissingTable> {
+        Ok(Some(self.theoretical(position)?.wld()))
+    }
+}
+
 /// Finished tables, and the components of the pair solved so far.
 struct PairOracle<'a, O, V> {
     finished: &'a O,
@@ -211,7 +227,7 @@ pub fn solve_rule_pair<O>(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Option<Vec<RuleTable>>, O::Error>
 where
-    O: Oracle + Sync,
+    O: RuleInputs + Sync,
     O::Error: Send,
 {
     if rules.context(signature).is_none() {
@@ -250,7 +266,7 @@ pub(crate) fn solve_rule_pair_on_disk<O>(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<bool, SliceError<O::Error, std::io::Error>>
 where
-    O: Oracle + Sync,
+    O: RuleInputs + Sync,
     O::Error: Send,
 {
     if rules.context(signature).is_none() {
@@ -268,7 +284,7 @@ fn solve_components<O, V>(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(), SliceError<O::Error, V::Error>>
 where
-    O: Oracle + Sync,
+    O: RuleInputs + Sync,
     O::Error: Send,
     V: RuleValues,
 {
@@ -323,7 +339,7 @@ const NOTHING: u16 = u16::MAX;
 /// Nodes per chunk: the unit of parallel work and of the scan's skip summary.
 const CHUNK: usize = 4096;
 
-impl<O: Oracle + Sync, V: RuleValues> ComponentSolver<'_, O, V>
+impl<O: RuleInputs + Sync, V: RuleValues> ComponentSolver<'_, O, V>
 where
     O::Error: Send,
 {
@@ -372,6 +388,10 @@ where
         chunk_min.par_iter().enumerate().try_for_each_init(MoveList::new, |moves, (c, min)| {
             let mut lowest = NOTHING;
             for (local, position) in chunk_range(c).zip(positions_in(chunk_range(c))) {
+                if self.oracle.finished.stored_result(&position).map_err(SliceError::Finished)? == Some(Wld::Draw) {
+                    slot(local).store(CANNOT_LOSE, Ordering::Relaxed);
+                    continue;
+                }
                 let e = self.exits(&position, moves)?;
                 let state = match e.win.filter(|&w| w <= self.cap) {
                     Some(w) => RuleScore::win(w).raw(),
