@@ -51,10 +51,11 @@ impl Job {
 }
 
 /// Positions solved per second, measured on this project's 2-core AMD EPYC VM
-/// (docs/benchmarks.md, "Table generation"): international 2-5 under `--memory 4G` (1.76 M theory
-/// and rule positions a second on 2 threads), the kings-only pair 0501+0105 (0.58 M
-/// theory positions a second on 2 threads; its rule tables, 190.7 M positions in one
-/// component solved in parallel, in 6 min 16 s on 2 threads).
+/// (docs/benchmarks.md, "Six pieces"; `examples/time_pair`, 2 threads, alone): the
+/// 6-piece pairs 1014+1410 (2.20 M theory positions a second) and 0510+1005 (2.02 M), the
+/// kings-only 0501+0105 (1.69 M theory, 1.35 M rule) and 0303 (1.83 M theory, 1.20 M
+/// rule); the 5-piece pairs with men solve their rule tables at 3.2-4.2 M a second, less
+/// taken here for the larger 6-piece state.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rates {
     /// Theory positions a second per thread, a pair with men.
@@ -73,10 +74,10 @@ pub struct Rates {
 impl Default for Rates {
     fn default() -> Rates {
         Rates {
-            theory_per_thread: 1.0e6,
-            kings_theory_per_thread: 0.29e6,
-            rules_per_thread: 0.8e6,
-            kings_rules_per_thread: 0.25e6,
+            theory_per_thread: 1.05e6,
+            kings_theory_per_thread: 0.85e6,
+            rules_per_thread: 1.2e6,
+            kings_rules_per_thread: 0.6e6,
             overhead: 0.5,
         }
     }
