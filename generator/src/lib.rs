@@ -45,13 +45,13 @@ pub use build::{
 pub use check_rules::{
     brute_rules, check_pair_layered, check_signature, with_deep_stack, LayeredCheckError, RuleCheck,
 };
-pub use lookup::{FileOracle, Finished};
+pub use lookup::{FileOracle, Finished, RuleInputs};
 pub use one_side::{keep_one_side, OneSide};
 pub use pair::{TableId, TablePair};
 pub use plan::{Job, Plan, Rates};
 pub use registry::MissingTable;
 pub use registry::{Registry, SolvedTable};
-pub use rule_solve::{solve_rule_pair, MemoryOracle, RuleInputs, RuleRegistry, RuleTable};
+pub use rule_solve::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};
 pub use solve::{solve_pair, STATE_BYTES_PER_POSITION};
 pub use statistics::{RuleStats, TableStats};
 pub use verify::{

@@ -50,7 +50,17 @@ impl Oracle for FileOracle<'_> {
     }
 }
 
-impl crate::rule_solve::RuleInputs for FileOracle<'_> {
+/// What a rule pass reads: the values of finished tables ([`Oracle`]) and the pair's own
+/// theoretical results. A position drawn in theory is drawn under every count (a count
+/// only ever turns wins into draws), so the pass leaves it undecided without looking at
+/// its moves; in the balanced materials that is most positions.
+pub trait RuleInputs: Oracle {
+    /// The stored theoretical result of a position of the pair being solved (White to
+    /// move); `None` where it is not at hand without a search.
+    fn stored_result(&self, position: &Position) -> Result<Option<Wld>, Self::Error>;
+}
+
+impl RuleInputs for FileOracle<'_> {
     fn stored_result(&self, position: &Position) -> Result<Option<Wld>, ProbeError> {
         self.0.probe_wld_stored(position)
     }

@@ -31,6 +31,7 @@ use kabe_probe::{
 use rayon::prelude::*;
 
 use crate::components::{components, Component};
+use crate::lookup::RuleInputs;
 use crate::registry::{MissingTable, Registry};
 use crate::slices::{FileStore, SliceError};
 use crate::solve::{atomic_array, count_down, pair_tables, CANNOT_LOSE, EXIT_UNKNOWN, PENDING};
@@ -105,16 +106,6 @@ impl Oracle for MemoryOracle<'_> {
         let table = self.done.table(sig).ok_or(MissingTable(sig))?;
         Ok(table.values[table.index.index(&normalized) as usize])
     }
-}
-
-/// What a rule pass reads: the values of finished tables ([`Oracle`]) and the pair's own
-/// theoretical results. A position drawn in theory is drawn under every count (a count
-/// only ever turns wins into draws), so the pass leaves it undecided without looking at
-/// its moves; in the balanced materials that is most positions.
-pub trait RuleInputs: Oracle {
-    /// The stored theoretical result of a position of the pair being solved (White to
-    /// move); `None` where it is not at hand without a search.
-    fn stored_result(&self, position: &Position) -> Result<Option<Wld>, Self::Error>;
 }
 
 impl RuleInputs for MemoryOracle<'_> {

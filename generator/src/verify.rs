@@ -822,8 +822,19 @@ pub fn verify_with(
                                 Ok(None) => break,
                                 Err(e) => return note_bad(e),
                             };
-                            let oracle = RuleOracle { tables, set, cache: RefCell::new(&mut *cache) };
-                            let derived = match successors::rule_score_from(&oracle, &rules, context, &position) {
+                            // Drawn in theory (a DTW value this run checks from its own
+                            // successors) means undecided under every count: a count only
+                            // turns wins into draws, so no move can lead to a position lost
+                            // within it. The stored value must say so; no moves to look at.
+                            let drawn =
+                                tables.resident_dtw.get(sig).is_some_and(|v| v[at as usize] == Score::DRAW.raw());
+                            let derived = if drawn {
+                                Ok(RuleScore::NONE)
+                            } else {
+                                let oracle = RuleOracle { tables, set, cache: RefCell::new(&mut *cache) };
+                                successors::rule_score_from(&oracle, &rules, context, &position)
+                            };
+                            let derived = match derived {
                                 Ok(d) => d,
                                 Err(Gap::Missing) => {
                                     unverified.fetch_add(1, Ordering::Relaxed);
