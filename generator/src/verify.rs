@@ -153,6 +153,9 @@ struct Tables {
     rules: BTreeMap<DrawRuleSet, BTreeMap<Signature, TableFile>>,
     /// DTW values ([`Score::raw`]) of every position of the resident signatures.
     resident_dtw: BTreeMap<Signature, Vec<u16>>,
+    /// The indexes of the resident signatures, beside their values: a successor in the
+    /// pair is ranked without a search through every signature's.
+    resident_index: Vec<(Signature, MaterialIndex)>,
     /// Rule values (the file's one-byte code) of every position of the resident
     /// signatures, for the set named.
     resident_rules: Option<(DrawRuleSet, BTreeMap<Signature, Vec<u8>>)>,
@@ -319,7 +322,8 @@ impl Tables {
         let p = position.normalized();
         let sig = Signature::of(&p);
         let values = self.resident_dtw.get(&sig)?;
-        values.get(self.index.get(&sig)?.index(&p) as usize)
+        let (_, index) = self.resident_index.iter().find(|(s, _)| *s == sig)?;
+        values.get(index.index(&p) as usize)
     }
 
     /// The DTW value of any position whose table is here (or whose material decides it:
@@ -356,7 +360,11 @@ impl Tables {
         let p = position.normalized();
         let sig = Signature::of(&p);
         if let Some((_, resident)) = self.resident_rules.as_ref().filter(|(s, _)| *s == set) {
-            if let (Some(values), Some(index)) = (resident.get(&sig), self.index.get(&sig)) {
+            if let Some(values) = resident.get(&sig) {
+                let index = match self.resident_index.iter().find(|(s, _)| *s == sig) {
+                    Some((_, index)) => index,
+                    None => &self.index[&sig],
+                };
                 return Ok(rule_entry(values, index.index(&p) as usize));
             }
         }
@@ -693,7 +701,10 @@ pub fn verify_with(
             // The side that stores its values first: the other side's are found through it.
             for sig in stored_first(pair, &tables.dtw) {
                 match resident_dtw(&tables, sig, &shared) {
-                    Ok(Some(values)) => drop(tables.resident_dtw.insert(sig, values)),
+                    Ok(Some(values)) => {
+                        tables.resident_index.push((sig, tables.index[&sig].clone()));
+                        tables.resident_dtw.insert(sig, values);
+                    }
                     Ok(None) => {}
                     Err(e) => note_bad(e),
                 }
@@ -864,6 +875,7 @@ pub fn verify_with(
             tables.resident_rules = None;
         }
         tables.resident_dtw.clear();
+        tables.resident_index.clear();
         report.pairs_derived += 1;
         let findings_after = (
             count.load(Ordering::Relaxed) + rule_count.load(Ordering::Relaxed) + unverified.load(Ordering::Relaxed),
