@@ -30,7 +30,7 @@ use kabe_probe::{
 };
 use rayon::prelude::*;
 
-use crate::components::{components, Component};
+use crate::components::{components, part_positions, Component};
 use crate::lookup::RuleInputs;
 use crate::registry::{MissingTable, Registry};
 use crate::slices::{FileStore, SliceError};
@@ -360,17 +360,8 @@ where
             let part = local / kings;
             self.pair.tables[component.parts[part].0].place_kings(&men[part], (local % kings) as u64)
         };
-        // Consecutive nodes, a part at a time: the index steps from one king placement to
-        // the next instead of unranking each.
         let positions_in = |range: std::ops::Range<usize>| {
-            let parts = range.start / kings..(range.end - 1) / kings + 1;
-            parts.flat_map(move |part| {
-                let (t, m) = component.parts[part];
-                let first = range.start.max(part * kings) - part * kings;
-                let end = range.end.min((part + 1) * kings) - part * kings;
-                let base = m * kings as u64;
-                self.pair.tables[t].positions(base + first as u64..base + end as u64)
-            })
+            part_positions(&self.pair.tables, &component.parts, kings as u64, range.start as u64..range.end as u64)
         };
         let chunk_min: Vec<AtomicU16> = (0..n.div_ceil(CHUNK)).map(|_| AtomicU16::new(NOTHING)).collect();
         let chunk_range = |c: usize| c * CHUNK..((c + 1) * CHUNK).min(n);

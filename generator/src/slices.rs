@@ -16,7 +16,7 @@ use kabe_probe::Variant;
 use kabe_probe::{MaterialIndex, MoveList, PieceKind, Position, Score, Signature, Unmoves};
 use rayon::prelude::*;
 
-use crate::components::{components, Component};
+use crate::components::{components, part_positions, Component};
 use crate::lookup::Finished;
 #[cfg(test)]
 use crate::registry::SolvedTable;
@@ -275,17 +275,7 @@ impl<F: Finished, S: PairStore> Graph for ComponentGraph<'_, F, S> {
     }
 
     fn positions(&self, range: Range<u64>) -> Box<dyn Iterator<Item = Position> + '_> {
-        // Split at part boundaries: inside a part, consecutive nodes are consecutive
-        // indexes of one table.
-        let mut pieces: Vec<(usize, Range<u64>)> = Vec::new();
-        let mut at = range.start;
-        while at < range.end {
-            let end = ((at / self.kings + 1) * self.kings).min(range.end);
-            let (t, first) = self.global(at);
-            pieces.push((t, first..first + (end - at)));
-            at = end;
-        }
-        Box::new(pieces.into_iter().flat_map(move |(t, r)| self.tables[t].positions(r)))
+        Box::new(part_positions(self.tables, self.parts, self.kings, range))
     }
 
     /// Quiet king moves stay in the component; a man move goes to a component solved
