@@ -636,24 +636,33 @@ impl CaptureSearch<'_> {
     /// The enemy piece a king on `at` can capture in direction `d`, with its landing squares.
     fn king_capture_in(&self, at: u8, captured: u64, d: Dir) -> Option<(u8, Landings)> {
         let flying = self.variant.king_captures == KingRange::Flying;
-        let free = self.free(captured);
-        let mut over = self.geo.step(at, d);
-        if flying {
-            while over != OFF && free & (1 << over) != 0 {
-                over = self.geo.step(over, d);
-            }
-        }
+        let blocked = !self.free(captured);
+        // The first square that is not free, found from the ray in one step.
+        let over = if flying { self.geo.first_along(at, d, blocked) } else { self.geo.step(at, d) };
         if over == OFF || self.enemy & !captured & (1 << over) == 0 {
             return None;
         }
         let mut landings = Landings::default();
-        let mut land = self.geo.step(over, d);
-        while land != OFF && free & (1 << land) != 0 {
-            landings.push(land);
-            if !flying {
-                break;
+        if flying {
+            // Every square beyond up to the next piece, nearest first.
+            let stop = self.geo.first_along(over, d, blocked);
+            let beyond = self.geo.ray[d as usize][over as usize];
+            let mut open =
+                if stop == OFF { beyond } else { beyond & !(self.geo.ray[d as usize][stop as usize] | 1 << stop) };
+            while open != 0 {
+                let land = match d {
+                    // North lies towards bit 0: the nearest square is the highest bit.
+                    Dir::NorthWest | Dir::NorthEast => 63 - open.leading_zeros() as u8,
+                    Dir::SouthWest | Dir::SouthEast => open.trailing_zeros() as u8,
+                };
+                landings.push(land);
+                open &= !(1u64 << land);
             }
-            land = self.geo.step(land, d);
+        } else {
+            let land = self.geo.step(over, d);
+            if land != OFF && blocked & (1 << land) == 0 {
+                landings.push(land);
+            }
         }
         (!landings.is_empty()).then_some((over, landings))
     }
