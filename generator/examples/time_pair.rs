@@ -1,20 +1,26 @@
 //! Times solving one pair (a signature and its colour flip) in memory, reading the
 //! finished tables it needs from a table directory, without writing anything:
-//! `cargo run --release -p kabe-generator --example time_pair -- DIR VARIANT SIG [ROUNDS] [RULES]`
-//! (e.g. `tables international 2111 1 fmjd`). The theoretical pass is timed always; with
-//! a rule set named, its rule pass too (the pair's own theoretical tables must then be
-//! in DIR). Prints each round's times and positions/s.
+//! `cargo run --release -p kabe-generator --example time_pair -- DIR VARIANT SIG [ROUNDS] [RULES [rules-only]]`
+//! (e.g. `tables international 2111 1 fmjd`). The theoretical pass is timed unless
+//! `rules-only` is given; with a rule set named, its rule pass too (the pair's own
+//! theoretical tables must then be in DIR: the rule pass reads them from there). Prints
+//! each round's times and positions/s.
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: time_pair DIR VARIANT SIG [ROUNDS] [RULES]";
+    let usage = "usage: time_pair DIR VARIANT SIG [ROUNDS] [RULES [rules-only]]";
     let dir = args.get(1).expect(usage);
     let variant = Variant::by_name(args.get(2).expect(usage)).expect("a variant");
     let sig: Signature = args.get(3).expect(usage).parse().expect("a signature such as 2111");
     let rounds: usize = args.get(4).map_or(1, |r| r.parse().expect("rounds"));
     let rules: Option<DrawRuleSet> = args.get(5).map(|r| r.parse().expect("a rule set such as fmjd"));
+    let theory = match args.get(6).map(String::as_str) {
+        None => true,
+        Some("rules-only") => false,
+        Some(other) => panic!("{usage}: `{other}` is not `rules-only`"),
+    };
     let mut builder = Tablebase::builder(dir).variants(&[variant]).cache_bytes(1 << 30);
     if let Some(set) = rules {
         builder = builder.rules(set);
@@ -22,17 +28,19 @@ fn main() {
     let tb = builder.open().expect("open");
     let threads = rayon::current_num_threads();
     for round in 1..=rounds {
-        let start = std::time::Instant::now();
-        let tables = kabe_generator::solve_pair(&tb, variant, sig, &|_| {}).expect("the tables it reads");
-        let secs = start.elapsed().as_secs_f64();
-        let positions: u64 = tables.iter().map(|t| t.scores.len() as u64).sum();
-        let draws = tables.iter().flat_map(|t| &t.scores).filter(|s| s.wld() == kabe_probe::Wld::Draw).count();
-        println!(
-            "round {round}: {sig}+{} theory, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads), {:.1}% drawn",
-            sig.flipped(),
-            positions as f64 / secs / 1e6,
-            100.0 * draws as f64 / positions as f64,
-        );
+        if theory {
+            let start = std::time::Instant::now();
+            let tables = kabe_generator::solve_pair(&tb, variant, sig, &|_| {}).expect("the tables it reads");
+            let secs = start.elapsed().as_secs_f64();
+            let positions: u64 = tables.iter().map(|t| t.scores.len() as u64).sum();
+            let draws = tables.iter().flat_map(|t| &t.scores).filter(|s| s.wld() == kabe_probe::Wld::Draw).count();
+            println!(
+                "round {round}: {sig}+{} theory, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads), {:.1}% drawn",
+                sig.flipped(),
+                positions as f64 / secs / 1e6,
+                100.0 * draws as f64 / positions as f64,
+            );
+        }
         if let Some(set) = rules {
             let rules = DrawRules::new(set, &variant);
             let start = std::time::Instant::now();

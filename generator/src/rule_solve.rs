@@ -34,7 +34,9 @@ use crate::components::{components, part_positions, Component};
 use crate::lookup::RuleInputs;
 use crate::registry::{MissingTable, Registry};
 use crate::slices::{FileStore, SliceError};
-use crate::solve::{atomic_array, count_down, pair_tables, CANNOT_LOSE, EXIT_UNKNOWN, PENDING};
+use crate::solve::{
+    atomic_array, count_down, lower_in_chunk, pair_tables, prefetch, CANNOT_LOSE, EXIT_UNKNOWN, PARENT_BATCH, PENDING,
+};
 
 /// The rule values of every position (White to move) of one signature.
 #[derive(Debug)]
@@ -396,10 +398,7 @@ where
 
         // 2. Propagate ply by ply: a loss in `ply` makes its parents wins in `ply + 1`,
         // a win takes one move off each parent's count.
-        let lower = |local: usize, state: u16| {
-            slot(local).fetch_min(state, Ordering::AcqRel);
-            chunk_min[local / CHUNK].fetch_min(state, Ordering::AcqRel);
-        };
+        let lower = |local: usize, state: u16| lower_in_chunk(slot(local), &chunk_min[local / CHUNK], state);
         let local_of = |normalized: &Position| {
             let t = self.table_of(normalized);
             let index = self.pair.tables[t].index(normalized);
@@ -427,6 +426,24 @@ where
                     min.swap(NOTHING, Ordering::AcqRel);
                     let mut later = NOTHING;
                     let mut resolved = 0u64;
+                    // The parents' slots lie all over the pair's values: gathered a batch
+                    // at a time with their cache lines fetched ahead (as in the
+                    // theoretical solver), so that the misses overlap.
+                    let mut batch: Vec<usize> = Vec::with_capacity(PARENT_BATCH + 64);
+                    let mut batch_won = false;
+                    let apply = |batch: &mut Vec<usize>, won: bool, moves: &mut MoveList| {
+                        let mut failure = None;
+                        for &p in batch.iter() {
+                            if !won {
+                                lower(p, RuleScore::win(ply + 1).raw());
+                            } else if failure.is_none() {
+                                failure =
+                                    self.count_won_child(slot(p), || position_of(p), ply, moves, |s| lower(p, s)).err();
+                            }
+                        }
+                        batch.clear();
+                        failure.map_or(Ok(()), Err)
+                    };
                     for local in chunk_range(c) {
                         let state = slot(local).load(Ordering::Acquire);
                         if state >= PENDING || state >> 1 < ply {
@@ -441,8 +458,12 @@ where
                         if ply >= self.cap {
                             continue; // parents would be decided after the cap
                         }
+                        // A batch holds the parents of wins only or of losses only.
+                        if batch_won != won {
+                            apply(&mut batch, batch_won, moves)?;
+                            batch_won = won;
+                        }
                         let turned_back = position_of(local).flipped();
-                        let mut failure = None;
                         // The parents share their men: one part, found once.
                         let mut part_base: Option<(usize, usize)> = None;
                         let mut one_king: Option<(Square, OneKingMoved)> = None;
@@ -460,17 +481,14 @@ where
                                 }
                             };
                             let p = base + ranks.king_rank(from) as usize;
-                            if !won {
-                                lower(p, RuleScore::win(ply + 1).raw());
-                            } else if failure.is_none() {
-                                failure =
-                                    self.count_won_child(slot(p), &parent.position, ply, moves, |s| lower(p, s)).err();
-                            }
+                            prefetch(slot(p));
+                            batch.push(p);
                         });
-                        if let Some(e) = failure {
-                            return Err(e);
+                        if batch.len() >= PARENT_BATCH {
+                            apply(&mut batch, batch_won, moves)?;
                         }
                     }
+                    apply(&mut batch, batch_won, moves)?;
                     min.fetch_min(later, Ordering::AcqRel);
                     progress(resolved);
                     Ok(resolved)
@@ -499,14 +517,14 @@ where
     fn count_won_child(
         &self,
         slot: &AtomicU16,
-        parent: &Position,
+        parent: impl FnOnce() -> Position,
         ply: u16,
         moves: &mut MoveList,
         lower: impl Fn(u16),
     ) -> Result<(), PairError<O, V>> {
         let Some(exit_field) = count_down(slot) else { return Ok(()) };
         let exit_loss = match exit_field {
-            EXIT_UNKNOWN => self.exits(parent, moves)?.loss,
+            EXIT_UNKNOWN => self.exits(&parent(), moves)?.loss,
             held => held,
         };
         let loss = (ply + 1).max(exit_loss);

@@ -51,7 +51,7 @@ const NOTHING: u16 = u16::MAX;
 const CHUNK: usize = 4096;
 
 /// Parents gathered (their slots fetched ahead) before their values are lowered.
-const PARENT_BATCH: usize = 32;
+pub(crate) const PARENT_BATCH: usize = 32;
 
 /// Asks the CPU to bring `slot`'s cache line in; a hint, never a fault.
 #[inline(always)]
@@ -346,10 +346,7 @@ pub(crate) fn solve_graph<G: Graph>(
     let failed = FirstError(Mutex::new(None));
 
     // 2. Propagate ply by ply.
-    let lower = |node: u64, value: u16| {
-        state[node as usize].fetch_min(value, Ordering::AcqRel);
-        chunk_min[node as usize / CHUNK].fetch_min(value, Ordering::AcqRel);
-    };
+    let lower = |node: u64, value: u16| lower_in_chunk(&state[node as usize], &chunk_min[node as usize / CHUNK], value);
     let mut ply = 0u16;
     loop {
         let next = chunk_min.par_iter().map(|m| m.load(Ordering::Acquire)).min().unwrap_or(NOTHING);
@@ -439,6 +436,21 @@ fn count_won_child<G: Graph>(
 /// Returns the exit-loss field when this call took the last move, so that exactly one
 /// thread goes on to mark the node lost; `None` when moves are left or the node is not
 /// pending (won, or never lost).
+/// Lowers a node's value to `value`, and its chunk's minimum with it. Read first: most
+/// parents are lowered by many children, and a locked instruction on a line the other
+/// cores use costs far more than a read. A node already as low leaves its chunk alone:
+/// whoever lowered it lowered the chunk too.
+#[inline]
+pub(crate) fn lower_in_chunk(slot: &AtomicU16, chunk_min: &AtomicU16, value: u16) {
+    if slot.load(Ordering::SeqCst) <= value {
+        return;
+    }
+    slot.fetch_min(value, Ordering::SeqCst);
+    if chunk_min.load(Ordering::SeqCst) > value {
+        chunk_min.fetch_min(value, Ordering::SeqCst);
+    }
+}
+
 pub(crate) fn count_down(slot: &AtomicU16) -> Option<u16> {
     let mut current = slot.load(Ordering::Acquire);
     loop {
