@@ -80,16 +80,21 @@ impl Position {
             q.kings &= !(1u64 << to);
             q
         };
-        let mut add = |base: &Position, blockers: Option<u64>, from: u8, to: u8, was: PieceKind| {
+        // `king_jumps`: where a king put back would have a capture of its own (kings).
+        let mut add = |base: &Position, blockers: Option<u64>, king_jumps: u64, from: u8, to: u8, was: PieceKind| {
             if blockers.is_some_and(|b| b & (1u64 << from) == 0) {
                 return;
             }
             let mut q = *base;
             *q.side_mut(mover) |= 1u64 << from;
-            if was == PieceKind::King {
-                q.kings |= 1u64 << from;
-            }
-            if !q.piece_can_capture(from, was) {
+            let can_capture = match was {
+                PieceKind::King => {
+                    q.kings |= 1u64 << from;
+                    king_jumps & (1u64 << from) != 0
+                }
+                PieceKind::Man => q.piece_can_capture(from, was),
+            };
+            if !can_capture {
                 let promotes = was == PieceKind::Man && self.kings & (1u64 << to) != 0;
                 let mv = Move::quiet(geo.square_of[from as usize], geo.square_of[to as usize], was, promotes);
                 visit(Predecessor { position: q, mv });
@@ -102,7 +107,7 @@ impl Position {
                 for &d in backward {
                     let from = geo.step(to, d);
                     if from != OFF && empty & (1 << from) != 0 {
-                        add(&base, blockers, from, to, PieceKind::Man);
+                        add(&base, blockers, 0, from, to, PieceKind::Man);
                     }
                 }
             }
@@ -112,10 +117,11 @@ impl Position {
             let base = without(to);
             let blockers = base.capture_blockers();
             if which.kings {
+                let king_jumps = base.king_jump_squares();
                 for d in Dir::ALL {
                     let mut from = geo.step(to, d);
                     while from != OFF && empty & (1 << from) != 0 {
-                        add(&base, blockers, from, to, PieceKind::King);
+                        add(&base, blockers, king_jumps, from, to, PieceKind::King);
                         if !flying {
                             break;
                         }
@@ -129,7 +135,7 @@ impl Position {
                     // From off the row: a man on it would be a king (a sideways step
                     // along the row, on the orthogonal board, is no un-crowning).
                     if from != OFF && empty & (1 << from) != 0 && promo & (1 << from) == 0 {
-                        add(&base, blockers, from, to, PieceKind::Man);
+                        add(&base, blockers, 0, from, to, PieceKind::Man);
                     }
                 }
             }
