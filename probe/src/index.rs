@@ -161,17 +161,22 @@ fn unrank_subset(mut rank: u64, k: u32, available: u64) -> u64 {
     let mut chosen = 0;
     let mut top = available.count_ones();
     for i in (1..=k).rev() {
-        // Largest compressed position p < top with C(p, i) <= rank (C(i - 1, i) = 0).
-        let (mut lo, mut hi) = (i - 1, top - 1);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if C.get(mid, i) <= rank {
-                lo = mid;
-            } else {
-                hi = mid - 1;
+        // Largest compressed position p < top with C(p, i) <= rank (C(i - 1, i) = 0);
+        // for the last square C(p, 1) = p, so p is what is left of the rank.
+        let p = if i == 1 {
+            rank as u32
+        } else {
+            let (mut lo, mut hi) = (i - 1, top - 1);
+            while lo < hi {
+                let mid = (lo + hi).div_ceil(2);
+                if C.get(mid, i) <= rank {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
             }
-        }
-        let p = lo;
+            lo
+        };
         rank -= C.get(p, i);
         chosen |= 1u64 << select(available, p);
         top = p;

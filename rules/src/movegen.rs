@@ -361,6 +361,13 @@ impl Position {
     /// beyond the jumped piece); `None` where it has no capture. An own piece only ever
     /// blocks, so after adding one on a square outside this set a capture remains.
     pub(crate) fn capture_blockers(&self) -> Option<u64> {
+        self.capture_blockers_of(self.side(self.turn) & self.kings)
+    }
+
+    /// [`Position::capture_blockers`], looking at the kings among `kings` only: a
+    /// caller that knows which of its kings can jump ([`Position::king_jumps`]) passes
+    /// those.
+    pub(crate) fn capture_blockers_of(&self, kings: u64) -> Option<u64> {
         let geo = self.geo();
         let empty = self.empty_squares();
         let mut found = false;
@@ -383,7 +390,7 @@ impl Position {
         let enemy = self.side(self.turn.opposite());
         let occupied = self.white | self.black;
         let flying = self.variant.king_captures == KingRange::Flying;
-        for king in Bits(self.side(self.turn) & self.kings) {
+        for king in Bits(kings & self.side(self.turn) & self.kings) {
             for d in Dir::ALL {
                 let over = if flying { geo.first_along(king, d, occupied) } else { geo.step(king, d) };
                 if over == OFF || enemy & (1 << over) == 0 {
@@ -404,16 +411,18 @@ impl Position {
         found.then_some(blockers)
     }
 
-    /// The empty squares from which a king of the side to move could jump an enemy piece:
-    /// found from the enemy pieces, each with a free square beyond it, looking back along
-    /// the ray to the first piece. What a retrograde solver tests many king squares
-    /// against at once, rather than searching four rays from each.
-    pub(crate) fn king_jump_squares(&self) -> u64 {
+    /// Where kings of the side to move could jump an enemy piece, found from the enemy
+    /// pieces (each with a free square beyond it, looking back along the ray to the first
+    /// piece): the empty squares a king put there could jump from, and the side's kings
+    /// that can jump now. What a retrograde solver tests many king squares against at
+    /// once, rather than searching four rays from each.
+    pub(crate) fn king_jumps(&self) -> KingJumps {
         let geo = self.geo();
         let empty = self.empty_squares();
         let occupied = self.white | self.black;
+        let own_kings = self.side(self.turn) & self.kings;
         let flying = self.variant.king_captures == KingRange::Flying;
-        let mut squares = 0;
+        let mut jumps = KingJumps { from_empty: 0, kings: 0 };
         for enemy in Bits(self.side(self.turn.opposite())) {
             for d in Dir::ALL {
                 let land = geo.step(enemy, d);
@@ -424,17 +433,22 @@ impl Position {
                 if flying {
                     let stop = geo.first_along(enemy, back, occupied);
                     let ray = geo.ray[back as usize][enemy as usize];
-                    squares |=
-                        if stop == OFF { ray } else { ray & !(geo.ray[back as usize][stop as usize] | 1 << stop) };
+                    if stop == OFF {
+                        jumps.from_empty |= ray;
+                    } else {
+                        jumps.from_empty |= ray & !(geo.ray[back as usize][stop as usize] | 1 << stop);
+                        jumps.kings |= own_kings & (1 << stop);
+                    }
                 } else {
                     let from = geo.step(enemy, back);
-                    if from != OFF && empty & (1 << from) != 0 {
-                        squares |= 1 << from;
+                    if from != OFF {
+                        jumps.from_empty |= empty & (1 << from);
+                        jumps.kings |= own_kings & (1 << from);
                     }
                 }
             }
         }
-        squares
+        jumps
     }
 
     /// Whether the side to move's piece on `bit`, of `kind`, can capture (the test
@@ -556,6 +570,15 @@ impl Position {
             }
         }
     }
+}
+
+/// What [`Position::king_jumps`] finds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KingJumps {
+    /// Empty squares from which a king of the side to move could jump.
+    pub from_empty: u64,
+    /// The side to move's kings that can jump.
+    pub kings: u64,
 }
 
 struct CaptureSearch<'a> {

@@ -115,9 +115,10 @@ impl Position {
         let flying = self.variant.king_moves == KingRange::Flying;
         for to in Bits(own & self.kings) {
             let base = without(to);
-            let blockers = base.capture_blockers();
+            let jumps = base.king_jumps();
+            let blockers = base.capture_blockers_of(jumps.kings);
             if which.kings {
-                let king_jumps = base.king_jump_squares();
+                let king_jumps = jumps.from_empty;
                 for d in Dir::ALL {
                     let mut from = geo.step(to, d);
                     while from != OFF && empty & (1 << from) != 0 {
