@@ -74,10 +74,10 @@ pub struct Rates {
 impl Default for Rates {
     fn default() -> Rates {
         Rates {
-            theory_per_thread: 1.2e6,
-            kings_theory_per_thread: 1.0e6,
-            rules_per_thread: 1.2e6,
-            kings_rules_per_thread: 0.88e6,
+            theory_per_thread: 1.45e6,
+            kings_theory_per_thread: 1.2e6,
+            rules_per_thread: 1.4e6,
+            kings_rules_per_thread: 1.0e6,
             overhead: 0.5,
         }
     }
