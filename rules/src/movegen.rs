@@ -706,11 +706,8 @@ impl CaptureSearch<'_> {
             let mut open =
                 if stop == OFF { beyond } else { beyond & !(self.geo.ray[d as usize][stop as usize] | 1 << stop) };
             while open != 0 {
-                let land = match d {
-                    // North lies towards bit 0: the nearest square is the highest bit.
-                    Dir::NorthWest | Dir::NorthEast => 63 - open.leading_zeros() as u8,
-                    Dir::SouthWest | Dir::SouthEast => open.trailing_zeros() as u8,
-                };
+                // `open` lies on the ray beyond `over`: its first square along it is the nearest.
+                let land = self.geo.first_along(over, d, open);
                 landings.push(land);
                 open &= !(1u64 << land);
             }
