@@ -21,7 +21,7 @@ use kabe_probe::rules::exact::{verdict, Oracle};
 use kabe_probe::successors;
 use kabe_probe::table::{decode_entry, Metric, TableError, TableFile};
 use kabe_probe::{
-    Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld,
+    Counters, DrawRuleSet, DrawRules, MaterialIndex, MoveList, Position, RuleScore, Score, Signature, Variant, Wld,
 };
 use rayon::prelude::*;
 
@@ -213,7 +213,7 @@ impl SharedBlocks {
 struct BlockCache<'a> {
     slots: Vec<Option<Block>>,
     /// A position's successors while they are gathered (kept to spare an allocation).
-    children: Vec<(Position, Option<*const u16>)>,
+    children: Vec<(Position, Option<Placed>)>,
     shared: &'a SharedBlocks,
     context: zstd::bulk::Decompressor<'static>,
 }
@@ -313,72 +313,91 @@ impl Gap {
 }
 
 impl Tables {
-    /// Where the DTW value of `position` lies when its table is resident (and its
-    /// material does not settle it).
-    fn resident_slot(&self, position: &Position) -> Option<&u16> {
-        if self.resident_dtw.is_empty() || position.settled_score().is_some() {
+    /// Where `position` lies: its signature and index, when its material has tables here
+    /// and does not settle it.
+    fn place(&self, position: &Position) -> Option<Placed> {
+        if position.settled_score().is_some() {
             return None;
         }
         let p = position.normalized();
         let sig = Signature::of(&p);
-        let values = self.resident_dtw.get(&sig)?;
-        let (_, index) = self.resident_index.iter().find(|(s, _)| *s == sig)?;
-        values.get(index.index(&p) as usize)
+        // The resident pair first: most successors lie in it.
+        let index = match self.resident_index.iter().find(|(s, _)| *s == sig) {
+            Some((_, index)) => index,
+            None => self.index.get(&sig)?,
+        };
+        Some(Placed { sig, at: index.index(&p) })
     }
 
     /// The DTW value of any position whose table is here (or whose material decides it:
     /// [`Position::settled_score`]): stored, or where the file leaves the position out,
     /// found from its successors; `Ok(None)` when a table is missing.
     fn score(&self, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
-        if let Some(settled) = position.settled_score() {
-            return Ok(Some(settled));
+        self.score_placed(position, self.place(position), cache)
+    }
+
+    /// As [`Tables::score`], `placed` being where [`Tables::place`] puts `position`.
+    fn score_placed(
+        &self,
+        position: &Position,
+        placed: Option<Placed>,
+        cache: &mut BlockCache,
+    ) -> Result<Option<Score>, TableError> {
+        let Some(Placed { sig, at }) = placed else {
+            return Ok(position.settled_score());
+        };
+        if let Some(values) = self.resident_dtw.get(&sig) {
+            return Ok(values.get(at as usize).map(|&raw| Score::from_raw(raw)));
         }
-        if let Some(slot) = self.resident_slot(position) {
-            return Ok(Some(Score::from_raw(*slot)));
-        }
-        let p = position.normalized();
-        let sig = Signature::of(&p);
-        let (Some(index), Some(file)) = (self.index.get(&sig), self.dtw.get(&sig)) else { return Ok(None) };
-        if file.header().holds(&p) {
-            return cache.value(sig, file, index.index(&p));
+        let Some(file) = self.dtw.get(&sig) else { return Ok(None) };
+        if file.header().holds(&position.normalized()) {
+            return cache.value(sig, file, at);
         }
         derive(self, position, cache)
     }
 
     /// The rule value of `set` of any position whose rule table is here (or whose
     /// material decides it), stored or found from its successors; `Ok(None)` when a
-    /// table is missing.
-    fn rule(
+    /// table is missing. `placed` is where [`Tables::place`] puts `position`.
+    fn rule_placed(
         &self,
         set: DrawRuleSet,
         position: &Position,
+        placed: Option<Placed>,
         cache: &mut BlockCache,
     ) -> Result<Option<RuleScore>, TableError> {
-        if let Some(settled) = position.settled_score() {
-            return Ok(Some(RuleScore::from_score(settled)));
-        }
-        let p = position.normalized();
-        let sig = Signature::of(&p);
+        let Some(Placed { sig, at }) = placed else {
+            return Ok(position.settled_score().map(RuleScore::from_score));
+        };
         if let Some((_, resident)) = self.resident_rules.as_ref().filter(|(s, _)| *s == set) {
             if let Some(values) = resident.get(&sig) {
-                let index = match self.resident_index.iter().find(|(s, _)| *s == sig) {
-                    Some((_, index)) => index,
-                    None => &self.index[&sig],
-                };
-                return Ok(rule_entry(values, index.index(&p) as usize));
+                return Ok(rule_entry(values, at as usize));
             }
         }
-        let (Some(index), Some(file)) = (self.index.get(&sig), self.rules.get(&set).and_then(|f| f.get(&sig))) else {
-            return Ok(None);
-        };
+        let Some(file) = self.rules.get(&set).and_then(|f| f.get(&sig)) else { return Ok(None) };
+        let p = position.normalized();
         if file.header().holds(&p) {
-            return cache.rule_value(sig, file, index.index(&p));
+            return cache.rule_value(sig, file, at);
         }
         let rules = DrawRules::new(set, &p.variant().clone());
         let Some(context) = rules.context(sig) else { return Ok(None) };
-        let oracle = RuleOracle { tables: self, set, cache: RefCell::new(cache) };
+        // Drawn in theory: undecided under every count, no search needed.
+        match self.score_placed(position, placed, cache)? {
+            None => return Ok(None),
+            Some(Score::DRAW) => return Ok(Some(RuleScore::NONE)),
+            Some(_) => {}
+        }
+        let oracle = RuleOracle { tables: self, set, cache: RefCell::new(cache), children: &[], placed: &[] };
         Gap::back(successors::rule_score_from(&oracle, &rules, context, position))
     }
+}
+
+/// Where a position lies in the tables: its signature (of the position with White to
+/// move) and its index there.
+#[derive(Clone, Copy, Debug)]
+struct Placed {
+    sig: Signature,
+    at: u64,
 }
 
 /// Verifies every table of `variant` under `dir`; reports at most `max_reported`
@@ -715,77 +734,31 @@ pub fn verify_with(
         if pair.iter().all(|s| tables.resident_dtw.contains_key(s)) {
             theory_stats = pair.iter().map(|s| (*s, count_theory(&tables.resident_dtw[s]))).collect();
         }
-        for sig in pair {
-            let (Some(dtw), Some(wld)) = (tables.dtw.get(sig), tables.wld.get(sig)) else { continue };
-            let index = &tables.index[sig];
-            if dtw.header().by_search() && wld.header().by_search() {
-                continue; // nothing stored: what a reader finds is its colour flip's, checked there
-            }
-            let tables = &tables;
-            // A block's worth of positions at a time, in parallel.
-            let chunks = index.len().div_ceil(CHECK_CHUNK);
-            (0..chunks).into_par_iter().for_each_init(
-                || BlockCache::new(&shared),
-                |cache, c| {
-                    let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
-                    let n = range.end - range.start;
-                    for (at, position) in range.clone().zip(index.positions(range)) {
-                        let (dtw_held, wld_held) = (dtw.header().holds(&position), wld.header().holds(&position));
-                        if !dtw_held && !wld_held {
-                            continue;
-                        }
-                        let found = (|| {
-                            // A position whose DTW is not stored is checked by its WLD alone,
-                            // against the DTW its successors give (resident: derived once).
-                            let derived = if dtw_held {
-                                derive(tables, &position, cache)?
-                            } else {
-                                tables.score(&position, cache)?
-                            };
-                            let Some(derived) = derived else { return Ok(None) };
-                            let stored = if dtw_held { cache.value(*sig, dtw, at)? } else { Some(derived) };
-                            let stored_wld = if wld_held {
-                                cache.value(*sig, wld, at)?.map(Score::wld)
-                            } else {
-                                Some(derived.wld())
-                            };
-                            Ok(stored.zip(stored_wld).map(|(s, w)| (derived, s, w)))
-                        })();
-                        let (derived, stored, stored_wld) = match found {
-                            Ok(Some(found)) => found,
-                            Ok(None) => {
-                                unverified.fetch_add(1, Ordering::Relaxed);
-                                continue;
-                            }
-                            Err(e) => return note_bad(e),
-                        };
-                        checked.fetch_add(1, Ordering::Relaxed);
-                        if stored != derived || stored_wld != derived.wld() {
-                            count.fetch_add(1, Ordering::Relaxed);
-                            let mut f = found_disagreements.lock().expect("no panics while held");
-                            if f.len() < max_reported {
-                                f.push(Disagreement {
-                                    signature: *sig,
-                                    fen: position.fen(),
-                                    stored,
-                                    stored_wld,
-                                    derived,
-                                });
-                            }
-                        }
-                    }
-                    progress(n);
-                },
-            );
-        }
-        let sets: Vec<DrawRuleSet> = tables.rules.keys().copied().collect();
-        for set in sets {
-            let rules = DrawRules::new(set, &variant);
-            if resident {
-                tables.resident_rules = Some((set, BTreeMap::new()));
-                for sig in stored_first(pair, &tables.rules[&set]) {
+        let findings = Findings {
+            disagreements: &found_disagreements,
+            rule_disagreements: &found_rule_disagreements,
+            bad: &bad,
+            count: &count,
+            rule_count: &rule_count,
+            checked: &checked,
+            rule_checked: &rule_checked,
+            unverified: &unverified,
+            max_reported,
+        };
+        // One pass over the pair for each rule set (one with none when there is no rule
+        // table); the first checks the theoretical values too, each successor made and
+        // located once for both.
+        let sets: Vec<Option<DrawRuleSet>> = match tables.rules.keys().copied().collect::<Vec<_>>() {
+            sets if sets.is_empty() => vec![None],
+            sets => sets.into_iter().map(Some).collect(),
+        };
+        for (pass, set) in sets.into_iter().enumerate() {
+            let rules = set.map(|set| DrawRules::new(set, &variant));
+            if let (Some(rules), true) = (&rules, resident) {
+                tables.resident_rules = Some((rules.set, BTreeMap::new()));
+                for sig in stored_first(pair, &tables.rules[&rules.set]) {
                     let Some(context) = rules.context(sig) else { continue };
-                    match resident_rules(&tables, &rules, context, sig, &shared) {
+                    match resident_rules(&tables, rules, context, sig, &shared) {
                         Ok(Some(values)) => {
                             if let Some((_, resident)) = tables.resident_rules.as_mut() {
                                 resident.insert(sig, values);
@@ -796,81 +769,23 @@ pub fn verify_with(
                     }
                 }
             }
-            let has_resident = |s: &Signature| {
-                tables.resident_rules.as_ref().is_some_and(|(_, r)| r.contains_key(s))
-                    && tables.resident_dtw.contains_key(s)
-            };
-            if pair.iter().filter(|s| rules.context(**s).is_some()).all(has_resident) {
-                for &sig in pair.iter().filter(|s| rules.context(**s).is_some()) {
-                    match count_rules(&tables, &rules, sig, &shared) {
-                        Ok(Some(counted)) => rule_stats.push((sig, set, counted)),
-                        Ok(None) => {}
-                        Err(e) => note_bad(e),
+            if let Some(rules) = &rules {
+                let has_resident = |s: &Signature| {
+                    tables.resident_rules.as_ref().is_some_and(|(_, r)| r.contains_key(s))
+                        && tables.resident_dtw.contains_key(s)
+                };
+                if pair.iter().filter(|s| rules.context(**s).is_some()).all(has_resident) {
+                    for &sig in pair.iter().filter(|s| rules.context(**s).is_some()) {
+                        match count_rules(&tables, rules, sig, &shared) {
+                            Ok(Some(counted)) => rule_stats.push((sig, rules.set, counted)),
+                            Ok(None) => {}
+                            Err(e) => note_bad(e),
+                        }
                     }
                 }
             }
-            let shared_tables = &tables;
-            for sig in pair {
-                let tables = shared_tables;
-                let Some(file) = tables.rules[&set].get(sig) else { continue };
-                let Some(context) = rules.context(*sig) else { continue };
-                let index = &tables.index[sig];
-                if file.header().by_search() {
-                    continue;
-                }
-                let chunks = index.len().div_ceil(CHECK_CHUNK);
-                (0..chunks).into_par_iter().for_each_init(
-                    || BlockCache::new(&shared),
-                    |cache, c| {
-                        let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
-                        let n = range.end - range.start;
-                        for (at, position) in range.clone().zip(index.positions(range)) {
-                            if !file.header().holds(&position) {
-                                continue;
-                            }
-                            let stored = match cache.rule_value(*sig, file, at) {
-                                Ok(Some(v)) => v,
-                                Ok(None) => break,
-                                Err(e) => return note_bad(e),
-                            };
-                            // Drawn in theory (a DTW value this run checks from its own
-                            // successors) means undecided under every count: a count only
-                            // turns wins into draws, so no move can lead to a position lost
-                            // within it. The stored value must say so; no moves to look at.
-                            let drawn =
-                                tables.resident_dtw.get(sig).is_some_and(|v| v[at as usize] == Score::DRAW.raw());
-                            let derived = if drawn {
-                                Ok(RuleScore::NONE)
-                            } else {
-                                let oracle = RuleOracle { tables, set, cache: RefCell::new(&mut *cache) };
-                                successors::rule_score_from(&oracle, &rules, context, &position)
-                            };
-                            let derived = match derived {
-                                Ok(d) => d,
-                                Err(Gap::Missing) => {
-                                    unverified.fetch_add(1, Ordering::Relaxed);
-                                    continue;
-                                }
-                                Err(Gap::Bad(e)) => return note_bad(e),
-                            };
-                            rule_checked.fetch_add(1, Ordering::Relaxed);
-                            if stored != derived {
-                                rule_count.fetch_add(1, Ordering::Relaxed);
-                                let mut f = found_rule_disagreements.lock().expect("no panics while held");
-                                if f.len() < max_reported {
-                                    f.push(RuleDisagreement {
-                                        set,
-                                        signature: *sig,
-                                        fen: position.fen(),
-                                        stored,
-                                        derived,
-                                    });
-                                }
-                            }
-                        }
-                        progress(n);
-                    },
-                );
+            for &sig in pair {
+                check_signature(&tables, sig, pass == 0, rules.as_ref(), &shared, &findings, progress);
             }
             tables.resident_rules = None;
         }
@@ -911,6 +826,243 @@ pub fn verify_with(
     report.rule_disagreement_count = rule_count.into_inner();
     report.unverified = unverified.into_inner();
     Ok(report)
+}
+
+/// Where [`check_signature`] records what it finds.
+struct Findings<'a> {
+    disagreements: &'a Mutex<Vec<Disagreement>>,
+    rule_disagreements: &'a Mutex<Vec<RuleDisagreement>>,
+    bad: &'a Mutex<Vec<String>>,
+    count: &'a AtomicU64,
+    rule_count: &'a AtomicU64,
+    checked: &'a AtomicU64,
+    rule_checked: &'a AtomicU64,
+    unverified: &'a AtomicU64,
+    max_reported: usize,
+}
+
+impl Findings<'_> {
+    fn bad(&self, e: TableError) {
+        self.bad.lock().expect("no panics while held").push(e.to_string());
+    }
+
+    fn disagreement(&self, d: Disagreement) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        let mut found = self.disagreements.lock().expect("no panics while held");
+        if found.len() < self.max_reported {
+            found.push(d);
+        }
+    }
+
+    fn rule_disagreement(&self, d: RuleDisagreement) {
+        self.rule_count.fetch_add(1, Ordering::Relaxed);
+        let mut found = self.rule_disagreements.lock().expect("no panics while held");
+        if found.len() < self.max_reported {
+            found.push(d);
+        }
+    }
+}
+
+/// One worker's block cache, and a position's moves and successors while it is checked
+/// (kept to spare allocations).
+struct Worker<'s> {
+    cache: BlockCache<'s>,
+    moves: MoveList,
+    children: Vec<Position>,
+    /// Where each successor lies ([`Tables::place`]).
+    placed: Vec<Option<Placed>>,
+}
+
+impl<'s> Worker<'s> {
+    fn new(shared: &'s SharedBlocks) -> Worker<'s> {
+        Worker { cache: BlockCache::new(shared), moves: MoveList::new(), children: Vec::new(), placed: Vec::new() }
+    }
+
+    /// Makes every move of `position` and places each successor, fetching ahead the
+    /// resident DTW slot (`theory`) and rule slot (`rules`) to be read.
+    fn gather(&mut self, tables: &Tables, position: &Position, theory: bool, rules: bool) {
+        position.legal_moves_into(&mut self.moves);
+        self.children.clear();
+        self.placed.clear();
+        let resident_rules = tables.resident_rules.as_ref().filter(|_| rules).map(|(_, r)| r);
+        for mv in self.moves.iter() {
+            let child = position.play(mv);
+            let placed = tables.place(&child);
+            if let Some(Placed { sig, at }) = placed {
+                if let Some(slot) = tables.resident_dtw.get(&sig).filter(|_| theory).and_then(|v| v.get(at as usize)) {
+                    crate::solve::prefetch(slot);
+                }
+                if let Some(slot) = resident_rules.and_then(|r| r.get(&sig)).and_then(|v| v.get(at as usize)) {
+                    crate::solve::prefetch(slot);
+                }
+            }
+            self.children.push(child);
+            self.placed.push(placed);
+        }
+    }
+
+    /// The DTW value of a position that has moves, not settled by its material, from
+    /// its successors as [`Worker::gather`] found them; `Ok(None)` when a successor's
+    /// table is missing.
+    fn derive(&mut self, tables: &Tables, position: &Position) -> Result<Option<Score>, TableError> {
+        let Worker { cache, children, placed, .. } = self;
+        if children.is_empty() {
+            return Ok(Some(position.variant().score_at_end()));
+        }
+        Gap::back(successors::best_score(
+            children.iter().zip(placed.iter()).map(|(child, placed)| Gap::of(tables.score_placed(child, *placed, cache))),
+        ))
+    }
+
+    /// The rule value of `rules` (its count `context`) of a position not drawn by its
+    /// material, from its successors as [`Worker::gather`] found them.
+    fn derive_rule(
+        &mut self,
+        tables: &Tables,
+        rules: &DrawRules,
+        context: kabe_probe::rules::Context,
+        position: &Position,
+    ) -> Result<RuleScore, Gap> {
+        let Worker { cache, moves, children, placed } = self;
+        let oracle = RuleOracle { tables, set: rules.set, cache: RefCell::new(cache), children, placed };
+        successors::rule_score_of_children(&oracle, rules, context, position, moves.iter().zip(children.iter()))
+    }
+}
+
+/// Derives again every value of `sig` held by its files: the DTW and WLD values when
+/// `theory`, the rule values of `rules` when given (its table present). Each position's
+/// successors are made and located once for both; a resident pair's stored values are
+/// read from memory, where they were loaded from the files.
+fn check_signature(
+    tables: &Tables,
+    sig: Signature,
+    theory: bool,
+    rules: Option<&DrawRules>,
+    shared: &SharedBlocks,
+    findings: &Findings,
+    progress: &(dyn Fn(u64) + Sync),
+) {
+    // A pair member whose files hold nothing is read through its colour flip, checked there.
+    let theory_files = match (theory, tables.dtw.get(&sig), tables.wld.get(&sig)) {
+        (true, Some(dtw), Some(wld)) if !(dtw.header().by_search() && wld.header().by_search()) => Some((dtw, wld)),
+        _ => None,
+    };
+    let rule_file = rules.and_then(|rules| {
+        let context = rules.context(sig)?;
+        let file = tables.rules.get(&rules.set)?.get(&sig)?;
+        (!file.header().by_search()).then_some((rules, context, file))
+    });
+    if theory_files.is_none() && rule_file.is_none() {
+        return;
+    }
+    let index = &tables.index[&sig];
+    let resident_dtw = tables.resident_dtw.get(&sig);
+    let resident_rules = tables
+        .resident_rules
+        .as_ref()
+        .filter(|(set, _)| rules.is_some_and(|r| r.set == *set))
+        .and_then(|(_, r)| r.get(&sig));
+    let kinds = theory_files.is_some() as u64 + rule_file.is_some() as u64;
+    let chunks = index.len().div_ceil(CHECK_CHUNK);
+    (0..chunks).into_par_iter().for_each_init(
+        || Worker::new(shared),
+        |worker, c| {
+            let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
+            let n = range.end - range.start;
+            for (at, position) in range.clone().zip(index.positions(range)) {
+                let (dtw_held, wld_held) =
+                    theory_files.map_or((false, false), |(dtw, wld)| (dtw.header().holds(&position), wld.header().holds(&position)));
+                let rule_held = rule_file.is_some_and(|(_, _, file)| file.header().holds(&position));
+                if !(dtw_held || wld_held || rule_held) {
+                    continue;
+                }
+                // Drawn in theory (a DTW value this run checks from its own successors)
+                // means undecided under every count: a count only turns wins into draws,
+                // so no move can lead to a position lost within it.
+                let drawn = resident_dtw.is_some_and(|v| v[at as usize] == Score::DRAW.raw());
+                let settled = position.settled_score();
+                let rule_from_children = rule_held && !drawn && !position.is_drawn_by_material();
+                if (dtw_held && settled.is_none()) || rule_from_children {
+                    worker.gather(tables, &position, dtw_held, rule_from_children);
+                }
+                if let Some((dtw, wld)) = theory_files.filter(|_| dtw_held || wld_held) {
+                    let found = (|| {
+                        // A position whose DTW is not stored is checked by its WLD alone,
+                        // against the DTW its successors give (resident: derived once).
+                        let derived = match settled {
+                            Some(settled) => Some(settled),
+                            None if dtw_held => worker.derive(tables, &position)?,
+                            None => tables.score(&position, &mut worker.cache)?,
+                        };
+                        let Some(derived) = derived else { return Ok(None) };
+                        let stored = match resident_dtw {
+                            Some(values) if dtw_held => Some(Score::from_raw(values[at as usize])),
+                            _ if dtw_held => worker.cache.value(sig, dtw, at)?,
+                            _ => Some(derived),
+                        };
+                        let stored_wld = if wld_held {
+                            worker.cache.value(sig, wld, at)?.map(Score::wld)
+                        } else {
+                            Some(derived.wld())
+                        };
+                        Ok(stored.zip(stored_wld).map(|(s, w)| (derived, s, w)))
+                    })();
+                    match found {
+                        Ok(Some((derived, stored, stored_wld))) => {
+                            findings.checked.fetch_add(1, Ordering::Relaxed);
+                            if stored != derived || stored_wld != derived.wld() {
+                                findings.disagreement(Disagreement {
+                                    signature: sig,
+                                    fen: position.fen(),
+                                    stored,
+                                    stored_wld,
+                                    derived,
+                                });
+                            }
+                        }
+                        Ok(None) => {
+                            findings.unverified.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(e) => return findings.bad(e),
+                    }
+                }
+                let Some((rules, context, file)) = rule_file.filter(|_| rule_held) else { continue };
+                let stored = match resident_rules {
+                    Some(values) => Ok(rule_entry(values, at as usize)),
+                    None => worker.cache.rule_value(sig, file, at),
+                };
+                let stored = match stored {
+                    Ok(Some(v)) => v,
+                    Ok(None) => break,
+                    Err(e) => return findings.bad(e),
+                };
+                let derived = if drawn || position.is_drawn_by_material() {
+                    Ok(RuleScore::NONE)
+                } else {
+                    worker.derive_rule(tables, rules, context, &position)
+                };
+                let derived = match derived {
+                    Ok(d) => d,
+                    Err(Gap::Missing) => {
+                        findings.unverified.fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    }
+                    Err(Gap::Bad(e)) => return findings.bad(e),
+                };
+                findings.rule_checked.fetch_add(1, Ordering::Relaxed);
+                if stored != derived {
+                    findings.rule_disagreement(RuleDisagreement {
+                        set: rules.set,
+                        signature: sig,
+                        fen: position.fen(),
+                        stored,
+                        derived,
+                    });
+                }
+            }
+            progress(n * kinds);
+        },
+    );
 }
 
 /// The rule tables a set present under `dir` lacks: for each draw-rule set with a table
@@ -958,17 +1110,17 @@ fn stored_first(pair: &[Signature], files: &BTreeMap<Signature, TableFile>) -> V
 fn fill_resident<T: Copy + Default + Send>(
     index: &MaterialIndex,
     shared: &SharedBlocks,
-    value: impl Fn(&mut BlockCache, u64, &Position) -> Result<Option<T>, TableError> + Sync,
+    value: impl Fn(&mut Worker, u64, &Position) -> Result<Option<T>, TableError> + Sync,
 ) -> Result<Option<Vec<T>>, TableError> {
     let mut values = vec![T::default(); index.len() as usize];
     let missing = AtomicBool::new(false);
     values.par_chunks_mut(CHECK_CHUNK as usize).enumerate().try_for_each_init(
-        || BlockCache::new(shared),
-        |cache, (c, out)| {
+        || Worker::new(shared),
+        |worker, (c, out)| {
             let start = c as u64 * CHECK_CHUNK;
             let range = start..start + out.len() as u64;
             for ((at, position), slot) in range.clone().zip(index.positions(range)).zip(out) {
-                match value(cache, at, &position)? {
+                match value(worker, at, &position)? {
                     Some(v) => *slot = v,
                     None => {
                         missing.store(true, Ordering::Relaxed);
@@ -985,9 +1137,15 @@ fn fill_resident<T: Copy + Default + Send>(
 /// Every DTW value of `sig` ([`Score::raw`]), as [`fill_resident`] gives them.
 fn resident_dtw(tables: &Tables, sig: Signature, shared: &SharedBlocks) -> Result<Option<Vec<u16>>, TableError> {
     let file = &tables.dtw[&sig];
-    fill_resident(&tables.index[&sig], shared, |cache, at, position| {
-        let value =
-            if file.header().holds(position) { cache.value(sig, file, at)? } else { derive(tables, position, cache)? };
+    fill_resident(&tables.index[&sig], shared, |worker, at, position| {
+        let value = if file.header().holds(position) {
+            worker.cache.value(sig, file, at)?
+        } else if let Some(settled) = position.settled_score() {
+            Some(settled)
+        } else {
+            worker.gather(tables, position, true, false);
+            worker.derive(tables, position)?
+        };
         Ok(value.map(Score::raw))
     })
 }
@@ -1002,12 +1160,17 @@ fn resident_rules(
     shared: &SharedBlocks,
 ) -> Result<Option<Vec<u8>>, TableError> {
     let file = &tables.rules[&rules.set][&sig];
-    fill_resident(&tables.index[&sig], shared, |cache, at, position| {
+    // Drawn in theory (the resident DTW, derived where left out) is undecided under every
+    // count: a count only turns wins into draws.
+    let drawn = |at: u64| tables.resident_dtw.get(&sig).is_some_and(|v| v[at as usize] == Score::DRAW.raw());
+    fill_resident(&tables.index[&sig], shared, |worker, at, position| {
         let value = if file.header().holds(position) {
-            cache.rule_value(sig, file, at)?
+            worker.cache.rule_value(sig, file, at)?
+        } else if position.is_drawn_by_material() || drawn(at) {
+            Some(RuleScore::NONE)
         } else {
-            let oracle = RuleOracle { tables, set: rules.set, cache: RefCell::new(&mut *cache) };
-            Gap::back(successors::rule_score_from(&oracle, rules, context, position))?
+            worker.gather(tables, position, false, true);
+            Gap::back(worker.derive_rule(tables, rules, context, position))?
         };
         Ok(value.map(rule_code))
     })
@@ -1044,10 +1207,14 @@ fn count_rules(
             |cache, c| {
                 let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
                 let mut stats = RuleStats::default();
-                let oracle = RuleOracle { tables, set: rules.set, cache: RefCell::new(cache) };
                 for (i, position) in range.clone().zip(index.positions(range)) {
-                    let counters = Counters::fresh(rules, &position);
-                    let v = match verdict(&oracle, &position, &counters) {
+                    // The position is read where it lies, without being located again.
+                    let (position, placed) = ([position], [Some(Placed { sig, at: i })]);
+                    let oracle =
+                        RuleOracle { tables, set: rules.set, cache: RefCell::new(&mut *cache), children: &position, placed: &placed };
+                    let position = &position[0];
+                    let counters = Counters::fresh(rules, position);
+                    let v = match verdict(&oracle, position, &counters) {
                         Ok(v) => v,
                         Err(Gap::Missing) => return Ok(None),
                         Err(Gap::Bad(e)) => return Err(e),
@@ -1085,37 +1252,51 @@ fn derive(tables: &Tables, position: &Position, cache: &mut BlockCache) -> Resul
     children.clear();
     for mv in moves.iter() {
         let child = position.play(mv);
-        let slot = tables.resident_slot(&child);
-        if let Some(slot) = slot {
+        let placed = tables.place(&child);
+        if let Some(slot) = placed.and_then(|p| tables.resident_dtw.get(&p.sig)?.get(p.at as usize)) {
             crate::solve::prefetch(slot);
         }
-        children.push((child, slot.map(|s| s as *const u16)));
+        children.push((child, placed));
     }
-    let derived = Gap::back(successors::best_score(children.iter().map(|(child, slot)| match slot {
-        // SAFETY: the pointer was made from a live reference into a resident table
-        // just above, and the tables are not changed while they are shared.
-        Some(slot) => Ok(Score::from_raw(unsafe { **slot })),
-        None => Gap::of(tables.score(child, cache)),
-    })));
+    let derived = Gap::back(successors::best_score(
+        children.iter().map(|(child, placed)| Gap::of(tables.score_placed(child, *placed, cache))),
+    ));
     cache.children = children;
     derived
 }
 
-/// The verifier's tables seen as the exact verdict's [`Oracle`] for one rule set.
+/// The verifier's tables seen as the exact verdict's [`Oracle`] for one rule set. A
+/// position asked about that is one of `children` (by reference: the successors a
+/// [`Worker`] gathered) is read where `placed` says, without being located again.
 struct RuleOracle<'t, 'c, 's> {
     tables: &'t Tables,
     set: DrawRuleSet,
     cache: RefCell<&'c mut BlockCache<'s>>,
+    children: &'t [Position],
+    placed: &'t [Option<Placed>],
+}
+
+impl RuleOracle<'_, '_, '_> {
+    /// Where `position` lies: from `placed` when it is one of the children, else found.
+    fn place(&self, position: &Position) -> Option<Placed> {
+        let offset = (position as *const Position as usize).wrapping_sub(self.children.as_ptr() as usize);
+        let i = offset / std::mem::size_of::<Position>();
+        if offset % std::mem::size_of::<Position>() == 0 && i < self.children.len() {
+            self.placed[i]
+        } else {
+            self.tables.place(position)
+        }
+    }
 }
 
 impl Oracle for RuleOracle<'_, '_, '_> {
     type Error = Gap;
 
     fn theoretical(&self, position: &Position) -> Result<Score, Gap> {
-        Gap::of(self.tables.score(position, &mut self.cache.borrow_mut()))
+        Gap::of(self.tables.score_placed(position, self.place(position), &mut self.cache.borrow_mut()))
     }
 
     fn counted(&self, position: &Position) -> Result<RuleScore, Gap> {
-        Gap::of(self.tables.rule(self.set, position, &mut self.cache.borrow_mut()))
+        Gap::of(self.tables.rule_placed(self.set, position, self.place(position), &mut self.cache.borrow_mut()))
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::rules::exact::{verdict, Oracle};
 use crate::rules::{Context, DrawRules};
-use crate::{Counters, Position, RuleScore, Score, Wld};
+use crate::{Counters, Move, Position, RuleScore, Score, Wld};
 
 /// The DTW score from the successors' scores: the quickest win through a lost child, else
 /// the slowest loss when every child wins, else a draw.
@@ -58,27 +58,40 @@ pub fn rule_score_from<O: Oracle>(
     context: Context,
     position: &Position,
 ) -> Result<RuleScore, O::Error> {
-    let cap = context.max_plies(rules);
     if position.is_drawn_by_material() {
         return Ok(RuleScore::NONE);
     }
     let moves = position.legal_moves();
-    if moves.is_empty() {
-        return Ok(RuleScore::from_score(position.variant().score_at_end()).capped(cap));
-    }
+    rule_score_of_children(oracle, rules, context, position, moves.iter().map(|mv| (mv, position.play(mv))))
+}
+
+/// As [`rule_score_from`], for a caller that has made the moves itself: `children` are
+/// every legal move of `position` (not drawn by its material) with the position after
+/// it. The oracle is asked about those very positions (by reference), so a caller that
+/// has located them already can answer without locating them again.
+pub fn rule_score_of_children<'m, O: Oracle, P: std::borrow::Borrow<Position>>(
+    oracle: &O,
+    rules: &DrawRules,
+    context: Context,
+    position: &Position,
+    children: impl IntoIterator<Item = (&'m Move, P)>,
+) -> Result<RuleScore, O::Error> {
+    let cap = context.max_plies(rules);
     let mut quickest_win: Option<u16> = None;
     let mut slowest_loss = 0u16;
     let mut every_move_loses = true;
-    for mv in moves.iter() {
-        let child = position.play(mv);
-        let child_value = if context.ends_with(rules, mv, &child) {
-            match verdict(oracle, &child, &Counters::fresh(rules, &child))?.exact {
+    let mut any_move = false;
+    for (mv, child) in children {
+        any_move = true;
+        let child = child.borrow();
+        let child_value = if context.ends_with(rules, mv, child) {
+            match verdict(oracle, child, &Counters::fresh(rules, child))?.exact {
                 Wld::Win => Some((Wld::Win, 0)),
                 Wld::Loss => Some((Wld::Loss, 0)),
                 Wld::Draw => None,
             }
         } else {
-            oracle.counted(&child)?.decided().filter(|&(_, plies)| plies <= cap)
+            oracle.counted(child)?.decided().filter(|&(_, plies)| plies <= cap)
         };
         match child_value {
             Some((Wld::Loss, plies)) => {
@@ -88,6 +101,9 @@ pub fn rule_score_from<O: Oracle>(
             Some((_, plies)) => slowest_loss = slowest_loss.max(plies + 1),
             None => every_move_loses = false,
         }
+    }
+    if !any_move {
+        return Ok(RuleScore::from_score(position.variant().score_at_end()).capped(cap));
     }
     Ok(match quickest_win.filter(|&w| w <= cap) {
         Some(w) => RuleScore::win(w),
