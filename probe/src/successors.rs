@@ -8,7 +8,7 @@
 //! loser the slowest loss, a position with no move has lost (in giveaway, won), and a
 //! material drawn by rule is a draw.
 
-use crate::rules::exact::{verdict, Oracle};
+use crate::rules::exact::{exact_result, Oracle};
 use crate::rules::{Context, DrawRules};
 use crate::{Counters, Move, Position, RuleScore, Score, Wld};
 
@@ -85,7 +85,9 @@ pub fn rule_score_of_children<'m, O: Oracle, P: std::borrow::Borrow<Position>>(
         any_move = true;
         let child = child.borrow();
         let child_value = if context.ends_with(rules, mv, child) {
-            match verdict(oracle, child, &Counters::fresh(rules, child))?.exact {
+            // The exact result alone: the theoretical value is read only where the rule
+            // table does not decide (a left-out successor's would cost a search).
+            match exact_result(oracle, child, &Counters::fresh(rules, child))? {
                 Wld::Win => Some((Wld::Win, 0)),
                 Wld::Loss => Some((Wld::Loss, 0)),
                 Wld::Draw => None,
