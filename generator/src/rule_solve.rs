@@ -561,6 +561,11 @@ where
                 Some((Wld::Loss, d)) => {
                     e.cannot_lose = true;
                     e.win = Some(e.win.map_or(d + 1, |w| w.min(d + 1)));
+                    if e.win == Some(1) {
+                        // No win is quicker and the node is decided by it: the other
+                        // moves need not be valued.
+                        break;
+                    }
                 }
                 Some((_, d)) => e.loss = e.loss.max(d + 1),
                 None => e.cannot_lose = true,

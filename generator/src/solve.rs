@@ -155,6 +155,11 @@ impl<F: Finished> Graph for Pair<'_, F> {
                 e.internal_moves += 1;
             } else {
                 e.add(self.finished.dtw(&position.play(mv))?);
+                if e.best_win == Some(1) {
+                    // No win is quicker and the node is decided by it: the other moves
+                    // need not be valued.
+                    break;
+                }
             }
         }
         Ok(e)
