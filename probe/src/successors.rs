@@ -39,6 +39,9 @@ pub fn best_score<E>(children: impl IntoIterator<Item = Result<Score, E>>) -> Re
             Wld::Win => slowest_loss = slowest_loss.max(c.raw() + 1),
             Wld::Draw => every_move_loses = false,
         }
+        if quickest_win == Some(1) {
+            break; // no win is quicker: the other children cannot change the value
+        }
     }
     Ok(match quickest_win {
         Some(d) => Score::win(d),
@@ -99,6 +102,9 @@ pub fn rule_score_of_children<'m, O: Oracle, P: std::borrow::Borrow<Position>>(
             Some((Wld::Loss, plies)) => {
                 quickest_win = Some(quickest_win.map_or(plies + 1, |w| w.min(plies + 1)));
                 every_move_loses = false;
+                if quickest_win == Some(1) {
+                    break; // no win is quicker
+                }
             }
             Some((_, plies)) => slowest_loss = slowest_loss.max(plies + 1),
             None => every_move_loses = false,
