@@ -51,11 +51,11 @@ impl Job {
 }
 
 /// Positions solved per second, measured on this project's 2-core AMD EPYC VM
-/// (docs/benchmarks.md, "Six pieces"; `examples/time_pair`, 2 threads, alone): the
-/// 6-piece pairs 1014+1410 (2.20 M theory positions a second) and 0510+1005 (2.02 M), the
-/// kings-only 0501+0105 (1.69 M theory, 1.35 M rule) and 0303 (1.83 M theory, 1.20 M
-/// rule); the 5-piece pairs with men solve their rule tables at 3.2-4.2 M a second, less
-/// taken here for the larger 6-piece state.
+/// (docs/benchmarks.md, "The solvers at six pieces"; `examples/time_pair`, 2 threads,
+/// alone): with men, 0321+2103's theory 1.26 M a thread (0510+1005 1.5 M), the rule
+/// tables of 0321+2103, 0222+2202 and 0312+1203 1.1-1.4 M (0510+1005 1.3 M); kings only,
+/// 0501+0105's theory 1.29 M and rule tables 1.24 M, 0303's rule tables 1.2 M before
+/// the last changes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rates {
     /// Theory positions a second per thread, a pair with men.
@@ -74,9 +74,9 @@ pub struct Rates {
 impl Default for Rates {
     fn default() -> Rates {
         Rates {
-            theory_per_thread: 1.45e6,
+            theory_per_thread: 1.3e6,
             kings_theory_per_thread: 1.2e6,
-            rules_per_thread: 1.4e6,
+            rules_per_thread: 1.3e6,
             kings_rules_per_thread: 1.0e6,
             overhead: 0.5,
         }

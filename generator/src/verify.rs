@@ -910,7 +910,10 @@ impl<'s> Worker<'s> {
             return Ok(Some(position.variant().score_at_end()));
         }
         Gap::back(successors::best_score(
-            children.iter().zip(placed.iter()).map(|(child, placed)| Gap::of(tables.score_placed(child, *placed, cache))),
+            children
+                .iter()
+                .zip(placed.iter())
+                .map(|(child, placed)| Gap::of(tables.score_placed(child, *placed, cache))),
         ))
     }
 
@@ -970,8 +973,9 @@ fn check_signature(
             let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
             let n = range.end - range.start;
             for (at, position) in range.clone().zip(index.positions(range)) {
-                let (dtw_held, wld_held) =
-                    theory_files.map_or((false, false), |(dtw, wld)| (dtw.header().holds(&position), wld.header().holds(&position)));
+                let (dtw_held, wld_held) = theory_files.map_or((false, false), |(dtw, wld)| {
+                    (dtw.header().holds(&position), wld.header().holds(&position))
+                });
                 let rule_held = rule_file.is_some_and(|(_, _, file)| file.header().holds(&position));
                 if !(dtw_held || wld_held || rule_held) {
                     continue;
@@ -1210,8 +1214,13 @@ fn count_rules(
                 for (i, position) in range.clone().zip(index.positions(range)) {
                     // The position is read where it lies, without being located again.
                     let (position, placed) = ([position], [Some(Placed { sig, at: i })]);
-                    let oracle =
-                        RuleOracle { tables, set: rules.set, cache: RefCell::new(&mut *cache), children: &position, placed: &placed };
+                    let oracle = RuleOracle {
+                        tables,
+                        set: rules.set,
+                        cache: RefCell::new(&mut *cache),
+                        children: &position,
+                        placed: &placed,
+                    };
                     let position = &position[0];
                     let counters = Counters::fresh(rules, position);
                     let v = match verdict(&oracle, position, &counters) {
