@@ -1040,7 +1040,7 @@ fn check_signature(
                     Ok(None) => break,
                     Err(e) => return findings.bad(e),
                 };
-                let derived = if drawn || position.is_drawn_by_material() {
+                let derived = if !rule_from_children {
                     Ok(RuleScore::NONE)
                 } else {
                     worker.derive_rule(tables, rules, context, &position)
