@@ -466,20 +466,18 @@ where
                         let turned_back = position_of(local).flipped();
                         // The parents share their men: one part, found once.
                         let mut part_base: Option<(usize, usize)> = None;
-                        let mut one_king: Option<(Square, OneKingMoved)> = None;
-                        turned_back.for_each_quiet_predecessor(Unmoves::KINGS, |parent| {
+                        let (mut ranks_for, mut ranks): (Option<Square>, OneKingMoved) = (None, OneKingMoved::EMPTY);
+                        turned_back.for_each_quiet_predecessor(Unmoves::KINGS, |parent, step| {
                             // The mover is White.
                             let (t, base) = *part_base.get_or_insert_with(|| {
-                                let p = local_of(&parent.position);
+                                let p = local_of(parent);
                                 (component.parts[p / kings].0, p - p % kings)
                             });
-                            let (from, to) = (parent.mv.from(), parent.mv.to());
-                            let ranks = match &one_king {
-                                Some((king, ranks)) if *king == to => ranks,
-                                _ => {
-                                    &one_king.insert((to, self.pair.tables[t].one_king_moved(&parent.position, from))).1
-                                }
-                            };
+                            let (from, to) = (step.from, step.to);
+                            if ranks_for != Some(to) {
+                                self.pair.tables[t].one_king_moved_into(parent, from, &mut ranks);
+                                ranks_for = Some(to);
+                            }
                             let p = base + ranks.king_rank(from) as usize;
                             prefetch(slot(p));
                             batch.push(p);

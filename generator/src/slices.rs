@@ -300,9 +300,9 @@ impl<F: Finished, S: PairStore> Graph for ComponentGraph<'_, F, S> {
     /// Positions one quiet king move earlier.
     fn for_each_parent(&self, node: u64, mut visit: impl FnMut(u64)) {
         let child = self.position(node).flipped();
-        child.for_each_quiet_predecessor(Unmoves::KINGS, |p| {
-            let t = self.table_of(&p.position);
-            let index = self.tables[t].index(&p.position);
+        child.for_each_quiet_predecessor(Unmoves::KINGS, |parent, _| {
+            let t = self.table_of(parent);
+            let index = self.tables[t].index(parent);
             let part = self
                 .parts
                 .iter()

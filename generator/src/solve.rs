@@ -173,22 +173,22 @@ impl<F: Finished> Graph for Pair<'_, F> {
         // differ from it in the king placement alone, and the parents one king's moves
         // lead to differ in that king's square alone.
         let mut kings_moved: Option<(&MaterialIndex, u64)> = None;
-        let mut one_king: Option<(Square, OneKingMoved)> = None;
-        child.for_each_quiet_predecessor(Unmoves::KEEPING_MATERIAL, |p| {
-            if p.mv.piece() == PieceKind::King {
+        let (mut ranks_for, mut ranks): (Option<Square>, OneKingMoved) = (None, OneKingMoved::EMPTY);
+        child.for_each_quiet_predecessor(Unmoves::KEEPING_MATERIAL, |parent, step| {
+            if step.piece == PieceKind::King {
                 let (table, men_base) = *kings_moved.get_or_insert_with(|| {
-                    let (table, first) = self.table_of(&p.position);
-                    let index = table.index(&p.position);
+                    let (table, first) = self.table_of(parent);
+                    let index = table.index(parent);
                     (table, first + index - index % table.king_placements())
                 });
-                let ranks = match &one_king {
-                    Some((king, ranks)) if *king == p.mv.to() => ranks,
-                    _ => &one_king.insert((p.mv.to(), table.one_king_moved(&p.position, p.mv.from()))).1,
-                };
-                visit(men_base + ranks.king_rank(p.mv.from()));
+                if ranks_for != Some(step.to) {
+                    table.one_king_moved_into(parent, step.from, &mut ranks);
+                    ranks_for = Some(step.to);
+                }
+                visit(men_base + ranks.king_rank(step.from));
             } else {
-                let (table, first) = self.table_of(&p.position);
-                visit(first + table.index(&p.position));
+                let (table, first) = self.table_of(parent);
+                visit(first + table.index(parent));
             }
         });
     }

@@ -212,8 +212,9 @@ impl SharedBlocks {
 /// One worker's blocks at hand, its decompression context, and the shared cache.
 struct BlockCache<'a> {
     slots: Vec<Option<Block>>,
-    /// A position's successors while they are gathered (kept to spare an allocation).
-    children: Vec<(Position, Option<Placed>)>,
+    /// Successor lists of the searches below a left-out position, kept to spare their
+    /// allocations (one per level of the search).
+    spare: Vec<Successors>,
     shared: &'a SharedBlocks,
     context: zstd::bulk::Decompressor<'static>,
 }
@@ -222,7 +223,7 @@ impl<'a> BlockCache<'a> {
     fn new(shared: &'a SharedBlocks) -> BlockCache<'a> {
         BlockCache {
             slots: vec![None; WORKER_BLOCKS],
-            children: Vec::new(),
+            spare: Vec::new(),
             shared,
             context: zstd::bulk::Decompressor::new().expect("a zstd context"),
         }
@@ -863,23 +864,20 @@ impl Findings<'_> {
     }
 }
 
-/// One worker's block cache, and a position's moves and successors while it is checked
-/// (kept to spare allocations).
-struct Worker<'s> {
-    cache: BlockCache<'s>,
+/// A position's moves and its successors, each placed in the tables: what a value is
+/// derived from. Kept from one position to the next to spare allocations.
+#[derive(Default)]
+struct Successors {
     moves: MoveList,
     children: Vec<Position>,
     /// Where each successor lies ([`Tables::place`]).
     placed: Vec<Option<Placed>>,
 }
 
-impl<'s> Worker<'s> {
-    fn new(shared: &'s SharedBlocks) -> Worker<'s> {
-        Worker { cache: BlockCache::new(shared), moves: MoveList::new(), children: Vec::new(), placed: Vec::new() }
-    }
-
+impl Successors {
     /// Makes every move of `position` and places each successor, fetching ahead the
-    /// resident DTW slot (`theory`) and rule slot (`rules`) to be read.
+    /// resident DTW slot (`theory`) and rule slot (`rules`) to be read, so that the reads
+    /// from memory overlap instead of waiting one after another.
     fn gather(&mut self, tables: &Tables, position: &Position, theory: bool, rules: bool) {
         position.legal_moves_into(&mut self.moves);
         self.children.clear();
@@ -901,20 +899,45 @@ impl<'s> Worker<'s> {
         }
     }
 
-    /// The DTW value of a position that has moves, not settled by its material, from
-    /// its successors as [`Worker::gather`] found them; `Ok(None)` when a successor's
-    /// table is missing.
-    fn derive(&mut self, tables: &Tables, position: &Position) -> Result<Option<Score>, TableError> {
-        let Worker { cache, children, placed, .. } = self;
-        if children.is_empty() {
+    /// The DTW value of a position not settled by its material, from its successors as
+    /// [`Successors::gather`] found them; `Ok(None)` when a successor's table is missing.
+    fn best_score(
+        &self,
+        tables: &Tables,
+        position: &Position,
+        cache: &mut BlockCache,
+    ) -> Result<Option<Score>, TableError> {
+        if self.children.is_empty() {
             return Ok(Some(position.variant().score_at_end()));
         }
         Gap::back(successors::best_score(
-            children
+            self.children
                 .iter()
-                .zip(placed.iter())
+                .zip(self.placed.iter())
                 .map(|(child, placed)| Gap::of(tables.score_placed(child, *placed, cache))),
         ))
+    }
+}
+
+/// One worker's block cache, and the successors of the position it checks.
+struct Worker<'s> {
+    cache: BlockCache<'s>,
+    successors: Successors,
+}
+
+impl<'s> Worker<'s> {
+    fn new(shared: &'s SharedBlocks) -> Worker<'s> {
+        Worker { cache: BlockCache::new(shared), successors: Successors::default() }
+    }
+
+    /// As [`Successors::gather`].
+    fn gather(&mut self, tables: &Tables, position: &Position, theory: bool, rules: bool) {
+        self.successors.gather(tables, position, theory, rules);
+    }
+
+    /// As [`Successors::best_score`], for the successors gathered last.
+    fn derive(&mut self, tables: &Tables, position: &Position) -> Result<Option<Score>, TableError> {
+        self.successors.best_score(tables, position, &mut self.cache)
     }
 
     /// The rule value of `rules` (its count `context`) of a position not drawn by its
@@ -926,7 +949,7 @@ impl<'s> Worker<'s> {
         context: kabe_probe::rules::Context,
         position: &Position,
     ) -> Result<RuleScore, Gap> {
-        let Worker { cache, moves, children, placed } = self;
+        let Worker { cache, successors: Successors { moves, children, placed } } = self;
         let oracle = RuleOracle { tables, set: rules.set, cache: RefCell::new(cache), children, placed };
         successors::rule_score_of_children(&oracle, rules, context, position, moves.iter().zip(children.iter()))
     }
@@ -1246,31 +1269,16 @@ fn rule_code(value: RuleScore) -> u8 {
     }
 }
 
-/// The value the successors give, or `None` when a successor's table is missing. The
-/// successors in the resident pair are gathered first with their slots fetched ahead, so
-/// that their reads from memory overlap instead of waiting one after another.
+/// The value of a position its DTW table leaves out, from its successors; `None` when a
+/// successor's table is missing.
 fn derive(tables: &Tables, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
     if let Some(settled) = position.settled_score() {
         return Ok(Some(settled));
     }
-    let moves = position.legal_moves();
-    if moves.is_empty() {
-        return Ok(Some(position.variant().score_at_end()));
-    }
-    let mut children = std::mem::take(&mut cache.children);
-    children.clear();
-    for mv in moves.iter() {
-        let child = position.play(mv);
-        let placed = tables.place(&child);
-        if let Some(slot) = placed.and_then(|p| tables.resident_dtw.get(&p.sig)?.get(p.at as usize)) {
-            crate::solve::prefetch(slot);
-        }
-        children.push((child, placed));
-    }
-    let derived = Gap::back(successors::best_score(
-        children.iter().map(|(child, placed)| Gap::of(tables.score_placed(child, *placed, cache))),
-    ));
-    cache.children = children;
+    let mut children = cache.spare.pop().unwrap_or_default();
+    children.gather(tables, position, true, false);
+    let derived = children.best_score(tables, position, cache);
+    cache.spare.push(children);
     derived
 }
 

@@ -319,28 +319,32 @@ impl MaterialIndex {
     /// taken back, in a retrograde solver), what ranks each in constant time:
     /// `position` is one of them, its white king on `square` the one that moves.
     pub fn one_king_moved(&self, position: &Position, square: Square) -> OneKingMoved {
+        let mut ranks = OneKingMoved::EMPTY;
+        self.one_king_moved_into(position, square, &mut ranks);
+        ranks
+    }
+
+    /// [`MaterialIndex::one_king_moved`] into `ranks`, which a solver's inner loop keeps
+    /// from one position to the next rather than moving 200 bytes each time.
+    pub fn one_king_moved_into(&self, position: &Position, square: Square, ranks: &mut OneKingMoved) {
         let sets = position.square_sets();
         let moving = 1u64 << square.index();
         debug_assert!(sets.white_kings & moving != 0, "{}: no white king on {}", position.fen(), square.number());
         let free = self.all & !sets.white_men & !sets.black_men;
         let others = sets.white_kings & !moving;
-        let mut ranks = OneKingMoved {
-            free,
-            others,
-            black: sets.black_kings,
-            bk_count: C.get(free.count_ones() - self.signature.white_kings as u32, self.signature.black_kings as u32),
-            white_below: [0; MAX_KINGS + 1],
-            white_above: [0; MAX_KINGS + 1],
-            black_below: [0; MAX_KINGS + 1],
-            black_above: [0; MAX_KINGS + 1],
-        };
+        ranks.free = free;
+        ranks.others = others;
+        ranks.black_kings = sets.black_kings;
+        ranks.bk_count =
+            C.get(free.count_ones() - self.signature.white_kings as u32, self.signature.black_kings as u32);
         // The other white kings, l-th lowest at compressed place p: C(p, l + 1) below the
         // moving king, C(p, l + 2) above it (it takes a place below them).
         let places = compressed_places(others, free);
         let places = &places.0[..places.1];
         for j in 0..=places.len() {
-            ranks.white_below[j] = places[..j].iter().enumerate().map(|(l, &p)| C.get(p, l as u32 + 1)).sum();
-            ranks.white_above[j] = places[j..].iter().enumerate().map(|(l, &p)| C.get(p, (j + l) as u32 + 2)).sum();
+            let below: u64 = places[..j].iter().enumerate().map(|(l, &p)| C.get(p, l as u32 + 1)).sum();
+            let above: u64 = places[j..].iter().enumerate().map(|(l, &p)| C.get(p, (j + l) as u32 + 2)).sum();
+            ranks.white_others[j] = below + above;
         }
         // The black kings among the squares free of men and the other white kings: a black
         // king above the moving king loses one place to it.
@@ -348,11 +352,11 @@ impl MaterialIndex {
         let places = compressed_places(sets.black_kings, black_free);
         let places = &places.0[..places.1];
         for m in 0..=places.len() {
-            ranks.black_below[m] = places[..m].iter().enumerate().map(|(i, &q)| C.get(q, i as u32 + 1)).sum();
-            ranks.black_above[m] =
+            let below: u64 = places[..m].iter().enumerate().map(|(i, &q)| C.get(q, i as u32 + 1)).sum();
+            let above: u64 =
                 places[m..].iter().enumerate().map(|(i, &q)| C.get(q.saturating_sub(1), (m + i) as u32 + 1)).sum();
+            ranks.black[m] = below + above;
         }
-        ranks
     }
 
     #[inline]
@@ -419,27 +423,34 @@ pub struct OneKingMoved {
     free: u64,
     /// The white kings that stay.
     others: u64,
-    black: u64,
+    black_kings: u64,
     bk_count: u64,
-    /// By how many other white kings lie below the moving one: their terms below it,
-    /// and above it.
-    white_below: [u64; MAX_KINGS + 1],
-    white_above: [u64; MAX_KINGS + 1],
-    /// By how many black kings lie below the moving one.
-    black_below: [u64; MAX_KINGS + 1],
-    black_above: [u64; MAX_KINGS + 1],
+    /// By how many other white kings lie below the moving one: their terms of the rank.
+    white_others: [u64; MAX_KINGS + 1],
+    /// By how many black kings lie below the moving one: their terms.
+    black: [u64; MAX_KINGS + 1],
 }
 
 impl OneKingMoved {
+    /// Ranks of no position yet: what [`MaterialIndex::one_king_moved_into`] fills.
+    pub const EMPTY: OneKingMoved = OneKingMoved {
+        free: 0,
+        others: 0,
+        black_kings: 0,
+        bk_count: 0,
+        white_others: [0; MAX_KINGS + 1],
+        black: [0; MAX_KINGS + 1],
+    };
+
     /// The king rank ([`MaterialIndex::king_rank`]) with the moving king on `square`
     /// (free of every other piece).
     #[inline]
     pub fn king_rank(&self, square: Square) -> u64 {
         let below = (1u64 << square.index()) - 1;
         let j = (self.others & below).count_ones() as usize;
-        let white = self.white_below[j] + C.get((self.free & below).count_ones(), j as u32 + 1) + self.white_above[j];
-        let m = (self.black & below).count_ones() as usize;
-        white * self.bk_count + self.black_below[m] + self.black_above[m]
+        let white = self.white_others[j] + C.get((self.free & below).count_ones(), j as u32 + 1);
+        let m = (self.black_kings & below).count_ones() as usize;
+        white * self.bk_count + self.black[m]
     }
 }
 
@@ -507,9 +518,13 @@ impl KingStepper {
             return true;
         }
         let more = next_subset(&mut self.white, self.free.len() as u32);
-        let white_kings = self.white.iter().fold(0u64, |m, &i| m | 1u64 << self.free[i as usize]);
-        self.black_free.clear();
-        self.black_free.extend(self.free.iter().copied().filter(|&s| white_kings & 1u64 << s == 0));
+        if !self.black.is_empty() {
+            // Without black kings the list is never read: rebuilding it would cost more
+            // than the rest of the step.
+            let white_kings = self.white.iter().fold(0u64, |m, &i| m | 1u64 << self.free[i as usize]);
+            self.black_free.clear();
+            self.black_free.extend(self.free.iter().copied().filter(|&s| white_kings & 1u64 << s == 0));
+        }
         more
     }
 

@@ -34,7 +34,7 @@ pub use notation::movetext::MoveError;
 pub use perft::{parse_perft_vectors, perft, perft_divide, perft_routes, PerftVector};
 pub use position::{Position, Setup, SetupError, SetupPiece, SquareSets};
 pub use score::{RuleScore, Score, Wld};
-pub use unmove::{Predecessor, Restore, Unmoves};
+pub use unmove::{Predecessor, QuietStep, Restore, Unmoves};
 pub use variant::{
     CaptureChoice, CapturedPieces, Color, CrowningInCapture, DrawnMaterial, Goal, KingLanding, KingRange,
     NotationStyle, PieceKind, Square, UnknownVariant, Variant,

@@ -10,7 +10,9 @@
 use crate::geometry::{Bits, Dir, Geometry, OFF};
 use crate::movegen::{forward, promotion_bits, Move, MAX_CAPTURES};
 use crate::position::Position;
-use crate::variant::{CaptureChoice, CapturedPieces, Color, CrowningInCapture, KingLanding, KingRange, PieceKind};
+use crate::variant::{
+    CaptureChoice, CapturedPieces, Color, CrowningInCapture, KingLanding, KingRange, PieceKind, Square,
+};
 
 /// A position one move earlier, with the move that leads from it to the given position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +21,28 @@ pub struct Predecessor {
     pub position: Position,
     /// The move from `position` to the given position.
     pub mv: Move,
+}
+
+/// A quiet move taken back: what [`Position::for_each_quiet_predecessor`] hands over
+/// beside the earlier position. Four bytes where a [`Move`] has room for a capture's
+/// path: a solver's inner loop takes back billions of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuietStep {
+    /// Where the piece stood.
+    pub from: Square,
+    /// Where it went.
+    pub to: Square,
+    /// The piece as it stood (a man that crowned on `to` is a man).
+    pub piece: PieceKind,
+    /// Whether the step crowned the man.
+    pub promotes: bool,
+}
+
+impl QuietStep {
+    /// The move itself.
+    pub fn mv(&self) -> Move {
+        Move::quiet(self.from.0, self.to.0, self.piece, self.promotes)
+    }
 }
 
 /// Which quiet moves [`Position::for_each_quiet_predecessor`] takes back.
@@ -56,13 +80,15 @@ impl Position {
     /// without a capture for the mover count (capturing is compulsory).
     pub fn quiet_predecessors(&self) -> Vec<Predecessor> {
         let mut out = Vec::new();
-        self.for_each_quiet_predecessor(Unmoves::ALL, |p| out.push(p));
+        self.for_each_quiet_predecessor(Unmoves::ALL, |position, step| {
+            out.push(Predecessor { position: *position, mv: step.mv() })
+        });
         out
     }
 
     /// The quiet predecessors of the kinds `which` names, handed to `visit` one by one
     /// (what a retrograde solver's inner loop calls, without allocating).
-    pub fn for_each_quiet_predecessor(&self, which: Unmoves, mut visit: impl FnMut(Predecessor)) {
+    pub fn for_each_quiet_predecessor(&self, which: Unmoves, mut visit: impl FnMut(&Position, QuietStep)) {
         let geo = self.geo();
         let mover = self.turn.opposite();
         let own = self.side(mover);
@@ -96,8 +122,13 @@ impl Position {
             };
             if !can_capture {
                 let promotes = was == PieceKind::Man && self.kings & (1u64 << to) != 0;
-                let mv = Move::quiet(geo.square_of[from as usize], geo.square_of[to as usize], was, promotes);
-                visit(Predecessor { position: q, mv });
+                let step = QuietStep {
+                    from: Square(geo.square_of[from as usize]),
+                    to: Square(geo.square_of[to as usize]),
+                    piece: was,
+                    promotes,
+                };
+                visit(&q, step);
             }
         };
         if which.men {
