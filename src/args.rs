@@ -1,6 +1,7 @@
 //! What several commands read from their arguments: the table set, the variant, the
 //! draw rules, signatures, the memory budget, the scope of a build.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -10,14 +11,22 @@ use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant};
 /// Where tables live unless `--tables` says otherwise: `$KABE_TABLES`, else
 /// `$XDG_DATA_HOME/kabe/tables`, else `~/.local/share/kabe/tables`.
 pub fn default_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("KABE_TABLES") {
-        return PathBuf::from(dir);
+    let var = |name| std::env::var_os(name);
+    default_dir_from(var("KABE_TABLES"), var("XDG_DATA_HOME"), var("HOME"))
+}
+
+/// [`default_dir`] from the three variables' values. A variable set to nothing counts as
+/// unset, as the XDG base directory specification says of its own: `KABE_TABLES=` must
+/// not make the tables land in the working directory under a name no later run finds.
+fn default_dir_from(kabe_tables: Option<OsString>, xdg_data_home: Option<OsString>, home: Option<OsString>) -> PathBuf {
+    let set = |value: Option<OsString>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(dir) = set(kabe_tables) {
+        return dir;
     }
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .unwrap_or_else(|| PathBuf::from("."));
-    data.join("kabe/tables")
+    set(xdg_data_home)
+        .or_else(|| set(home).map(|h| h.join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("kabe/tables")
 }
 
 /// The variant and directory every table command works on.
@@ -94,4 +103,18 @@ pub fn rule_set_names() -> clap::builder::PossibleValuesParser {
 
 pub fn variant_arg(name: &str) -> anyhow::Result<kabe_probe::Variant> {
     Ok(name.parse::<kabe_probe::Variant>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_directory_comes_from_the_first_variable_set_to_something() {
+        let some = |s: &str| Some(OsString::from(s));
+        assert_eq!(default_dir_from(some("/t"), some("/x"), some("/h")), PathBuf::from("/t"));
+        assert_eq!(default_dir_from(None, some("/x"), some("/h")), PathBuf::from("/x/kabe/tables"));
+        assert_eq!(default_dir_from(some(""), some(""), some("/h")), PathBuf::from("/h/.local/share/kabe/tables"));
+        assert_eq!(default_dir_from(some(""), None, some("")), PathBuf::from("./kabe/tables"));
+    }
 }
