@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use kabe_probe::{perft, Position, Variant};
+use kabe_probe::{perft, MaterialIndex, MoveList, Position, Signature, Variant};
 
 const POSITIONS: [(&str, Variant, &str); 6] = [
     ("intl-start", Variant::INTERNATIONAL, "W:W31-50:B1-20"),
@@ -56,5 +56,43 @@ fn unmoves(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, legal_moves, count_moves, perft_small, unmoves);
+/// What a 6-piece solver generates moves for: 4,096 positions spread evenly over a
+/// table with kings on both sides (many of them capture positions).
+fn six_piece_sample(sig: &str) -> Vec<Position> {
+    let signature: Signature = sig.parse().expect("bench signature");
+    let index = MaterialIndex::new(Variant::INTERNATIONAL, signature).expect("a table-sized signature");
+    let step = index.len() / 4096;
+    (0..4096).map(|i| index.position(i * step)).collect()
+}
+
+fn endgame_tables(c: &mut Criterion) {
+    let mut group = c.benchmark_group("legal_moves_4096");
+    for sig in ["1122", "0312", "0231"] {
+        let sample = six_piece_sample(sig);
+        let mut moves = MoveList::new();
+        // What the solvers ask for: the quiet king moves counted, not listed.
+        group.bench_function(format!("{sig}-king-steps-counted"), |b| {
+            b.iter(|| {
+                let mut n = 0;
+                for p in &sample {
+                    n += p.legal_moves_counting_king_steps(&mut moves) + moves.len();
+                }
+                n
+            })
+        });
+        group.bench_function(sig, |b| {
+            b.iter(|| {
+                let mut n = 0;
+                for p in &sample {
+                    p.legal_moves_into(&mut moves);
+                    n += moves.len();
+                }
+                n
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, legal_moves, count_moves, perft_small, unmoves, endgame_tables);
 criterion_main!(benches);

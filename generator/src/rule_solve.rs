@@ -25,8 +25,8 @@ use std::sync::Arc;
 use kabe_probe::rules::exact::{exact_result, Oracle};
 use kabe_probe::rules::Context;
 use kabe_probe::{
-    Counters, DrawRules, MaterialIndex, MoveList, OneKingMoved, PieceKind, Position, RuleScore, Score, Signature,
-    Square, SquareSets, Unmoves, Variant, Wld,
+    Counters, DrawRules, MaterialIndex, MoveList, OneKingMoved, Position, RuleScore, Score, Signature, Square,
+    SquareSets, Unmoves, Variant, Wld,
 };
 use rayon::prelude::*;
 
@@ -537,13 +537,9 @@ where
     /// What the node's moves give: quiet king moves are counted, every other move is
     /// valued (afresh when it ends the count).
     fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, PairError<O, V>> {
-        position.legal_moves_into(moves);
-        let mut e = Exits::default();
+        let king_steps = position.legal_moves_counting_king_steps(moves);
+        let mut e = Exits { internal: king_steps as u16, ..Exits::default() };
         for mv in moves.iter() {
-            if !mv.is_capture() && mv.piece() == PieceKind::King {
-                e.internal += 1;
-                continue;
-            }
             let child = position.play(mv);
             let child_value = if self.context.ends_with(&self.rules, mv, &child) {
                 let fresh = Counters::fresh(&self.rules, &child);

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 #[cfg(test)]
 use kabe_probe::Variant;
-use kabe_probe::{MaterialIndex, MoveList, PieceKind, Position, Score, Signature, Unmoves};
+use kabe_probe::{MaterialIndex, MoveList, Position, Score, Signature, Unmoves};
 use rayon::prelude::*;
 
 use crate::components::{components, part_positions, Component};
@@ -250,11 +250,6 @@ struct ComponentGraph<'a, F, S> {
 }
 
 impl<F: Finished, S: PairStore> ComponentGraph<'_, F, S> {
-    fn global(&self, local: u64) -> (usize, u64) {
-        let (t, m) = self.parts[(local / self.kings) as usize];
-        (t, m * self.kings + local % self.kings)
-    }
-
     /// The table of a position of the pair's material (White to move).
     fn table_of(&self, normalized: &Position) -> usize {
         let sig = Signature::of(normalized);
@@ -269,9 +264,13 @@ impl<F: Finished, S: PairStore> Graph for ComponentGraph<'_, F, S> {
         (self.parts.len() as u64 * self.kings) as usize
     }
 
-    fn position(&self, node: u64) -> Position {
-        let (t, index) = self.global(node);
-        self.tables[t].position(index)
+    fn tables(&self) -> &[MaterialIndex] {
+        self.tables
+    }
+
+    fn locate(&self, node: u64) -> (usize, u64) {
+        let (t, m) = self.parts[(node / self.kings) as usize];
+        (t, m * self.kings + node % self.kings)
     }
 
     fn positions(&self, range: Range<u64>) -> Box<dyn Iterator<Item = Position> + '_> {
@@ -281,13 +280,12 @@ impl<F: Finished, S: PairStore> Graph for ComponentGraph<'_, F, S> {
     /// Quiet king moves stay in the component; a man move goes to a component solved
     /// before, read from the store; captures and promotions to finished tables.
     fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, Self::Error> {
-        position.legal_moves_into(moves);
+        let king_steps = position.legal_moves_counting_king_steps(moves);
         let mut e = Exits::default();
+        e.internal_moves = king_steps as u16;
         for mv in moves.iter() {
             if mv.is_capture() || mv.promotes() {
                 e.add(self.finished.dtw(&position.play(mv)).map_err(SliceError::Finished)?);
-            } else if mv.piece() == PieceKind::King {
-                e.internal_moves += 1;
             } else {
                 let child = position.play(mv).normalized();
                 let t = self.table_of(&child);
@@ -298,8 +296,8 @@ impl<F: Finished, S: PairStore> Graph for ComponentGraph<'_, F, S> {
     }
 
     /// Positions one quiet king move earlier.
-    fn for_each_parent(&self, node: u64, mut visit: impl FnMut(u64)) {
-        let child = self.position(node).flipped();
+    fn for_each_parent(&self, node: &Position, mut visit: impl FnMut(u64)) {
+        let child = node.flipped();
         child.for_each_quiet_predecessor(Unmoves::KINGS, |parent, _| {
             let t = self.table_of(parent);
             let index = self.tables[t].index(parent);

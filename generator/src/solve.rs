@@ -27,7 +27,8 @@ use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Mutex;
 
 use kabe_probe::{
-    MaterialIndex, MoveList, OneKingMoved, PieceKind, Position, Score, Signature, Square, Unmoves, Variant, Wld,
+    LastMen, MaterialIndex, MoveList, OneKingMoved, PieceKind, Position, Score, Signature, Square, Unmoves, Variant,
+    Wld,
 };
 use rayon::prelude::*;
 
@@ -77,15 +78,30 @@ pub(crate) trait Graph: Sync {
     type Error: Send;
     /// Number of nodes.
     fn len(&self) -> usize;
+    /// The tables the nodes are positions of.
+    fn tables(&self) -> &[MaterialIndex];
+    /// The table of a node and its index there.
+    fn locate(&self, node: u64) -> (usize, u64);
     /// The position of a node (the side to move is White).
-    fn position(&self, node: u64) -> Position;
+    fn position(&self, node: u64) -> Position {
+        let (t, index) = self.locate(node);
+        self.tables()[t].position(index)
+    }
+    /// As [`Graph::position`], for nodes visited in increasing order: each table's men
+    /// are unranked again only when they change.
+    fn position_reusing(&self, node: u64, last: &mut [LastMen; 2]) -> Position {
+        let (t, index) = self.locate(node);
+        self.tables()[t].position_reusing(index, &mut last[t])
+    }
     /// The positions of consecutive nodes.
     fn positions(&self, range: std::ops::Range<u64>) -> Box<dyn Iterator<Item = Position> + '_>;
     /// A node's moves: how many stay inside, and what the others give; `moves` is left
-    /// holding the position's legal moves (none: the game is over).
+    /// holding the position's legal moves but the quiet king moves, which are only
+    /// counted (none listed and none counted: the game is over).
     fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, Self::Error>;
-    /// Hands `visit` the nodes one move inside the graph earlier.
-    fn for_each_parent(&self, node: u64, visit: impl FnMut(u64));
+    /// Hands `visit` the nodes one move inside the graph earlier than `node`, a node's
+    /// position.
+    fn for_each_parent(&self, node: &Position, visit: impl FnMut(u64));
 }
 
 /// The pair being solved whole: one or two tables, nodes numbered table after table.
@@ -126,12 +142,16 @@ impl<F: Finished> Graph for Pair<'_, F> {
         self.tables.iter().map(MaterialIndex::len).sum::<u64>() as usize
     }
 
-    fn position(&self, node: u64) -> Position {
+    fn tables(&self) -> &[MaterialIndex] {
+        &self.tables
+    }
+
+    fn locate(&self, node: u64) -> (usize, u64) {
         let first = self.tables[0].len();
         if node < first {
-            self.tables[0].position(node)
+            (0, node)
         } else {
-            self.tables[1].position(node - first)
+            (1, node - first)
         }
     }
 
@@ -148,8 +168,8 @@ impl<F: Finished> Graph for Pair<'_, F> {
 
     /// Quiet moves that crown no man stay in the pair; captures and promotions leave it.
     fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, F::Error> {
-        position.legal_moves_into(moves);
-        let mut e = Exits::default();
+        let king_steps = position.legal_moves_counting_king_steps(moves);
+        let mut e = Exits { internal_moves: king_steps as u16, ..Exits::default() };
         for mv in moves.iter() {
             if !mv.is_capture() && !mv.promotes() {
                 e.internal_moves += 1;
@@ -166,9 +186,9 @@ impl<F: Finished> Graph for Pair<'_, F> {
     }
 
     /// Positions one quiet, non-crowning move earlier.
-    fn for_each_parent(&self, node: u64, mut visit: impl FnMut(u64)) {
+    fn for_each_parent(&self, node: &Position, mut visit: impl FnMut(u64)) {
         // The node is the mover's child seen from the other side: turn it back.
-        let child = self.position(node).flipped();
+        let child = node.flipped();
         // A king's moves keep the men: once one such parent's index is known, the others
         // differ from it in the king placement alone, and the parents one king's moves
         // lead to differ in that king's square alone.
@@ -329,7 +349,7 @@ pub(crate) fn solve_graph<G: Graph>(
                 // its pair has the same material, so none of them can change it.
                 _ if position.is_drawn_by_material() => CANNOT_LOSE,
                 // No move at all: the game is over (lost; in giveaway won).
-                _ if moves.is_empty() => position.variant().score_at_end().raw(),
+                _ if moves.is_empty() && e.internal_moves == 0 => position.variant().score_at_end().raw(),
                 Some(w) => w,
                 None if e.draw => CANNOT_LOSE,
                 // Only moves out of the graph, all losing.
@@ -368,6 +388,7 @@ pub(crate) fn solve_graph<G: Graph>(
             let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
             let mut later = NOTHING;
             let mut resolved = 0;
+            let mut last_men = [LastMen::NONE; 2];
             // The parents' slots lie all over a state far larger than the CPU caches:
             // gathered a batch at a time with their cache lines fetched ahead, so that
             // the misses overlap instead of following one another.
@@ -392,7 +413,7 @@ pub(crate) fn solve_graph<G: Graph>(
                     continue;
                 }
                 resolved += 1;
-                graph.for_each_parent(node as u64, |parent| {
+                graph.for_each_parent(&graph.position_reusing(node as u64, &mut last_men), |parent| {
                     prefetch(&state[parent as usize]);
                     batch.push(parent);
                 });

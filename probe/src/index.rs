@@ -372,6 +372,19 @@ impl MaterialIndex {
         self.place_kings(&men, index % self.king_placements)
     }
 
+    /// As [`MaterialIndex::position`], the men unranked again only when `last` holds
+    /// another configuration: what a scan that visits scattered indices in increasing
+    /// order uses (the positions a solver resolves at one ply).
+    #[inline]
+    pub fn position_reusing(&self, index: u64, last: &mut LastMen) -> Position {
+        let rank = index / self.king_placements;
+        if last.rank != rank {
+            last.men = self.men_of(rank);
+            last.rank = rank;
+        }
+        self.place_kings(&last.men, index % self.king_placements)
+    }
+
     /// The positions with indices `range`, in order: the men are unranked once per
     /// configuration, and the kings stepped from one placement to the next rather than
     /// unranked (what a solver's scan, a writer and the verifier iterate over).
@@ -411,6 +424,19 @@ impl MaterialIndex {
         let sets = SquareSets { white_men: men.white_men, white_kings, black_men: men.black_men, black_kings };
         Position::from_square_sets(self.variant, Color::White, &sets)
     }
+}
+
+/// The men configuration [`MaterialIndex::position_reusing`] unranked last.
+#[derive(Clone, Copy, Debug)]
+pub struct LastMen {
+    rank: u64,
+    men: SquareSets,
+}
+
+impl LastMen {
+    /// No configuration yet.
+    pub const NONE: LastMen =
+        LastMen { rank: u64::MAX, men: SquareSets { white_men: 0, white_kings: 0, black_men: 0, black_kings: 0 } };
 }
 
 /// Most kings of one side a table holds (a signature's digit).

@@ -176,7 +176,11 @@ pub(crate) fn promotion_bits(geo: &Geometry, color: Color) -> u64 {
 impl Position {
     /// All legal moves.
     pub fn legal_moves(&self) -> MoveList {
-        let mut list = MoveList::new();
+        // Sized for a capture position, what the tables' searches of left-out positions
+        // list by the million: 16 moves (768 bytes) are served from glibc's per-thread
+        // cache (up to 1,032 bytes); 64 took its general path (`_int_malloc`, `_int_free`:
+        // 4.5% of a 6-piece pass) on every call.
+        let mut list = MoveList(Vec::with_capacity(16));
         self.legal_moves_into(&mut list);
         list
     }
@@ -461,25 +465,50 @@ impl Position {
         }
     }
 
+    /// What a retrograde solver needs of the moves: every legal move but the quiet king
+    /// moves, written into `list` (cleared first; in [`Position::legal_moves_into`]'s
+    /// order), and the number of quiet king moves, counted only. A quiet king move keeps
+    /// the material and the men where they are, so a solver only counts it; in king
+    /// endgames building those moves is most of the work of listing the moves.
+    pub fn legal_moves_counting_king_steps(&self, list: &mut MoveList) -> usize {
+        list.0.clear();
+        self.captures_into(&mut list.0, true);
+        if !list.0.is_empty() {
+            return 0;
+        }
+        self.man_steps_into(&mut list.0);
+        self.count_king_steps()
+    }
+
     fn count_quiet_moves(&self) -> usize {
         let geo = self.geo();
-        let own = self.side(self.turn);
         let empty = self.empty_squares();
-        let men = own & !self.kings;
+        let men = self.side(self.turn) & !self.kings;
         let mut count = 0;
         for &d in forward(geo, self.turn) {
             count += (geo.shift(men, d) & empty).count_ones() as usize;
         }
+        count + self.count_king_steps()
+    }
+
+    /// The number of quiet moves of the side to move's kings.
+    #[inline]
+    fn count_king_steps(&self) -> usize {
+        let geo = self.geo();
+        let occupied = self.white | self.black;
         let flying = self.variant.king_moves == KingRange::Flying;
-        for king in Bits(own & self.kings) {
+        let mut count = 0;
+        for king in Bits(self.side(self.turn) & self.kings) {
             for d in Dir::ALL {
-                let mut sq = geo.step(king, d);
-                while sq != OFF && empty & (1 << sq) != 0 {
-                    count += 1;
-                    if !flying {
-                        break;
-                    }
-                    sq = geo.step(sq, d);
+                if flying {
+                    // The squares along the ray before the first piece on it.
+                    let ray = geo.ray[d as usize][king as usize];
+                    let stop = geo.first_along(king, d, occupied);
+                    let open = if stop == OFF { ray } else { ray & !(geo.ray[d as usize][stop as usize] | 1 << stop) };
+                    count += open.count_ones() as usize;
+                } else {
+                    let sq = geo.step(king, d);
+                    count += (sq != OFF && occupied & (1 << sq) == 0) as usize;
                 }
             }
         }
@@ -487,10 +516,14 @@ impl Position {
     }
 
     fn quiet_moves_into(&self, out: &mut Vec<Move>) {
+        self.man_steps_into(out);
+        self.king_steps_into(out);
+    }
+
+    fn man_steps_into(&self, out: &mut Vec<Move>) {
         let geo = self.geo();
-        let own = self.side(self.turn);
         let empty = self.empty_squares();
-        let men = own & !self.kings;
+        let men = self.side(self.turn) & !self.kings;
         let promo = promotion_bits(geo, self.turn);
         for &d in forward(geo, self.turn) {
             for to in Bits(geo.shift(men, d) & empty) {
@@ -504,8 +537,13 @@ impl Position {
                 ));
             }
         }
+    }
+
+    fn king_steps_into(&self, out: &mut Vec<Move>) {
+        let geo = self.geo();
+        let empty = self.empty_squares();
         let flying = self.variant.king_moves == KingRange::Flying;
-        for king in Bits(own & self.kings) {
+        for king in Bits(self.side(self.turn) & self.kings) {
             for d in Dir::ALL {
                 let mut sq = geo.step(king, d);
                 while sq != OFF && empty & (1 << sq) != 0 {
@@ -524,6 +562,7 @@ impl Position {
         }
     }
 
+    #[inline]
     fn captures_into(&self, out: &mut Vec<Move>, merge_same_outcome: bool) {
         // Only pieces with a first jump (and allowed to capture) start a search.
         let capturers = self.capture_starters();
@@ -563,7 +602,7 @@ impl Position {
             search.empty = self.empty_squares() | (1 << from);
             if self.kings & (1 << from) != 0 {
                 search.piece = PieceKind::King;
-                search.king(from, 0, None);
+                search.king(from, 0, None, None);
             } else {
                 search.piece = PieceKind::Man;
                 search.man(from, 0);
@@ -646,7 +685,7 @@ impl CaptureSearch<'_> {
                     }
                     CrowningInCapture::CrownAndContinue => {
                         self.crowned = true;
-                        if !self.king(land, captured, Some(d)) {
+                        if !self.king(land, captured, Some(d), None) {
                             self.leaf(land, captured, true);
                         }
                         self.crowned = false;
@@ -662,8 +701,10 @@ impl CaptureSearch<'_> {
     }
 
     /// Extends a king's capture from `at`, having arrived moving in `came`; returns
-    /// whether any capture was possible.
-    fn king(&mut self, at: u8, captured: u64, came: Option<Dir>) -> bool {
+    /// whether any capture was possible. `searched`: a direction whose captures from
+    /// here were already found from an earlier landing square on the same ray (see
+    /// below), only tested for.
+    fn king(&mut self, at: u8, captured: u64, came: Option<Dir>, searched: Option<Dir>) -> bool {
         let mut found = false;
         for d in Dir::ALL {
             // Straight back lies the piece just jumped, which still blocks.
@@ -674,13 +715,21 @@ impl CaptureSearch<'_> {
                 continue;
             };
             found = true;
+            if searched == Some(d) {
+                continue;
+            }
             let captured = captured | (1 << over);
             let must_continue = self.variant.king_landing == KingLanding::MustContinue
                 && self.variant.capture_choice != CaptureChoice::Majority
                 && landings.iter().any(|&l| self.king_can_capture(l, captured, d));
-            for &land in landings.iter() {
+            for (i, &land) in landings.iter().enumerate() {
                 self.push(land, 1 << over);
-                if !self.king(land, captured, Some(d)) && !must_continue {
+                // Going on along `d`, every landing square meets the same next piece and
+                // the same squares beyond it: the captures that way from the second
+                // landing on repeat those from the first but for the square passed, the
+                // same outcome, merged. Searched once (the first's path is the one kept).
+                let searched = (self.merge_same_outcome && i > 0).then_some(d);
+                if !self.king(land, captured, Some(d), searched) && !must_continue {
                     self.leaf(land, captured, self.crowned);
                 }
                 self.depth -= 1;

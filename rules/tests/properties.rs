@@ -4,7 +4,7 @@
 mod common;
 
 use kabe_rules::notation::movetext::format;
-use kabe_rules::{perft, Move, MoveError, PieceKind, Position, Restore, Variant};
+use kabe_rules::{perft, Move, MoveError, MoveList, PieceKind, Position, Restore, Variant};
 use proptest::prelude::*;
 
 fn same_outcome(a: &Move, b: &Move, v: &Variant) -> bool {
@@ -83,6 +83,35 @@ proptest! {
             let found = preds.iter().any(|q| q.position == p && same_outcome(&q.mv, m, &v));
             prop_assert!(found, "{} from {} not undone from {}", p.move_text(m), p.fen(), next.fen());
         }
+    }
+
+    #[test]
+    fn legal_captures_are_the_routes_with_one_route_per_outcome(v in variants(), seed in any::<u64>(), pieces in 2u32..12) {
+        // The generator merges routes that only pass different squares (and searches a
+        // king's way on along a ray from its first landing square only): what it gives
+        // must be the full list of routes with each outcome's first route kept, in order.
+        let p = if seed % 2 == 0 { common::random_endgame(v, seed, pieces) } else { common::random_position(v, seed) };
+        let mut expected: Vec<Move> = Vec::new();
+        for route in p.capture_routes() {
+            if !expected.iter().any(|m| same_outcome(m, &route, &v)) {
+                expected.push(route);
+            }
+        }
+        let legal: Vec<Move> = p.legal_moves().iter().copied().filter(Move::is_capture).collect();
+        prop_assert_eq!(legal, expected, "{}", p.fen());
+    }
+
+    #[test]
+    fn the_solvers_move_list_is_the_legal_one_with_king_steps_counted(v in variants(), seed in any::<u64>()) {
+        let p = common::random_position(v, seed);
+        let legal = p.legal_moves();
+        let quiet_king = |m: &Move| !m.is_capture() && m.piece() == PieceKind::King;
+        let mut listed = MoveList::new();
+        let king_steps = p.legal_moves_counting_king_steps(&mut listed);
+        let expected: Vec<Move> = legal.iter().copied().filter(|m| !quiet_king(m)).collect();
+        prop_assert_eq!(listed.to_vec(), expected, "{}", p.fen());
+        prop_assert_eq!(king_steps, legal.iter().filter(|m| quiet_king(m)).count(), "{}", p.fen());
+        prop_assert_eq!(p.count_legal_moves(), legal.len(), "{}", p.fen());
     }
 
     #[test]
