@@ -706,6 +706,9 @@ impl CaptureSearch<'_> {
     /// below), only tested for.
     fn king(&mut self, at: u8, captured: u64, came: Option<Dir>, searched: Option<Dir>) -> bool {
         let mut found = false;
+        // Squares from which a king captures along each direction, found when first
+        // needed (see `goes_on` below).
+        let mut jumps: [Option<u64>; 4] = [None; 4];
         for d in Dir::ALL {
             // Straight back lies the piece just jumped, which still blocks.
             if came == Some(d.opposite()) {
@@ -718,10 +721,31 @@ impl CaptureSearch<'_> {
             if searched == Some(d) {
                 continue;
             }
+            let before = captured;
             let captured = captured | (1 << over);
             let must_continue = self.variant.king_landing == KingLanding::MustContinue
                 && self.variant.capture_choice != CaptureChoice::Majority
                 && landings.iter().any(|&l| self.king_can_capture(l, captured, d));
+            // The landing squares from which the capture goes on; from the others it
+            // ends there, without a search from each. Along `d` every landing meets the
+            // same next piece, so one test answers for all of them. Across the ray, a
+            // landing goes on where the first piece along a crossing ray is an enemy
+            // with a free square behind it: the squares behind such enemies, found once
+            // per direction for every direction of this square alike, so from the
+            // pieces taken before this jump. (Unless captured pieces leave at once: then
+            // `over` itself would unblock rays.) The piece just taken lies on this ray,
+            // never on a crossing one through a landing, so it changes nothing there.
+            let goes_on = if self.removed_at_once || self.king_capture_in(landings[0], captured, d).is_some() {
+                !0
+            } else {
+                let mut across = 0;
+                for p in Dir::ALL {
+                    if p != d && p != d.opposite() {
+                        across |= *jumps[p as usize].get_or_insert_with(|| self.king_jumps_along(before, p));
+                    }
+                }
+                across
+            };
             for (i, &land) in landings.iter().enumerate() {
                 self.push(land, 1 << over);
                 // Going on along `d`, every landing square meets the same next piece and
@@ -729,7 +753,8 @@ impl CaptureSearch<'_> {
                 // landing on repeat those from the first but for the square passed, the
                 // same outcome, merged. Searched once (the first's path is the one kept).
                 let searched = (self.merge_same_outcome && i > 0).then_some(d);
-                if !self.king(land, captured, Some(d), searched) && !must_continue {
+                let went_on = goes_on & (1 << land) != 0 && self.king(land, captured, Some(d), searched);
+                if !went_on && !must_continue {
                     self.leaf(land, captured, self.crowned);
                 }
                 self.depth -= 1;
@@ -767,6 +792,33 @@ impl CaptureSearch<'_> {
             }
         }
         (!landings.is_empty()).then_some((over, landings))
+    }
+
+    /// The squares from which a king would capture along `p`, the pieces in `captured`
+    /// taken (and still in the way): those along the ray back from an enemy piece still
+    /// on the board, up to the first piece, where the square beyond that enemy is free.
+    fn king_jumps_along(&self, captured: u64, p: Dir) -> u64 {
+        let flying = self.variant.king_captures == KingRange::Flying;
+        let blocked = !self.free(captured);
+        let back = p.opposite();
+        let mut from = 0;
+        for enemy in Bits(self.enemy & !captured) {
+            let beyond = self.geo.step(enemy, p);
+            if beyond == OFF || blocked & (1 << beyond) != 0 {
+                continue;
+            }
+            if flying {
+                let ray = self.geo.ray[back as usize][enemy as usize];
+                let stop = self.geo.first_along(enemy, back, blocked);
+                from |= if stop == OFF { ray } else { ray & !(self.geo.ray[back as usize][stop as usize] | 1 << stop) };
+            } else {
+                let next = self.geo.step(enemy, back);
+                if next != OFF && blocked & (1 << next) == 0 {
+                    from |= 1 << next;
+                }
+            }
+        }
+        from
     }
 
     fn king_can_capture(&self, at: u8, captured: u64, came: Dir) -> bool {
