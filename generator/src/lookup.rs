@@ -55,13 +55,27 @@ impl Oracle for FileOracle<'_> {
 /// only ever turns wins into draws), so the pass leaves it undecided without looking at
 /// its moves; in the balanced materials that is most positions.
 pub trait RuleInputs: Oracle {
-    /// The stored theoretical result of a position of the pair being solved (White to
-    /// move); `None` where it is not at hand without a search.
-    fn stored_result(&self, position: &Position) -> Result<Option<Wld>, Self::Error>;
+    /// The stored theoretical results of consecutive positions of a table of the pair
+    /// being solved: `positions[i]` (White to move, of `signature`) has index
+    /// `first + i`. Appends one result a position to `out`: `None` where it is not at
+    /// hand without a search.
+    fn stored_results(
+        &self,
+        signature: Signature,
+        first: u64,
+        positions: &[Position],
+        out: &mut Vec<Option<Wld>>,
+    ) -> Result<(), Self::Error>;
 }
 
 impl RuleInputs for FileOracle<'_> {
-    fn stored_result(&self, position: &Position) -> Result<Option<Wld>, ProbeError> {
-        self.0.probe_wld_stored(position)
+    fn stored_results(
+        &self,
+        signature: Signature,
+        first: u64,
+        positions: &[Position],
+        out: &mut Vec<Option<Wld>>,
+    ) -> Result<(), ProbeError> {
+        self.0.probe_wld_stored_run(signature, first, positions, out)
     }
 }

@@ -111,8 +111,17 @@ impl Oracle for MemoryOracle<'_> {
 }
 
 impl RuleInputs for MemoryOracle<'_> {
-    fn stored_result(&self, position: &Position) -> Result<Option<Wld>, MissingTable> {
-        Ok(Some(self.theoretical(position)?.wld()))
+    fn stored_results(
+        &self,
+        _: Signature,
+        _: u64,
+        positions: &[Position],
+        out: &mut Vec<Option<Wld>>,
+    ) -> Result<(), MissingTable> {
+        for position in positions {
+            out.push(Some(self.theoretical(position)?.wld()));
+        }
+        Ok(())
     }
 }
 
@@ -369,14 +378,31 @@ where
         let chunk_range = |c: usize| c * CHUNK..((c + 1) * CHUNK).min(n);
 
         // 1. Initialise every node from its moves.
-        chunk_min.par_iter().enumerate().try_for_each_init(MoveList::new, |moves, (c, min)| {
+        let scratch = || (MoveList::new(), Vec::with_capacity(CHUNK), Vec::with_capacity(CHUNK));
+        chunk_min.par_iter().enumerate().try_for_each_init(scratch, |(moves, positions, stored), (c, min)| {
             let mut lowest = NOTHING;
-            for (local, position) in chunk_range(c).zip(positions_in(chunk_range(c))) {
-                if self.oracle.finished.stored_result(&position).map_err(SliceError::Finished)? == Some(Wld::Draw) {
+            let range = chunk_range(c);
+            positions.clear();
+            positions.extend(positions_in(range.clone()));
+            // The theoretical results, a part (consecutive indices of one table) at a time.
+            stored.clear();
+            let mut local = range.start;
+            while local < range.end {
+                let part = local / kings;
+                let end = range.end.min((part + 1) * kings);
+                let (t, m) = component.parts[part];
+                let first = m * kings as u64 + (local - part * kings) as u64;
+                let run = &positions[local - range.start..end - range.start];
+                let table = self.pair.tables[t].signature();
+                self.oracle.finished.stored_results(table, first, run, stored).map_err(SliceError::Finished)?;
+                local = end;
+            }
+            for ((local, position), result) in range.clone().zip(positions.iter()).zip(stored.iter()) {
+                if *result == Some(Wld::Draw) {
                     slot(local).store(CANNOT_LOSE, Ordering::Relaxed);
                     continue;
                 }
-                let e = self.exits(&position, moves)?;
+                let e = self.exits(position, moves)?;
                 let state = match e.win.filter(|&w| w <= self.cap) {
                     Some(w) => RuleScore::win(w).raw(),
                     None if e.cannot_lose || e.loss > self.cap => CANNOT_LOSE,

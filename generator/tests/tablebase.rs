@@ -90,6 +90,31 @@ fn every_value_matches_the_generator_solved_in_memory() {
 }
 
 #[test]
+fn a_run_of_stored_values_is_what_each_position_stores() {
+    let (dir, _) = tables();
+    // A small cache, so that runs cross blocks that must be read again.
+    let tb = Tablebase::builder(dir).cache_bytes(1 << 16).open().expect("open");
+    let mut compared = 0;
+    for sig in signatures(4) {
+        let index = MaterialIndex::new(Variant::RUSSIAN, sig).expect("index");
+        let all: Vec<Position> = index.positions(0..index.len()).collect();
+        // Runs of every length from 1 up, each starting where the last ended.
+        let (mut first, mut length) = (0, 1);
+        while first < all.len() {
+            let run = &all[first..(first + length).min(all.len())];
+            let mut stored = Vec::new();
+            tb.probe_wld_stored_run(sig, first as u64, run, &mut stored).expect("run");
+            let one_by_one: Vec<Option<Wld>> = run.iter().map(|p| tb.probe_wld_stored(p).expect("one")).collect();
+            assert_eq!(stored, one_by_one, "{sig} from {first}");
+            compared += run.len();
+            first += length;
+            length = length * 3 / 2 + 1;
+        }
+    }
+    assert!(compared > 1_000_000, "{compared}");
+}
+
+#[test]
 fn positions_beyond_the_tables_are_resolved_through_their_captures() {
     let (dir, _) = tables();
     // Only the tables up to 3 pieces: 4-piece positions with a capture must be resolved.

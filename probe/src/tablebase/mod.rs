@@ -273,6 +273,16 @@ pub const CAPTURE_REACH: u32 = 6;
 
 /// The captures the side to move must make when `position` is beyond the tables but
 /// within [`CAPTURE_REACH`] of them; `None` otherwise.
+/// The WLD value at `i` of a WLD block (two bits a position; `None`: undefined).
+fn wld_in_block(block: &[u8], i: usize) -> Option<Wld> {
+    match (block.get(i / 4)? >> (2 * (i % 4))) & 3 {
+        0 => Some(Wld::Loss),
+        1 => Some(Wld::Draw),
+        2 => Some(Wld::Win),
+        _ => None,
+    }
+}
+
 fn forced_captures(tables: &VariantTables, position: &Position) -> Option<Vec<Move>> {
     if position.piece_count() > tables.catalog.largest_pieces + CAPTURE_REACH {
         return None;
@@ -436,6 +446,54 @@ impl Tablebase {
             Stored::NotCached => Err(ProbeError::NotCached),
             Stored::NoTable => Err(self.no_table(tables, Signature::of(&position.normalized()), Metric::Wld)),
         }
+    }
+
+    /// As [`Tablebase::probe_wld_stored`] for consecutive positions of one table:
+    /// `positions[i]` (White to move, of `signature`) has index `first + i`. Appends one
+    /// value a position to `out`. What a generator's pass over a table asks: the indices
+    /// are known, and each block is looked up once, not once a position.
+    pub fn probe_wld_stored_run(
+        &self,
+        signature: Signature,
+        first: u64,
+        positions: &[Position],
+        out: &mut Vec<Option<Wld>>,
+    ) -> Result<(), ProbeError> {
+        let Some(sample) = positions.first() else { return Ok(()) };
+        let tables = self.tables(sample.variant())?;
+        let slot = match tables.catalog.slot(signature, Column::Wld) {
+            Some(slot) if signature.black_men + signature.black_kings > 0 && !slot.header.by_search() => slot,
+            // No table, none needed, or one that stores nothing: a position at a time.
+            _ => {
+                for position in positions {
+                    out.push(self.probe_wld_stored(position)?);
+                }
+                return Ok(());
+            }
+        };
+        debug_assert_eq!(slot.index.index(sample), first, "{} is not at index {first}", sample.fen());
+        let per = slot.header.block_positions as u64;
+        let mut done = 0;
+        while done < positions.len() {
+            let index = first + done as u64;
+            let n = ((per - index % per) as usize).min(positions.len() - done);
+            let run = &positions[done..done + n];
+            let found = self.entry(&tables.variant, slot, index, Access::Disk, |_, block, at| {
+                // A left-out position's slot may hold anything: read only the others.
+                let mut values = Vec::with_capacity(n);
+                for (k, position) in run.iter().enumerate() {
+                    values.push(match position.settled_score() {
+                        Some(settled) => Some(settled.wld()),
+                        None if !slot.holds(position) => None,
+                        None => Some(wld_in_block(block, at + k)?),
+                    });
+                }
+                Some(values)
+            })?;
+            out.extend(found.ok_or(ProbeError::NotCached)?);
+            done += n;
+        }
+        Ok(())
     }
 
     /// As [`Tablebase::probe_wld`], but never reads a file: `Ok(None)` when the block is
@@ -691,14 +749,7 @@ impl Tablebase {
             return Ok(Stored::LeftOut);
         }
         let index = slot.index.index(&normalized);
-        let found = self.entry(&tables.variant, slot, index, access, |_, block, i| {
-            match (block.get(i / 4)? >> (2 * (i % 4))) & 3 {
-                0 => Some(Wld::Loss),
-                1 => Some(Wld::Draw),
-                2 => Some(Wld::Win),
-                _ => None,
-            }
-        })?;
+        let found = self.entry(&tables.variant, slot, index, access, |_, block, i| wld_in_block(block, i))?;
         Ok(found.map_or(Stored::NotCached, Stored::Value))
     }
 
