@@ -1,6 +1,7 @@
 //! Building a table directory: every signature up to N pieces in dependency order,
 //! resuming from the complete tables already there.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use kabe_probe::table::{file_name, Metric, TableError, TableFile};
@@ -9,11 +10,11 @@ use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
 use rayon::prelude::*;
 
 use crate::budget::MemoryBudget;
-use crate::lookup::FileOracle;
 use crate::pair::TablePair;
 use crate::rule_solve::{solve_rule_pair, solve_rule_pair_on_disk};
 use crate::slices::{FileStore, SliceError};
 use crate::solve::solve_pair;
+use crate::working::{Working, WorkingSet};
 use crate::write::{write_rule_table, write_tables};
 
 /// Why a build stopped.
@@ -92,6 +93,14 @@ pub enum BuildEvent<'a> {
         signatures: &'a [Signature],
         /// Units just done.
         units: u64,
+    },
+    /// A pair of finished tables that the next pairs read is being decoded into memory
+    /// (their working form: `working`).
+    Reading {
+        /// The signatures.
+        signatures: &'a [Signature],
+        /// Their positions together.
+        positions: u64,
     },
     /// A pair was found complete on disk and loaded.
     Loaded {
@@ -180,16 +189,101 @@ pub fn build_scope(
     let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
     // Every pair must fit before any work starts, not after hours of it.
     for step in &steps {
-        batches(step, cost, budget)?;
+        batches(step, cost, budget.pair_bytes(), budget)?;
     }
     on_event(BuildEvent::Planned { positions: summary.positions });
-    for step in steps {
+    let theory = [Metric::Wld, Metric::Dtw];
+    let needs = step_inputs(variant, &steps, &DrawRules::NONE);
+    let mut working = WorkingSet::new(variant, DrawRules::NONE);
+    for (k, step) in steps.iter().enumerate() {
+        if all_complete(dir, &variant, step, &theory)? {
+            step.iter().for_each(|pair| {
+                on_event(BuildEvent::Loaded { signatures: pair, positions: positions_of(variant, pair) })
+            });
+            continue;
+        }
         let finished = open_finished(dir, variant, None, budget)?;
-        for batch in batches(&step, cost, budget)? {
-            batch.par_iter().try_for_each(|pair| build_pair(&finished, variant, dir, pair, budget, on_event))?;
+        let available =
+            hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget, &finished, on_event)?;
+        let view = working.view(&finished);
+        for batch in batches(step, cost, available, budget)? {
+            batch.par_iter().try_for_each(|pair| build_pair(&view, variant, dir, pair, budget, on_event))?;
         }
     }
     Ok(summary)
+}
+
+/// For each step, the pairs whose tables its pairs read (their captures and
+/// promotions), with the rule tables of `rules`.
+fn step_inputs(variant: Variant, steps: &[Vec<TablePair>], rules: &DrawRules) -> Vec<BTreeSet<TablePair>> {
+    steps
+        .iter()
+        .map(|step| step.iter().flat_map(|p| p.inputs(variant, rules)).map(|(sig, _)| TablePair::of(sig)).collect())
+        .collect()
+}
+
+/// Whether every pair of `step` is on disk, whole.
+fn all_complete(dir: &Path, variant: &Variant, step: &[TablePair], metrics: &[Metric]) -> Result<bool, BuildError> {
+    for pair in step {
+        if !pair_complete(dir, variant, pair, metrics)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Decodes into `working` the input pairs `now` of a step (in build order, so that a
+/// pair's searches find the smaller tables held), within what the budget leaves beside
+/// the step's largest pair; lets go of the pairs no step reads any more (`later`: what
+/// the steps after it read). Returns the bytes left for the pairs' working state.
+#[allow(clippy::too_many_arguments)]
+fn hold_inputs(
+    working: &mut WorkingSet,
+    dir: &Path,
+    (now, later): (&BTreeSet<TablePair>, &[BTreeSet<TablePair>]),
+    step: &[TablePair],
+    cost: &impl Fn(&TablePair) -> u64,
+    budget: MemoryBudget,
+    finished: &Tablebase,
+    on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
+) -> Result<u64, BuildError> {
+    let read_later = |pair: &TablePair| later.iter().any(|s| s.contains(pair));
+    for pair in working.pairs() {
+        if !now.contains(&pair) && !read_later(&pair) {
+            working.release(&pair);
+        }
+    }
+    let allowance = budget.pair_bytes().saturating_sub(step.iter().map(cost).max().unwrap_or(0));
+    // Over the allowance (a larger pair than the last step's): the pairs held for later
+    // steps go first, then those of this step, largest first.
+    let mut held: Vec<TablePair> = working.pairs().into_iter().collect();
+    held.sort_by_key(|p| (now.contains(p), std::cmp::Reverse(working.pair_bytes(p))));
+    for pair in held {
+        if working.bytes() <= allowance {
+            break;
+        }
+        working.release(&pair);
+    }
+    let mut order: Vec<&TablePair> = now.iter().collect();
+    order.sort_by_key(|p| (p.first().pieces(), p.first().men(), **p));
+    for pair in order {
+        if working.holds(pair) {
+            continue;
+        }
+        let needed = working.pair_bytes(pair);
+        if working.bytes() + needed > allowance {
+            // Room from the pairs held for later steps only.
+            for held in working.pairs().iter().filter(|p| !now.contains(p)) {
+                working.release(held);
+            }
+        }
+        if working.bytes() + needed > allowance {
+            continue; // read through the files: slower, the same values
+        }
+        on_event(BuildEvent::Reading { signatures: pair, positions: positions_of(working.variant(), pair) });
+        working.load(dir, pair, finished)?;
+    }
+    Ok(budget.pair_bytes().saturating_sub(working.bytes()))
 }
 
 /// Bytes of the cache through which a pair solved in slices reads its solved men
@@ -265,14 +359,14 @@ fn open_finished(
     Ok(builder.open()?)
 }
 
-/// The pairs of one step in batches whose working state fits the budget together; an
-/// error names a pair that does not fit alone.
+/// The pairs of one step in batches whose working state fits `available` bytes of the
+/// budget together; an error names a pair that does not fit alone.
 fn batches(
     step: &[TablePair],
     cost: impl Fn(&TablePair) -> u64,
+    available: u64,
     budget: MemoryBudget,
 ) -> Result<Vec<Vec<&TablePair>>, BuildError> {
-    let available = budget.pair_bytes();
     let mut out: Vec<(u64, Vec<&TablePair>)> = Vec::new();
     for pair in step {
         let needed = cost(pair);
@@ -319,7 +413,7 @@ fn build_steps(max_pieces: u32) -> Vec<Vec<TablePair>> {
 }
 
 fn build_pair(
-    finished: &Tablebase,
+    finished: &Working<'_>,
     variant: Variant,
     dir: &Path,
     pair: &[Signature],
@@ -463,10 +557,19 @@ pub fn build_pair_job(
             budget: budget.bytes,
         });
     }
-    build_pair(&open_finished(dir, variant, None, budget)?, variant, dir, &pair, budget, on_event)?;
-    if ruled {
-        let finished = open_finished(dir, variant, Some(&rules), budget)?;
-        build_rule_pair(&finished, variant, rules, dir, &pair, budget, on_event)?;
+    let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
+    let theory = DrawRules::NONE;
+    for rules in std::iter::once(theory).chain(ruled.then_some(rules)) {
+        let finished = open_finished(dir, variant, (rules.set != theory.set).then_some(&rules), budget)?;
+        let mut working = WorkingSet::new(variant, rules);
+        let inputs = step_inputs(variant, std::slice::from_ref(&vec![pair]), &rules).remove(0);
+        hold_inputs(&mut working, dir, (&inputs, &[]), &[pair], &cost, budget, &finished, on_event)?;
+        let view = working.view(&finished);
+        if rules.set == theory.set {
+            build_pair(&view, variant, dir, &pair, budget, on_event)?;
+        } else {
+            build_rule_pair(&view, variant, rules, dir, &pair, budget, on_event)?;
+        }
     }
     Ok(PairJob::Built)
 }
@@ -502,15 +605,26 @@ pub fn build_rules_scope(
     let summary = summary(variant, &steps);
     let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
     for step in &steps {
-        batches(step, cost, budget)?;
+        batches(step, cost, budget.pair_bytes(), budget)?;
     }
     on_event(BuildEvent::Planned { positions: summary.positions });
-    for step in steps {
+    let needs = step_inputs(variant, &steps, &rules);
+    let mut working = WorkingSet::new(variant, rules);
+    for (k, step) in steps.iter().enumerate() {
+        if all_complete(dir, &variant, step, &[Metric::Rules(rules.set)])? {
+            step.iter().for_each(|pair| {
+                on_event(BuildEvent::Loaded { signatures: pair, positions: positions_of(variant, pair) })
+            });
+            continue;
+        }
         let finished = open_finished(dir, variant, Some(&rules), budget)?;
-        for batch in batches(&step, cost, budget)? {
+        let available =
+            hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget, &finished, on_event)?;
+        let view = working.view(&finished);
+        for batch in batches(step, cost, available, budget)? {
             batch
                 .par_iter()
-                .try_for_each(|pair| build_rule_pair(&finished, variant, rules, dir, pair, budget, on_event))?;
+                .try_for_each(|pair| build_rule_pair(&view, variant, rules, dir, pair, budget, on_event))?;
         }
     }
     Ok(summary)
@@ -523,7 +637,7 @@ pub(crate) fn rule_pair_bytes(variant: Variant, pair: &[Signature]) -> u64 {
 }
 
 fn build_rule_pair(
-    finished: &Tablebase,
+    finished: &Working<'_>,
     variant: Variant,
     rules: DrawRules,
     dir: &Path,
@@ -541,13 +655,12 @@ fn build_rule_pair(
     let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
     if pair_state_bytes(variant, pair, budget).1 {
         build_in_slices(variant, dir, pair, budget, ("rules", &[metric]), |_, store| {
-            solve_rule_pair_on_disk(&FileOracle(finished, rules.set), rules, variant, pair[0], store, &progress)
+            solve_rule_pair_on_disk(finished, rules, variant, pair[0], store, &progress)
         })?;
         on_event(BuildEvent::Finished { signatures: pair, positions });
         return Ok(());
     }
-    let tables =
-        solve_rule_pair(&FileOracle(finished, rules.set), rules, variant, pair[0], &progress)?.unwrap_or_default();
+    let tables = solve_rule_pair(finished, rules, variant, pair[0], &progress)?.unwrap_or_default();
     for table in &tables {
         write_rule_table(dir, variant.name, table, rules.set).map_err(|source| BuildError::Write {
             path: table_path(dir, &variant, table.index.signature(), metric),

@@ -382,3 +382,50 @@ fn fuzz_regressions_are_errors() {
     }
     assert!(seen > 0, "no regression inputs in {}", dir.display());
 }
+
+/// A build reads its finished tables in their working form, decoded once whatever the
+/// files leave out: 4-piece tables built on a one-side (compact) set of 2-3 pieces and on
+/// a set that keeps both sides are byte for byte the tables solved and written in memory,
+/// theory and rule tables alike.
+#[test]
+fn a_pair_built_on_a_compact_set_equals_one_built_on_both_sides_and_in_memory() {
+    use kabe_generator::{build_rules_scope, build_scope, solve_rules, write_tables, MemoryBudget, Scope};
+    let variant = Variant::RUSSIAN;
+    let rules = DrawRules::new(DrawRuleSet::usual_for(&variant), &variant);
+    let (both, compact, reference) = (temp_dir("base-both"), temp_dir("base-compact"), temp_dir("base-memory"));
+    build_rules_base(variant, rules, &both, 3);
+    build_rules_base(variant, rules, &compact, 3);
+    let kept = keep_one_side(&compact, variant, 3).expect("compact");
+    assert!(kept.files > 0, "the 2-3 set is compact");
+    for dir in [&both, &compact] {
+        build_scope(variant, Scope::Pieces(4), dir, MemoryBudget::default(), &|_| {}).expect("theory");
+        build_rules_scope(variant, rules, Scope::Pieces(4), dir, MemoryBudget::default(), &|_| {}).expect("rules");
+    }
+    let theory = solve_all(variant, 4, |_| {});
+    let four: Vec<Signature> = Signature::all_with(4);
+    let solved_rules = solve_rules(&theory, rules, (2..=4).flat_map(Signature::all_with));
+    for &sig in &four {
+        let table = theory.table(sig).expect("solved");
+        write_tables(&reference, variant.name, table, &[Metric::Wld, Metric::Dtw]).expect("write");
+        if let Some(table) = solved_rules.table(sig) {
+            write_rule_table(&reference, variant.name, table, rules.set).expect("write rules");
+        }
+    }
+    let four_pieces = |dir: &Path| {
+        let mut out = files(dir);
+        out.retain(|(name, _)| four.iter().any(|s| name.starts_with(&s.to_string())));
+        out
+    };
+    let expected = four_pieces(&reference);
+    assert!(expected.len() > 2 * four.len(), "WLD, DTW and some rule tables: {}", expected.len());
+    assert!(four_pieces(&both) == expected, "built on both sides");
+    assert!(four_pieces(&compact) == expected, "built on a compact set");
+    for dir in [both, compact, reference] {
+        fs::remove_dir_all(dir).expect("clean up");
+    }
+}
+
+fn build_rules_base(variant: Variant, rules: DrawRules, dir: &Path, pieces: u32) {
+    build(variant, pieces, dir, &|_| {}).expect("build");
+    build_rules(variant, rules, pieces, dir, &|_| {}).expect("rule tables");
+}

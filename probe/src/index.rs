@@ -54,6 +54,22 @@ impl Signature {
         (self.white_men + self.white_kings + self.black_men + self.black_kings) as u32
     }
 
+    /// A dense key below [`Signature::KEYS`]: the four counts, where each is at most 15
+    /// (every material a table can hold); what a reader indexes its tables by.
+    #[inline]
+    pub fn key(self) -> Option<usize> {
+        let fits = [self.white_men, self.white_kings, self.black_men, self.black_kings].iter().all(|&n| n < 16);
+        fits.then_some(
+            (self.white_men as usize)
+                | (self.white_kings as usize) << 4
+                | (self.black_men as usize) << 8
+                | (self.black_kings as usize) << 12,
+        )
+    }
+
+    /// The number of keys [`Signature::key`] gives.
+    pub const KEYS: usize = 1 << 16;
+
     /// Men on the board.
     pub fn men(self) -> u32 {
         (self.white_men + self.black_men) as u32

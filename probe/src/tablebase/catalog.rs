@@ -50,18 +50,7 @@ impl Slot {
     }
 }
 
-/// Signatures as dense keys: four counts of at most 15.
-const KEYS: usize = 1 << 16;
-
-fn key(s: Signature) -> Option<usize> {
-    let fits = [s.white_men, s.white_kings, s.black_men, s.black_kings].iter().all(|&n| n < 16);
-    fits.then_some(
-        (s.white_men as usize)
-            | (s.white_kings as usize) << 4
-            | (s.black_men as usize) << 8
-            | (s.black_kings as usize) << 12,
-    )
-}
+const KEYS: usize = Signature::KEYS;
 
 /// Which of a signature's tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,7 +150,7 @@ impl Catalog {
             let index = MaterialIndex::new(*variant, signature)
                 .filter(|i| i.len() == header.positions)
                 .ok_or_else(|| TableError::Corrupt { path: path.clone(), detail: "position count".into() })?;
-            let Some(k) = key(signature) else { continue };
+            let Some(k) = signature.key() else { continue };
             let pieces = signature.white_men + signature.white_kings + signature.black_men + signature.black_kings;
             catalog.largest_pieces = catalog.largest_pieces.max(pieces as u32);
             let column = match metric {
@@ -205,7 +194,7 @@ impl Catalog {
         catalog.complete_pieces = (2..=32u32)
             .take_while(|&n| {
                 Signature::all_with(n).into_iter().all(|s| {
-                    let k = key(s);
+                    let k = s.key();
                     k.is_some_and(|k| catalog.by_key[0][k] != u32::MAX && catalog.by_key[1][k] != u32::MAX)
                 })
             })
@@ -222,7 +211,7 @@ impl Catalog {
             Column::Dtw => &self.by_key[1],
             Column::Rules(set) => &self.by_rules.iter().find(|(s, _)| *s == set)?.1,
         };
-        let at = *keys.get(key(signature)?)?;
+        let at = *keys.get(signature.key()?)?;
         self.slots.get(at as usize)
     }
 
