@@ -214,11 +214,25 @@ pub fn build_scope(
 }
 
 /// For each step, the pairs whose tables its pairs read (their captures and
-/// promotions), with the rule tables of `rules`.
+/// promotions), with the rule tables of `rules`, and the pairs those read in turn: a
+/// pair is decoded by searching the positions its files leave out, whose successors lie
+/// in its own inputs.
 fn step_inputs(variant: Variant, steps: &[Vec<TablePair>], rules: &DrawRules) -> Vec<BTreeSet<TablePair>> {
+    let inputs = |pair: &TablePair| -> Vec<TablePair> {
+        pair.inputs(variant, rules).into_iter().map(|(sig, _)| TablePair::of(sig)).collect()
+    };
     steps
         .iter()
-        .map(|step| step.iter().flat_map(|p| p.inputs(variant, rules)).map(|(sig, _)| TablePair::of(sig)).collect())
+        .map(|step| {
+            let mut reached: BTreeSet<TablePair> = BTreeSet::new();
+            let mut open: Vec<TablePair> = step.iter().flat_map(inputs).collect();
+            while let Some(pair) = open.pop() {
+                if reached.insert(pair) {
+                    open.extend(inputs(&pair));
+                }
+            }
+            reached
+        })
         .collect()
 }
 
