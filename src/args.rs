@@ -57,6 +57,9 @@ pub fn rules_arg(name: Option<&str>, variant: &Variant) -> anyhow::Result<DrawRu
 
 /// The memory budget when `--memory` is not given: three quarters of the machine's
 /// memory (from /proc/meminfo), or the library's 4 GiB where that cannot be read.
+/// The most worker threads a command takes (`--threads`).
+pub const MAX_THREADS: u64 = 256;
+
 pub fn default_memory() -> MemoryBudget {
     let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
         m.lines().find_map(|l| l.strip_prefix("MemTotal:")?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())

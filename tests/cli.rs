@@ -173,3 +173,28 @@ fn solve_wolf_and_sheep_gives_every_start_and_a_best_line() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--wolf c1"), "{}", stderr(&o));
 }
+
+/// Numbers past what a flag can mean are refused at once, naming the flag and its
+/// range, with exit code 2: never a panic, an abort on an allocation, or a run that
+/// starts thousands of threads.
+#[test]
+fn numeric_flags_out_of_range_are_refused_by_name() {
+    let study = "W:W10,16,19,28,31,33,46:B7,8,12,17,26,37,42";
+    for (args, needle) in [
+        (vec!["study", study, "--time", "1e308"], "--time 1e308"),
+        (vec!["study", study, "--time", "1e20"], "at most 2592000"),
+        (vec!["study", study, "--time", "NaN"], "--time NaN"),
+        (vec!["study", study, "--nodes", "18446744073709551615"], "give at most"),
+        (vec!["generate", "--pieces", "2", "--threads", "5000"], "--threads"),
+        (vec!["generate", "--pieces", "2", "--threads", "0"], "--threads"),
+        (vec!["serve", "--header-timeout", "18446744073709551615"], "--header-timeout"),
+        (vec!["serve", "--concurrency", "18446744073709551615"], "--concurrency"),
+        (vec!["serve", "--max-connections", "18446744073709551615"], "--max-connections"),
+    ] {
+        let o = kabe(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

@@ -4,7 +4,8 @@
 //! (e.g. `tables international 2111 1 fmjd`). The theoretical pass is timed unless
 //! `rules-only` is given; with a rule set named, its rule pass too (the pair's own
 //! theoretical tables must then be in DIR: the rule pass reads them from there). Prints
-//! each round's times and positions/s.
+//! each round's times and positions/s. The tables read are decoded into their working
+//! form first, as a build does (timed apart).
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
@@ -27,10 +28,30 @@ fn main() {
     }
     let tb = builder.open().expect("open");
     let threads = rayon::current_num_threads();
+    let pair = kabe_generator::TablePair::of(sig);
+    let decode = |rules: DrawRules| {
+        let start = std::time::Instant::now();
+        let mut working = kabe_generator::WorkingSet::new(variant, rules);
+        let needed = kabe_generator::inputs_closure(variant, &[pair], &rules);
+        for input in kabe_generator::in_build_order(&needed) {
+            working.load(std::path::Path::new(dir), input, &tb).expect("an input pair decoded");
+        }
+        println!(
+            "working form of {} pairs ({:?}): {:.0} MB decoded in {:.1} s",
+            needed.len(),
+            rules.set,
+            working.bytes() as f64 / 1e6,
+            start.elapsed().as_secs_f64()
+        );
+        working
+    };
+    let theory_inputs = theory.then(|| decode(DrawRules::NONE));
+    let rule_inputs = rules.map(|set| decode(DrawRules::new(set, &variant)));
     for round in 1..=rounds {
-        if theory {
+        if let Some(working) = &theory_inputs {
             let start = std::time::Instant::now();
-            let tables = kabe_generator::solve_pair(&tb, variant, sig, &|_| {}).expect("the tables it reads");
+            let tables =
+                kabe_generator::solve_pair(&working.view(&tb), variant, sig, &|_| {}).expect("the tables it reads");
             let secs = start.elapsed().as_secs_f64();
             let positions: u64 = tables.iter().map(|t| t.scores.len() as u64).sum();
             let draws = tables.iter().flat_map(|t| &t.scores).filter(|s| s.wld() == kabe_probe::Wld::Draw).count();
@@ -44,7 +65,7 @@ fn main() {
         if let Some(set) = rules {
             let rules = DrawRules::new(set, &variant);
             let start = std::time::Instant::now();
-            let oracle = kabe_generator::FileOracle(&tb, set);
+            let oracle = rule_inputs.as_ref().expect("decoded").view(&tb);
             let tables =
                 kabe_generator::solve_rule_pair(&oracle, rules, variant, sig, &|_| {}).expect("the tables it reads");
             let secs = start.elapsed().as_secs_f64();

@@ -213,27 +213,10 @@ pub fn build_scope(
     Ok(summary)
 }
 
-/// For each step, the pairs whose tables its pairs read (their captures and
-/// promotions), with the rule tables of `rules`, and the pairs those read in turn: a
-/// pair is decoded by searching the positions its files leave out, whose successors lie
-/// in its own inputs.
+/// For each step, the pairs whose tables its pairs read, and those these read in turn
+/// ([`crate::working::inputs_closure`]).
 fn step_inputs(variant: Variant, steps: &[Vec<TablePair>], rules: &DrawRules) -> Vec<BTreeSet<TablePair>> {
-    let inputs = |pair: &TablePair| -> Vec<TablePair> {
-        pair.inputs(variant, rules).into_iter().map(|(sig, _)| TablePair::of(sig)).collect()
-    };
-    steps
-        .iter()
-        .map(|step| {
-            let mut reached: BTreeSet<TablePair> = BTreeSet::new();
-            let mut open: Vec<TablePair> = step.iter().flat_map(inputs).collect();
-            while let Some(pair) = open.pop() {
-                if reached.insert(pair) {
-                    open.extend(inputs(&pair));
-                }
-            }
-            reached
-        })
-        .collect()
+    steps.iter().map(|step| crate::working::inputs_closure(variant, step, rules)).collect()
 }
 
 /// Whether every pair of `step` is on disk, whole.
@@ -278,9 +261,7 @@ fn hold_inputs(
         }
         working.release(&pair);
     }
-    let mut order: Vec<&TablePair> = now.iter().collect();
-    order.sort_by_key(|p| (p.first().pieces(), p.first().men(), **p));
-    for pair in order {
+    for pair in crate::working::in_build_order(now) {
         if working.holds(pair) {
             continue;
         }

@@ -59,7 +59,7 @@ pub use verify::{
     positions_to_verify, recorded_statistics, tables_in, verify, verify_with, Disagreement, RuleDisagreement,
     VerifyOptions, VerifyReport, LEDGER_NAME,
 };
-pub use working::{Working, WorkingSet};
+pub use working::{in_build_order, inputs_closure, Working, WorkingSet};
 pub use write::{table_bytes, write_rule_table, write_table, write_tables, BLOCK_POSITIONS, WLD_BLOCK_POSITIONS};
 
 /// The rules crate the generator builds on, for callers that have no direct dependency.

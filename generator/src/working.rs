@@ -25,6 +25,31 @@ use rayon::prelude::*;
 use crate::lookup::{Finished, RuleInputs};
 use crate::pair::TablePair;
 
+/// The pairs whose tables `pairs` read (their captures and promotions, with the rule
+/// tables of `rules`), and the pairs those read in turn: a pair is decoded by searching
+/// the positions its files leave out, whose successors lie in its own inputs.
+pub fn inputs_closure(variant: Variant, pairs: &[TablePair], rules: &DrawRules) -> BTreeSet<TablePair> {
+    let inputs = |pair: &TablePair| -> Vec<TablePair> {
+        pair.inputs(variant, rules).into_iter().map(|(sig, _)| TablePair::of(sig)).collect()
+    };
+    let mut reached: BTreeSet<TablePair> = BTreeSet::new();
+    let mut open: Vec<TablePair> = pairs.iter().flat_map(inputs).collect();
+    while let Some(pair) = open.pop() {
+        if reached.insert(pair) {
+            open.extend(inputs(&pair));
+        }
+    }
+    reached
+}
+
+/// `pairs` in the order they are built (by pieces, then men: a pair's captures and
+/// promotions lead to pairs before it), the order in which to decode them.
+pub fn in_build_order(pairs: &BTreeSet<TablePair>) -> Vec<&TablePair> {
+    let mut order: Vec<&TablePair> = pairs.iter().collect();
+    order.sort_by_key(|p| (p.first().pieces(), p.first().men(), **p));
+    order
+}
+
 /// Positions decoded at a time by one worker (a block of the files).
 const CHUNK: u64 = 1 << 14;
 

@@ -322,16 +322,10 @@ impl Tablebase {
             Some(s) if s == "black" => kabe_probe::Color::Black,
             Some(s) => return Err(PyValueError::new_err(format!("solver {s:?}: give 'white' or 'black'"))),
         };
-        let time = match time {
-            Some(t) if !(t > 0.0 && t.is_finite()) => {
-                return Err(PyValueError::new_err(format!("time {t}: give a number of seconds above 0")))
-            }
-            t => t.map(std::time::Duration::from_secs_f64),
-        };
-        let budget = Budget { nodes: nodes.unwrap_or(Budget::default().nodes), time };
-        if budget.nodes == 0 {
-            return Err(PyValueError::new_err("nodes 0: the search needs at least one node"));
-        }
+        let nodes = nodes.unwrap_or(Budget::default().nodes);
+        let at_once = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let budget = Budget::checked(nodes, time, kabe_analyze::prove::usable_memory(), at_once)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         if p.legal_moves().is_empty() {
             return Err(PyValueError::new_err(format!("{}: the side to move has no legal move", p.fen())));
         }

@@ -37,9 +37,9 @@ pub struct GenerateArgs {
     /// error naming them; a pair already complete exits at once.
     #[arg(long, value_name = "SIG", conflicts_with_all = ["pieces", "closure"])]
     pair: Option<String>,
-    /// Worker threads (default: one per core).
-    #[arg(long)]
-    threads: Option<usize>,
+    /// Worker threads (default: one per core; at most 256).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::args::MAX_THREADS))]
+    threads: Option<u64>,
     /// Draw rules whose rule tables to build too (default: the variant's usual set).
     #[arg(long, value_parser = crate::args::rule_set_names())]
     rules: Option<String>,
@@ -61,7 +61,11 @@ fn pair_name(sigs: &[Signature]) -> String {
 pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
     if let Some(threads) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().context("setting --threads")?;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        if threads > cores {
+            eprintln!("kabe: note: --threads {threads} on {cores} cores: the threads beyond the cores only wait");
+        }
+        rayon::ThreadPoolBuilder::new().num_threads(threads as usize).build_global().context("setting --threads")?;
     }
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     if let Some(pair) = &args.pair {

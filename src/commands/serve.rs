@@ -22,15 +22,25 @@ pub struct ServeArgs {
     #[arg(long, value_parser = kabe_generator::MemoryBudget::parse, default_value = "256M")]
     cache: kabe_generator::MemoryBudget,
     /// Requests handled at once; more wait, and any request over 10 s is answered 503.
-    #[arg(long, default_value_t = Limits::default().concurrency)]
-    concurrency: usize,
+    #[arg(long, default_value_t = Limits::default().concurrency as u64,
+        value_parser = clap::value_parser!(u64).range(1..=MAX_CONCURRENCY))]
+    concurrency: u64,
     /// Open connections at once; more are closed as they arrive.
-    #[arg(long, default_value_t = Limits::default().connections)]
-    max_connections: usize,
+    #[arg(long, default_value_t = Limits::default().connections as u64,
+        value_parser = clap::value_parser!(u64).range(1..=MAX_CONNECTIONS))]
+    max_connections: u64,
     /// Seconds a client has to send a request's headers before its connection is closed.
-    #[arg(long, default_value_t = Limits::default().header_timeout.as_secs())]
+    #[arg(long, default_value_t = Limits::default().header_timeout.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..=MAX_HEADER_TIMEOUT))]
     header_timeout: u64,
 }
+
+/// The largest `--concurrency`: requests beyond the cores only wait for them.
+const MAX_CONCURRENCY: u64 = 1024;
+/// The largest `--max-connections`: about what one process may hold open.
+const MAX_CONNECTIONS: u64 = 100_000;
+/// The longest `--header-timeout`, in seconds: an hour.
+const MAX_HEADER_TIMEOUT: u64 = 3600;
 
 pub fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let dir = args.tables.clone().unwrap_or_else(crate::args::default_dir);
@@ -43,12 +53,9 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         dir.display(),
         dir.display()
     );
-    anyhow::ensure!(args.concurrency >= 1, "--concurrency must be at least 1");
-    anyhow::ensure!(args.max_connections >= 1, "--max-connections must be at least 1");
-    anyhow::ensure!(args.header_timeout >= 1, "--header-timeout must be at least 1 second");
     let limits = Limits {
-        concurrency: args.concurrency,
-        connections: args.max_connections,
+        concurrency: args.concurrency as usize,
+        connections: args.max_connections as usize,
         header_timeout: std::time::Duration::from_secs(args.header_timeout),
         ..Limits::default()
     };

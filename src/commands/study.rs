@@ -5,7 +5,6 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
@@ -93,13 +92,9 @@ fn winner_of(result: Option<&str>) -> Option<Color> {
 
 /// The proof search's budget from `--nodes` and `--time`.
 fn budget_arg(args: &StudyArgs) -> anyhow::Result<Budget> {
-    let time = match args.time {
-        Some(t) if !(t > 0.0 && t.is_finite()) => anyhow::bail!("--time {t}: give a number of seconds above 0"),
-        Some(t) => Some(Duration::from_secs_f64(t)),
-        None => None,
-    };
-    anyhow::ensure!(args.nodes > 0, "--nodes 0: the search needs at least one node");
-    Ok(Budget { nodes: args.nodes, time })
+    // The first moves are searched side by side, one a thread, each with its nodes.
+    let memory = kabe_analyze::prove::usable_memory();
+    Budget::checked(args.nodes, args.time, memory, rayon::current_num_threads()).map_err(|e| anyhow::anyhow!("--{e}"))
 }
 
 pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
