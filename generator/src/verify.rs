@@ -151,7 +151,10 @@ struct Tables {
     dtw: BTreeMap<Signature, TableFile>,
     wld: BTreeMap<Signature, TableFile>,
     rules: BTreeMap<DrawRuleSet, BTreeMap<Signature, TableFile>>,
-    /// DTW values ([`Score::raw`]) of every position of the resident signatures.
+    /// DTW values ([`Score::raw`]) of every position of the resident signatures: the
+    /// pair being checked, and the pairs checked before it that are kept (pairs are
+    /// checked in build order, so their values serve the later pairs' successors as
+    /// one memory read each, the files' blocks and searches not read again).
     resident_dtw: BTreeMap<Signature, Vec<u16>>,
     /// The indexes of the resident signatures, beside their values: a successor in the
     /// pair is ranked without a search through every signature's.
@@ -159,6 +162,24 @@ struct Tables {
     /// Rule values (the file's one-byte code) of every position of the resident
     /// signatures, for the set named.
     resident_rules: Option<(DrawRuleSet, BTreeMap<Signature, Vec<u8>>)>,
+    /// The rule values of the pairs checked before, by rule set, while the set's pass
+    /// is not running.
+    kept_rules: BTreeMap<DrawRuleSet, BTreeMap<Signature, Vec<u8>>>,
+}
+
+impl Tables {
+    /// Bytes of resident values, the pair being checked's and those kept.
+    fn resident_bytes(&self) -> u64 {
+        let rules = self.resident_rules.iter().map(|(_, r)| r).chain(self.kept_rules.values());
+        2 * self.resident_dtw.values().map(|v| v.len() as u64).sum::<u64>()
+            + rules.flat_map(|r| r.values()).map(|v| v.len() as u64).sum::<u64>()
+    }
+
+    /// Lets go of the values kept from the pairs checked before.
+    fn forget_kept(&mut self) {
+        self.resident_dtw.clear();
+        self.kept_rules.clear();
+    }
 }
 
 /// Bytes a resident pair takes a position: DTW (two) and one rule set (one).
@@ -700,7 +721,11 @@ pub fn verify_with(
         );
     let ledger_path = dir.join(variant.name).join(LEDGER_NAME);
     let recorded = if ledger { read_ledger(&ledger_path)? } else { Default::default() };
-    for (first, pair) in &pairs {
+    // In build order (by pieces, then men): a pair's successors lie in pairs checked
+    // before it, whose values are kept resident while the memory allows.
+    let mut in_order: Vec<(&Signature, &Vec<Signature>)> = pairs.iter().collect();
+    in_order.sort_by_key(|(first, _)| (first.pieces(), first.men(), **first));
+    for (first, pair) in in_order {
         let pair_name = if pair.len() == 1 { first.to_string() } else { format!("{first}+{}", first.flipped()) };
         let line = format!("{pair_name} {:016x}", ledger_digest(&tables, pair));
         if recorded.contains_key(&line) {
@@ -716,7 +741,11 @@ pub fn verify_with(
             bad.lock().expect("no panics while held").len(),
         );
         let positions: u64 = pair.iter().map(|s| tables.index[s].len()).sum();
-        let resident = positions * RESIDENT_BYTES_PER_POSITION <= resident_bytes as u64;
+        let needed = positions * RESIDENT_BYTES_PER_POSITION;
+        let resident = needed <= resident_bytes as u64;
+        if tables.resident_bytes() + needed > resident_bytes as u64 {
+            tables.forget_kept();
+        }
         if resident {
             // The side that stores its values first: the other side's are found through it.
             for sig in stored_first(pair, &tables.dtw) {
@@ -756,7 +785,7 @@ pub fn verify_with(
         for (pass, set) in sets.into_iter().enumerate() {
             let rules = set.map(|set| DrawRules::new(set, &variant));
             if let (Some(rules), true) = (&rules, resident) {
-                tables.resident_rules = Some((rules.set, BTreeMap::new()));
+                tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
                 for sig in stored_first(pair, &tables.rules[&rules.set]) {
                     let Some(context) = rules.context(sig) else { continue };
                     match resident_rules(&tables, rules, context, sig, &shared) {
@@ -788,9 +817,13 @@ pub fn verify_with(
             for &sig in pair {
                 check_signature(&tables, sig, pass == 0, rules.as_ref(), &shared, &findings, progress);
             }
-            tables.resident_rules = None;
+            if let Some((set, values)) = tables.resident_rules.take() {
+                tables.kept_rules.insert(set, values);
+            }
         }
-        tables.resident_dtw.clear();
+        if tables.resident_bytes() > resident_bytes as u64 {
+            tables.forget_kept();
+        }
         tables.resident_index.clear();
         report.pairs_derived += 1;
         let findings_after = (
