@@ -34,10 +34,10 @@ fn main() {
         let mut working = kabe_generator::WorkingSet::new(variant, rules);
         let needed = kabe_generator::inputs_closure(variant, &[pair], &rules);
         for input in kabe_generator::in_build_order(&needed) {
-            working.load(std::path::Path::new(dir), input, &tb).expect("an input pair decoded");
+            working.load(std::path::Path::new(dir), input).expect("an input pair opened");
         }
         println!(
-            "working form of {} pairs ({:?}): {:.0} MB decoded in {:.1} s",
+            "working form of {} pairs ({:?}): up to {:.0} MB, opened in {:.1} s",
             needed.len(),
             rules.set,
             working.bytes() as f64 / 1e6,

@@ -94,14 +94,6 @@ pub enum BuildEvent<'a> {
         /// Units just done.
         units: u64,
     },
-    /// A pair of finished tables that the next pairs read is being decoded into memory
-    /// (their working form: `working`).
-    Reading {
-        /// The signatures.
-        signatures: &'a [Signature],
-        /// Their positions together.
-        positions: u64,
-    },
     /// A pair was found complete on disk and loaded.
     Loaded {
         /// The signatures.
@@ -204,7 +196,7 @@ pub fn build_scope(
         }
         let finished = open_finished(dir, variant, None, budget)?;
         let available =
-            hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget, &finished, on_event)?;
+            hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget)?;
         let view = working.view(&finished);
         for batch in batches(step, cost, available, budget)? {
             batch.par_iter().try_for_each(|pair| build_pair(&view, variant, dir, pair, budget, on_event))?;
@@ -229,11 +221,10 @@ fn all_complete(dir: &Path, variant: &Variant, step: &[TablePair], metrics: &[Me
     Ok(true)
 }
 
-/// Decodes into `working` the input pairs `now` of a step (in build order, so that a
-/// pair's searches find the smaller tables held), within what the budget leaves beside
-/// the step's largest pair; lets go of the pairs no step reads any more (`later`: what
+/// Holds in `working` the input pairs `now` of a step (in build order, so that the
+/// smaller tables that left-out positions are searched through come first), within what
+/// the budget leaves beside the step's largest pair; lets go of the pairs no step reads any more (`later`: what
 /// the steps after it read). Returns the bytes left for the pairs' working state.
-#[allow(clippy::too_many_arguments)]
 fn hold_inputs(
     working: &mut WorkingSet,
     dir: &Path,
@@ -241,8 +232,6 @@ fn hold_inputs(
     step: &[TablePair],
     cost: &impl Fn(&TablePair) -> u64,
     budget: MemoryBudget,
-    finished: &Tablebase,
-    on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<u64, BuildError> {
     let read_later = |pair: &TablePair| later.iter().any(|s| s.contains(pair));
     for pair in working.pairs() {
@@ -275,8 +264,7 @@ fn hold_inputs(
         if working.bytes() + needed > allowance {
             continue; // read through the files: slower, the same values
         }
-        on_event(BuildEvent::Reading { signatures: pair, positions: positions_of(working.variant(), pair) });
-        working.load(dir, pair, finished)?;
+        working.load(dir, pair)?;
     }
     Ok(budget.pair_bytes().saturating_sub(working.bytes()))
 }
@@ -558,7 +546,7 @@ pub fn build_pair_job(
         let finished = open_finished(dir, variant, (rules.set != theory.set).then_some(&rules), budget)?;
         let mut working = WorkingSet::new(variant, rules);
         let inputs = step_inputs(variant, std::slice::from_ref(&vec![pair]), &rules).remove(0);
-        hold_inputs(&mut working, dir, (&inputs, &[]), &[pair], &cost, budget, &finished, on_event)?;
+        hold_inputs(&mut working, dir, (&inputs, &[]), &[pair], &cost, budget)?;
         let view = working.view(&finished);
         if rules.set == theory.set {
             build_pair(&view, variant, dir, &pair, budget, on_event)?;
@@ -614,7 +602,7 @@ pub fn build_rules_scope(
         }
         let finished = open_finished(dir, variant, Some(&rules), budget)?;
         let available =
-            hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget, &finished, on_event)?;
+            hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget)?;
         let view = working.view(&finished);
         for batch in batches(step, cost, available, budget)? {
             batch

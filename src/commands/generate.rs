@@ -162,12 +162,6 @@ pub fn build_with_progress(
                 overall.inc(bar.position() - before);
             }
         }
-        BuildEvent::Reading { signatures, positions } => {
-            overall.set_message(format!("reading {}", pair_name(signatures)));
-            if log_pairs {
-                eprintln!("{} reading {} into memory: {positions} positions", variant.name, pair_name(signatures));
-            }
-        }
         BuildEvent::Loaded { positions, .. } => {
             overall.inc(positions);
             counts.lock().expect("counts").1 += 1;
