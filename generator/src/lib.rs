@@ -2,7 +2,8 @@
 //!
 //! Tables are built in dependency order ([`Signature::all_with`]): a signature and its
 //! colour flip together ([`solve_pair`]), after every table their captures and
-//! promotions lead to, which are read back through their files ([`lookup`]) so that a
+//! promotions lead to, which are read in their working form (`working`: decoded from
+//! their files as the build reaches them, within the budget; [`lookup`]) so that a
 //! build's memory is a budget ([`MemoryBudget`]), whatever the number of pieces.
 //!
 //! - `pair` ([`TablePair`]): a signature and its colour flip, and the tables a pair reads;
@@ -12,7 +13,8 @@
 //!   ([`build_pair_job`]); `plan`: the same build as a job graph for a cluster ([`Plan`]);
 //! - `write` and `verify`: the table files out, and every value of them re-derived;
 //!   `one_side`: of each pair's two files of a kind the smaller kept, the other found by search;
-//! - [`lookup`], `registry`: finished tables read through their files, or held in memory;
+//! - [`lookup`], `working`, `registry`: what a solver reads finished tables through; their
+//!   working form during a build; tables held whole in memory (tests, brute force);
 //! - `brute_rules`, `brute_layers`, `check_rules`: independent brute force for the draw
 //!   rules; [`wolf_sheep`]: a small game solved whole.
 

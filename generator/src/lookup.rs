@@ -1,7 +1,8 @@
-//! Where a solver finds the values of finished tables: in memory ([`Registry`], for tests
-//! and the brute-force checks) or through the files ([`Tablebase`]: the probe library's
-//! reader, memory-mapped files and a bounded block cache). A build reads its inputs
-//! through the files, so its memory does not grow with the tables already built.
+//! What a solver reads finished tables through ([`Finished`], [`RuleInputs`]), and the
+//! places that answer it: tables held in memory ([`Registry`], for tests and the brute
+//! force checks), the probe library's reader ([`Tablebase`], [`FileOracle`]) and, in a
+//! build, their working form (`crate::working`), which falls back to the reader for
+//! what the memory budget cannot hold.
 
 use kabe_probe::rules::exact::Oracle;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
