@@ -195,8 +195,7 @@ pub fn build_scope(
             continue;
         }
         let finished = open_finished(dir, variant, None, budget)?;
-        let available =
-            hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget)?;
+        let available = hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget)?;
         let view = working.view(&finished);
         for batch in batches(step, cost, available, budget)? {
             batch.par_iter().try_for_each(|pair| build_pair(&view, variant, dir, pair, budget, on_event))?;
@@ -601,8 +600,7 @@ pub fn build_rules_scope(
             continue;
         }
         let finished = open_finished(dir, variant, Some(&rules), budget)?;
-        let available =
-            hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget)?;
+        let available = hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget)?;
         let view = working.view(&finished);
         for batch in batches(step, cost, available, budget)? {
             batch
