@@ -151,13 +151,14 @@ impl<T: Slot> Column<T> {
             return Ok((0..len).map(|_| T::new(T::UNKNOWN)).collect());
         }
         let bytes = contexts.block(&self.file, b as u32)?;
-        let undefined = || TableError::Corrupt {
+        let undefined = |i: usize| TableError::Corrupt {
             path: self.file.path().to_path_buf(),
-            detail: format!("undefined value at index {}", start),
+            detail: format!("undefined value at index {}", start + i as u64),
         };
         let mut out = Vec::with_capacity(len as usize);
         for (i, position) in index.positions(start..start + len).enumerate() {
-            let value = if header.holds(&position) { entry(&bytes, i).ok_or_else(undefined)? } else { T::UNKNOWN };
+            let value =
+                if header.holds(&position) { entry(&bytes, i).ok_or_else(|| undefined(i))? } else { T::UNKNOWN };
             out.push(T::new(value));
         }
         Ok(out.into_boxed_slice())
