@@ -195,7 +195,9 @@ pub struct KabeMove {
 
 fn status_of(e: &ProbeError) -> c_int {
     match e {
-        ProbeError::Table(TableError::Missing { .. }) | ProbeError::NoTable { .. } => KABE_ERR_NO_TABLE,
+        ProbeError::Table(TableError::Missing { .. } | TableError::FlipMissing { .. }) | ProbeError::NoTable { .. } => {
+            KABE_ERR_NO_TABLE
+        }
         ProbeError::Table(TableError::Corrupt { .. }) => KABE_ERR_CORRUPT,
         ProbeError::Table(TableError::Version { .. }) => KABE_ERR_VERSION,
         ProbeError::Table(TableError::Foreign { .. } | TableError::NotATable { .. }) => KABE_ERR_FOREIGN,

@@ -94,6 +94,14 @@ pub enum BuildEvent<'a> {
         /// Units just done.
         units: u64,
     },
+    /// A pair found on disk in part, or with a file that cannot be used, is built again
+    /// (the files it writes replace the others).
+    Repairing {
+        /// The signatures.
+        signatures: &'a [Signature],
+        /// The first file found missing or damaged, and what is wrong with it.
+        problem: &'a TableError,
+    },
     /// A pair was found complete on disk and loaded.
     Loaded {
         /// The signatures.
@@ -403,9 +411,13 @@ fn build_pair(
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<(), BuildError> {
     let positions = positions_of(variant, pair);
-    if pair_complete(dir, &variant, pair, &[Metric::Wld, Metric::Dtw])? {
-        on_event(BuildEvent::Loaded { signatures: pair, positions });
-        return Ok(());
+    match pair_on_disk(dir, &variant, pair, &[Metric::Wld, Metric::Dtw]) {
+        PairOnDisk::Complete => {
+            on_event(BuildEvent::Loaded { signatures: pair, positions });
+            return Ok(());
+        }
+        PairOnDisk::Broken(problem) => on_event(BuildEvent::Repairing { signatures: pair, problem: &problem }),
+        PairOnDisk::Absent => {}
     }
     on_event(BuildEvent::Started { signatures: pair, positions });
     if pair_state_bytes(variant, pair, budget).1 {
@@ -475,16 +487,44 @@ fn build_in_slices(
 
 /// Whether every file of the pair is on disk, whole (checksums checked): then it is kept.
 fn pair_complete(dir: &Path, variant: &Variant, pair: &[Signature], metrics: &[Metric]) -> Result<bool, BuildError> {
-    let all_there = pair.iter().all(|s| metrics.iter().all(|m| table_path(dir, variant, *s, *m).exists()));
-    if !all_there {
-        return Ok(false);
+    Ok(matches!(pair_on_disk(dir, variant, pair, metrics), PairOnDisk::Complete))
+}
+
+/// What is on disk of a pair's `metrics` files.
+enum PairOnDisk {
+    /// Every file, whole.
+    Complete,
+    /// None of them: a pair not built yet.
+    Absent,
+    /// Some are missing or damaged (the first such file's error): the pair is built again.
+    Broken(TableError),
+}
+
+fn pair_on_disk(dir: &Path, variant: &Variant, pair: &[Signature], metrics: &[Metric]) -> PairOnDisk {
+    let files: Vec<(Signature, Metric, PathBuf)> = pair
+        .iter()
+        .flat_map(|&sig| metrics.iter().map(move |&metric| (sig, metric, table_path(dir, variant, sig, metric))))
+        .collect();
+    if files.iter().all(|(_, _, path)| !path.exists()) {
+        return PairOnDisk::Absent;
     }
-    for &sig in pair {
-        for &metric in metrics {
-            TableFile::open(&table_path(dir, variant, sig, metric), variant, sig, metric)?.verify_checksum()?;
+    for (sig, metric, path) in &files {
+        if !path.exists() {
+            // Named as the file its colour flip reads its values through, where it is.
+            let flip = table_path(dir, variant, sig.flipped(), *metric);
+            let read_through =
+                TableFile::open(&flip, variant, sig.flipped(), *metric).is_ok_and(|f| f.header().by_search());
+            return PairOnDisk::Broken(if read_through {
+                TableError::FlipMissing { path: path.clone(), reader: flip }
+            } else {
+                TableError::Missing { path: path.clone(), rules: None }
+            });
+        }
+        if let Err(e) = TableFile::open(path, variant, *sig, *metric).and_then(|t| t.verify_checksum()) {
+            return PairOnDisk::Broken(e);
         }
     }
-    Ok(true)
+    PairOnDisk::Complete
 }
 
 /// What [`build_pair_job`] did.
@@ -628,9 +668,13 @@ fn build_rule_pair(
 ) -> Result<(), BuildError> {
     let metric = Metric::Rules(rules.set);
     let positions = positions_of(variant, pair);
-    if pair_complete(dir, &variant, pair, &[metric])? {
-        on_event(BuildEvent::Loaded { signatures: pair, positions });
-        return Ok(());
+    match pair_on_disk(dir, &variant, pair, &[metric]) {
+        PairOnDisk::Complete => {
+            on_event(BuildEvent::Loaded { signatures: pair, positions });
+            return Ok(());
+        }
+        PairOnDisk::Broken(problem) => on_event(BuildEvent::Repairing { signatures: pair, problem: &problem }),
+        PairOnDisk::Absent => {}
     }
     on_event(BuildEvent::Started { signatures: pair, positions });
     let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });

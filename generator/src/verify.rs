@@ -673,6 +673,10 @@ pub fn verify_with(
             if file.header().by_search() {
                 report.files_by_search += 1;
                 let flip = table_path(dir, &variant, sig.flipped(), metric);
+                if !flip.exists() {
+                    report.bad_files.push(TableError::FlipMissing { path: flip, reader: path }.to_string());
+                    continue;
+                }
                 let flip_stores = sig.flipped() != *sig
                     && TableFile::open(&flip, &variant, sig.flipped(), metric).is_ok_and(|f| !f.header().by_search());
                 if !flip_stores {

@@ -225,14 +225,19 @@ fn bad_directories_and_files_are_errors_naming_them() {
     );
     fs::write(file("1010", "wld"), &good).expect("restore");
 
-    // Another version, or another material under this name: refused at open.
+    // Another version, or another material under this name: the file is set aside at
+    // open (listed as unusable), its probes name it, and every other table answers.
+    let other = Position::from_fen(Variant::RUSSIAN, "W:Wc3:Bf6,g7").expect("fen");
     let mut newer = good.clone();
     newer[8] = 7;
     fs::write(file("1010", "wld"), &newer).expect("write");
-    let e = Tablebase::open(&dir).expect_err("version");
+    let tb = Tablebase::open(&dir).expect("opens without the file");
+    let e = tb.probe_wld(&p).expect_err("version");
     assert!(matches!(e, ProbeError::Table(TableError::Version { found: 7, .. })), "{e}");
+    assert_eq!(tb.unusable_files().map(|e| e.path().to_path_buf()).collect::<Vec<_>>(), vec![file("1010", "wld")]);
+    tb.probe_wld(&other).expect("another material answers");
     fs::copy(file("0110", "wld"), file("1010", "wld")).expect("copy");
-    let e = Tablebase::open(&dir).expect_err("foreign");
+    let e = Tablebase::open(&dir).expect("opens without the file").probe_wld(&p).expect_err("foreign");
     assert!(e.to_string().contains("1010.wld.kabe") && e.to_string().contains("0110"), "{e}");
     fs::write(file("1010", "wld"), &good).expect("restore");
 

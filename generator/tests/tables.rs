@@ -429,3 +429,83 @@ fn build_rules_base(variant: Variant, rules: DrawRules, dir: &Path, pieces: u32)
     build(variant, pieces, dir, &|_| {}).expect("build");
     build_rules(variant, rules, pieces, dir, &|_| {}).expect("rule tables");
 }
+
+/// Russian 2-3 pieces, theory and `ussr1953` rule tables, one table of each pair kept:
+/// what `kabe generate` leaves.
+fn build_compact(dir: &Path) {
+    let v = Variant::RUSSIAN;
+    build(v, 3, dir, &|_| {}).expect("build");
+    build_rules(v, DrawRules::new(DrawRuleSet::Ussr1953, &v), 3, dir, &|_| {}).expect("rule tables");
+    keep_one_side(dir, v, 3).expect("one side");
+}
+
+#[test]
+fn a_lost_empty_or_damaged_file_is_named_the_rest_answers_and_a_build_makes_the_set_whole_again() {
+    use kabe_probe::tablebase::Tablebase;
+    use kabe_probe::Position;
+    let v = Variant::RUSSIAN;
+    let clean = temp_dir("repair-clean");
+    build_compact(&clean);
+    let reference = files(&clean);
+    // A pair of which one side is found by search: 0201 holds the values, 0102 reads them.
+    let (holder, reader) = (Signature::new(0, 2, 0, 1), Signature::new(0, 1, 0, 2));
+    let by_search = |sig, metric| {
+        TableFile::open(&table_path(&clean, &v, sig, metric), &v, sig, metric).expect("open").header().by_search()
+    };
+    let (holder, reader) = if by_search(reader, Metric::Dtw) { (holder, reader) } else { (reader, holder) };
+    assert!(by_search(reader, Metric::Dtw) && !by_search(holder, Metric::Dtw));
+    let rules = Metric::Rules(DrawRuleSet::Ussr1953);
+    let positions = |sig: Signature| {
+        let index = MaterialIndex::new(v, sig).expect("index");
+        let all: Vec<Position> = index.positions(0..index.len()).step_by(97).collect();
+        all
+    };
+    let elsewhere = Position::from_fen(v, "W:Wc3:Bf6,g7").expect("fen");
+    type Damage = fn(&Path);
+    let remove: Damage = |p| fs::remove_file(p).expect("rm");
+    let empty: Damage = |p| fs::write(p, b"").expect("empty");
+    let flip_a_byte: Damage = |p| {
+        let mut bytes = fs::read(p).expect("read");
+        let at = bytes.len() - 9;
+        bytes[at] ^= 0x24;
+        fs::write(p, bytes).expect("write");
+    };
+    let cases: [(&str, Signature, Metric, Damage, Signature); 7] = [
+        // (what, the file damaged, how, the material whose probes must name it)
+        ("the holder's DTW file removed", holder, Metric::Dtw, remove, reader),
+        ("the reader's DTW file removed", reader, Metric::Dtw, remove, reader),
+        ("the holder's WLD file emptied", holder, Metric::Wld, empty, holder),
+        ("the reader's WLD file emptied", reader, Metric::Wld, empty, reader),
+        ("the holder's DTW file with a byte flipped", holder, Metric::Dtw, flip_a_byte, holder),
+        ("the holder's rule table removed", holder, rules, remove, reader),
+        ("the reader's rule table emptied", reader, rules, empty, reader),
+    ];
+    for (what, sig, metric, damage, probed) in cases {
+        let dir = temp_dir("repair");
+        build_compact(&dir);
+        let path = table_path(&dir, &v, sig, metric);
+        damage(&path);
+        let name = path.file_name().expect("name").to_string_lossy().into_owned();
+        let tb = Tablebase::builder(&dir).rules(DrawRuleSet::Ussr1953).open().expect(what);
+        tb.probe_wld(&elsewhere).unwrap_or_else(|e| panic!("{what}: another material: {e}"));
+        let mut named = 0;
+        for p in positions(probed).into_iter().flat_map(|p| [p, p.flipped()]) {
+            let probe = match metric {
+                Metric::Wld => tb.probe_wld(&p).err(),
+                Metric::Dtw => tb.probe_dtw(&p).err(),
+                Metric::Rules(_) => {
+                    tb.probe(&p, &kabe_probe::Counters::fresh(tb.draw_rules(&v).expect("open"), &p)).err()
+                }
+            };
+            if let Some(e) = probe {
+                assert!(e.to_string().contains(&name), "{what}: {p:?}: {e} does not name {name}");
+                named += 1;
+            }
+        }
+        assert!(named > 0, "{what}: no probe of {probed} needed {name}");
+        build_compact(&dir);
+        assert_eq!(files(&dir), reference, "{what}: the set rebuilt differs from a clean build");
+        fs::remove_dir_all(&dir).ok();
+    }
+    fs::remove_dir_all(&clean).ok();
+}

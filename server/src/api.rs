@@ -7,6 +7,7 @@ use axum::extract::{Path, Query, State};
 use axum::Json;
 use kabe_analyze::prove::{prove, Budget, ProveError};
 use kabe_probe::rules::exact::{LineEnd, MoveVerdict};
+use kabe_probe::table::TableError;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Color, Counters, DrawRuleSet, DrawRules, NotationStyle, PieceKind, Position, Square, Variant};
 use serde_json::{json, Value};
@@ -80,6 +81,7 @@ fn read<'a>(explorer: &'a Explorer, q: &Question) -> Result<Asked<'a>, ApiError>
 }
 
 fn probe_error(tb: &Tablebase, position: &Position, e: ProbeError) -> ApiError {
+    let message = relative_to(tb.dir(), &e.to_string());
     match e {
         ProbeError::NoTable { .. } if position.piece_count() > tb.max_pieces_of(position.variant()) => {
             ApiError::Unanswerable {
@@ -92,11 +94,23 @@ fn probe_error(tb: &Tablebase, position: &Position, e: ProbeError) -> ApiError {
                 ),
             }
         }
-        ProbeError::NoTable { .. } => ApiError::Unanswerable { kind: "missing_table", message: e.to_string() },
-        ProbeError::VariantNotOpen { .. } => ApiError::NotFound(e.to_string()),
+        ProbeError::NoTable { .. } | ProbeError::Table(TableError::Missing { .. } | TableError::FlipMissing { .. }) => {
+            ApiError::Unanswerable { kind: "missing_table", message }
+        }
+        ProbeError::VariantNotOpen { .. } => ApiError::NotFound(message),
         ProbeError::Counters(e) => ApiError::bad("bad_counters", format!("counters: {e}")),
-        other => ApiError::Table(other.to_string()),
+        _ => ApiError::Table(message),
     }
+}
+
+/// `message` with the table directory left out of the paths it names: a client is told
+/// `international/0111.dtw.kabe`, not where the server keeps its files.
+fn relative_to(dir: &std::path::Path, message: &str) -> String {
+    let dir = dir.display().to_string();
+    if dir.is_empty() {
+        return message.to_string();
+    }
+    message.replace(&format!("{dir}/"), "").replace(&dir, "<table directory>")
 }
 
 fn square_name(variant: &Variant, s: Square) -> String {
@@ -299,7 +313,7 @@ pub fn proof(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
     let budget = Budget { nodes, time: Some(PROVE_TIME) };
     let found = prove(asked.tb, p, &asked.counters, p.turn(), budget).map_err(|e| match e {
         ProveError::Probe(e) => probe_error(asked.tb, p, e),
-        other => ApiError::Table(other.to_string()),
+        other => ApiError::Table(relative_to(asked.tb.dir(), &other.to_string())),
     })?;
     let mut answer = found.to_json();
     if let Some(map) = answer.as_object_mut() {

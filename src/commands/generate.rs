@@ -162,6 +162,9 @@ pub fn build_with_progress(
                 overall.inc(bar.position() - before);
             }
         }
+        BuildEvent::Repairing { signatures, problem } => {
+            multi.suspend(|| eprintln!("rebuilding {}: {problem}", pair_name(signatures)));
+        }
         BuildEvent::Loaded { positions, .. } => {
             overall.inc(positions);
             counts.lock().expect("counts").1 += 1;

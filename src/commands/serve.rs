@@ -46,6 +46,9 @@ pub fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let dir = args.tables.clone().unwrap_or_else(crate::args::default_dir);
     let explorer = Explorer::open(&dir, args.cache.bytes as usize)
         .with_context(|| format!("opening the tables in {}", dir.display()))?;
+    for unusable in explorer.tablebase().unusable_files() {
+        eprintln!("kabe: warning: serving without {unusable}");
+    }
     let variants = explorer.variants();
     anyhow::ensure!(
         !variants.is_empty(),

@@ -202,6 +202,54 @@ pub enum TableError {
         /// What is wrong.
         detail: String,
     },
+    /// The file that holds a pair's values is missing: its colour flip keeps none of its
+    /// own ([`TableFlags::BY_SEARCH`]) and reads them here. The missing file is the one
+    /// named, the one to rebuild.
+    #[error(
+        "{path}: table file missing ({reader} keeps no values of its own and reads them here){}",
+        build_hint(path, None)
+    )]
+    FlipMissing {
+        /// The missing file.
+        path: PathBuf,
+        /// Its colour flip's file, which reads through it.
+        reader: PathBuf,
+    },
+}
+
+impl TableError {
+    /// The same error again, for a second reader of the same unusable file (an I/O
+    /// failure keeps its kind and message).
+    pub fn duplicate(&self) -> TableError {
+        match self {
+            TableError::Missing { path, rules } => TableError::Missing { path: path.clone(), rules: *rules },
+            TableError::Io { path, error } => {
+                TableError::Io { path: path.clone(), error: std::io::Error::new(error.kind(), error.to_string()) }
+            }
+            TableError::NotATable { path } => TableError::NotATable { path: path.clone() },
+            TableError::Version { path, found } => TableError::Version { path: path.clone(), found: *found },
+            TableError::Foreign { path, found, expected } => {
+                TableError::Foreign { path: path.clone(), found: found.clone(), expected: expected.clone() }
+            }
+            TableError::Corrupt { path, detail } => TableError::Corrupt { path: path.clone(), detail: detail.clone() },
+            TableError::FlipMissing { path, reader } => {
+                TableError::FlipMissing { path: path.clone(), reader: reader.clone() }
+            }
+        }
+    }
+
+    /// The file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            TableError::Missing { path, .. }
+            | TableError::Io { path, .. }
+            | TableError::NotATable { path }
+            | TableError::Version { path, .. }
+            | TableError::Foreign { path, .. }
+            | TableError::Corrupt { path, .. }
+            | TableError::FlipMissing { path, .. } => path,
+        }
+    }
 }
 
 /// The fixed header of a table file.

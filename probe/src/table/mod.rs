@@ -34,6 +34,7 @@
 mod format;
 pub(crate) use format::build_hint as format_build_hint;
 mod reader;
+pub(crate) use reader::open_regular;
 pub mod runs;
 
 pub use format::{

@@ -92,7 +92,7 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::R
 
 /// Opens `path` for reading if it is a regular file: a directory, a FIFO (whose open
 /// would wait for a writer) or a device named like a table is an error saying so.
-fn open_regular(path: &Path) -> Result<(File, u64), TableError> {
+pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), TableError> {
     let io = |e: std::io::Error| TableError::Io { path: path.to_path_buf(), error: e };
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => TableError::Missing { path: path.to_path_buf(), rules: None },

@@ -60,6 +60,16 @@ pub(crate) enum Column {
     Rules(DrawRuleSet),
 }
 
+impl Column {
+    pub(crate) fn of(metric: Metric) -> Column {
+        match metric {
+            Metric::Wld => Column::Wld,
+            Metric::Dtw => Column::Dtw,
+            Metric::Rules(set) => Column::Rules(set),
+        }
+    }
+}
+
 fn empty_column() -> Box<[u32]> {
     vec![u32::MAX; KEYS].into_boxed_slice()
 }
@@ -76,14 +86,48 @@ pub(crate) struct Catalog {
     pub(crate) complete_pieces: u32,
     /// The most pieces of any table here.
     pub(crate) largest_pieces: u32,
+    /// Files that cannot be used: the rest of the directory answers without them.
+    pub(crate) unusable: Vec<Unusable>,
 }
 
-/// Reads a file's header without mapping the file.
+/// Reads a file's header without mapping the file; a FIFO, device, socket or folder
+/// under a table's name is refused without being opened.
 fn read_header(path: &Path) -> Result<Header, TableError> {
     let io = |e: std::io::Error| TableError::Io { path: path.to_path_buf(), error: e };
     let mut bytes = Vec::with_capacity(HEADER_LEN);
-    fs::File::open(path).map_err(io)?.take(HEADER_LEN as u64).read_to_end(&mut bytes).map_err(io)?;
+    crate::table::open_regular(path)?.0.take(HEADER_LEN as u64).read_to_end(&mut bytes).map_err(io)?;
     Header::parse(&bytes, path)
+}
+
+/// The header of `path`, checked to be the `metric` table of `signature` in `variant`,
+/// and the material's index.
+fn checked_header(
+    path: &Path,
+    variant: &Variant,
+    signature: Signature,
+    metric: Metric,
+) -> Result<(Header, MaterialIndex), TableError> {
+    let header = read_header(path)?;
+    if header.variant != variant.name || header.signature != signature || header.metric != metric {
+        return Err(TableError::Foreign {
+            path: path.to_path_buf(),
+            found: format!("{} {} {}", header.variant, header.signature, header.metric.name()),
+            expected: format!("{} {signature} {}", variant.name, metric.name()),
+        });
+    }
+    let index = MaterialIndex::new(*variant, signature)
+        .filter(|i| i.len() == header.positions)
+        .ok_or_else(|| TableError::Corrupt { path: path.to_path_buf(), detail: "position count".into() })?;
+    Ok((header, index))
+}
+
+/// A file of the directory that cannot be used, and why. Its material answers as if it
+/// had no table of that kind, except that the error names this file and what is wrong.
+#[derive(Debug)]
+pub(crate) struct Unusable {
+    pub(crate) signature: Signature,
+    pub(crate) column: Column,
+    pub(crate) error: TableError,
 }
 
 /// `1010.dtw.kabe` → (signature, metric name).
@@ -113,6 +157,7 @@ impl Catalog {
             by_rules: Vec::new(),
             complete_pieces: 0,
             largest_pieces: 0,
+            unusable: Vec::new(),
         }
     }
 
@@ -138,58 +183,56 @@ impl Catalog {
         names.sort_by(|a, b| a.0.cmp(&b.0));
         let mut catalog = Catalog::empty();
         for (path, signature, metric) in names {
-            let header = read_header(&path)?;
-            if header.variant != variant.name || header.signature != signature || header.metric != metric {
-                return Err(TableError::Foreign {
-                    path,
-                    found: format!("{} {} {}", header.variant, header.signature, header.metric.name()),
-                    expected: format!("{} {signature} {}", variant.name, metric.name()),
-                }
-                .into());
-            }
-            let index = MaterialIndex::new(*variant, signature)
-                .filter(|i| i.len() == header.positions)
-                .ok_or_else(|| TableError::Corrupt { path: path.clone(), detail: "position count".into() })?;
             let Some(k) = signature.key() else { continue };
-            let pieces = signature.white_men + signature.white_kings + signature.black_men + signature.black_kings;
-            catalog.largest_pieces = catalog.largest_pieces.max(pieces as u32);
-            let column = match metric {
-                Metric::Wld => &mut catalog.by_key[0],
-                Metric::Dtw => &mut catalog.by_key[1],
-                Metric::Rules(set) => {
-                    let at = match catalog.by_rules.iter().position(|(s, _)| *s == set) {
-                        Some(at) => at,
-                        None => {
-                            catalog.by_rules.push((set, empty_column()));
-                            catalog.by_rules.len() - 1
-                        }
-                    };
-                    &mut catalog.by_rules[at].1
+            let column = Column::of(metric);
+            let (header, index) = match checked_header(&path, variant, signature, metric) {
+                Ok(found) => found,
+                Err(error) => {
+                    catalog.unusable.push(Unusable { signature, column, error });
+                    continue;
                 }
             };
-            column[k] = catalog.slots.len() as u32;
+            let pieces = signature.white_men + signature.white_kings + signature.black_men + signature.black_kings;
+            catalog.largest_pieces = catalog.largest_pieces.max(pieces as u32);
+            catalog.column_mut(column)[k] = catalog.slots.len() as u32;
             catalog.slots.push(Slot { id: *next_id, path, header, index, file: OnceLock::new(), mapped });
             *next_id += 1;
         }
         // A table found by search reads its colour flip's: that one must hold values.
+        // Where it does not, the error names the flip, the file to rebuild.
+        let mut cut = Vec::new();
         for slot in catalog.slots.iter().filter(|s| s.header.by_search()) {
             let (signature, metric) = (slot.header.signature, slot.header.metric);
-            let column = match metric {
-                Metric::Wld => Column::Wld,
-                Metric::Dtw => Column::Dtw,
-                Metric::Rules(set) => Column::Rules(set),
-            };
+            let column = Column::of(metric);
             let flip = signature.flipped();
-            if flip == signature || catalog.slot(flip, column).is_none_or(|f| f.header.by_search()) {
-                return Err(TableError::Corrupt {
+            let flip_path = dir.join(crate::table::file_name(variant.name, flip, metric));
+            let error = if flip == signature {
+                TableError::Corrupt {
                     path: slot.path.clone(),
-                    detail: format!(
-                        "holds no values, to be found through {}, which does not hold them either",
-                        crate::table::file_name(variant.name, flip, metric).display()
-                    ),
+                    detail: "holds no values, and it is its own colour flip".into(),
                 }
-                .into());
+            } else if let Some(unusable) = catalog.unusable.iter().find(|u| u.signature == flip && u.column == column) {
+                unusable.error.duplicate()
+            } else {
+                match catalog.slot(flip, column) {
+                    None => TableError::FlipMissing { path: flip_path, reader: slot.path.clone() },
+                    Some(f) if f.header.by_search() => TableError::Corrupt {
+                        path: slot.path.clone(),
+                        detail: format!(
+                            "holds no values, to be found through {}, which does not hold them either",
+                            f.path.display()
+                        ),
+                    },
+                    Some(_) => continue,
+                }
+            };
+            cut.push(Unusable { signature, column, error });
+        }
+        for unusable in cut {
+            if let Some(k) = unusable.signature.key() {
+                catalog.column_mut(unusable.column)[k] = u32::MAX;
             }
+            catalog.unusable.push(unusable);
         }
         catalog.complete_pieces = (2..=32u32)
             .take_while(|&n| {
@@ -201,6 +244,29 @@ impl Catalog {
             .last()
             .unwrap_or(0);
         Ok(catalog)
+    }
+
+    /// The keys of `column`, added if new (a rule set's first table).
+    fn column_mut(&mut self, column: Column) -> &mut [u32] {
+        match column {
+            Column::Wld => &mut self.by_key[0],
+            Column::Dtw => &mut self.by_key[1],
+            Column::Rules(set) => {
+                let at = match self.by_rules.iter().position(|(s, _)| *s == set) {
+                    Some(at) => at,
+                    None => {
+                        self.by_rules.push((set, empty_column()));
+                        self.by_rules.len() - 1
+                    }
+                };
+                &mut self.by_rules[at].1
+            }
+        }
+    }
+
+    /// Why `signature`'s table of `column` is not used, where a file of it is there.
+    pub(crate) fn unusable(&self, signature: Signature, column: Column) -> Option<&TableError> {
+        self.unusable.iter().find(|u| u.signature == signature && u.column == column).map(|u| &u.error)
     }
 
     /// The slot of `signature`'s table of `column`.

@@ -337,6 +337,20 @@ impl Tablebase {
         self.variants.iter().map(|v| v.catalog.complete_pieces).max().unwrap_or(0)
     }
 
+    /// The table directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The files of the directory that cannot be used (missing a colour flip they read
+    /// through, empty, damaged in the header, foreign, not a regular file), each with
+    /// what is wrong. The tablebase answers without them: a probe that needs one names
+    /// it, every other probe is answered. A block damaged inside a file is found when it
+    /// is read, not here (`kabe verify` reads every block).
+    pub fn unusable_files(&self) -> impl Iterator<Item = &TableError> + '_ {
+        self.variants.iter().flat_map(|v| v.catalog.unusable.iter().map(|u| &u.error))
+    }
+
     /// The same for one variant (0 when it is not open).
     ///
     /// ```
@@ -656,6 +670,9 @@ impl Tablebase {
     }
 
     fn no_table(&self, tables: &VariantTables, signature: Signature, metric: Metric) -> ProbeError {
+        if let Some(error) = tables.catalog.unusable(signature, Column::of(metric)) {
+            return ProbeError::Table(error.duplicate());
+        }
         ProbeError::NoTable {
             variant: tables.variant.name,
             signature,
