@@ -92,6 +92,12 @@ pub struct VerifyReport {
     /// Positions not derived again because a successor's table is bad or missing (the
     /// table itself is named once in `bad_files`).
     pub unverified: u64,
+    /// The ledger's lines (numbered from 1) whose seal did not hold, torn or edited: their
+    /// pairs were derived again and the ledger written without them.
+    pub ledger_ignored_lines: Vec<usize>,
+    /// Why the ledger could not be read or written (an unwritable folder, a full disk):
+    /// the verification went on without it.
+    pub ledger_problem: Option<String>,
 }
 
 impl VerifyReport {
@@ -526,43 +532,149 @@ fn ledger_digest(tables: &Tables, pair: &[Signature]) -> u64 {
     hash
 }
 
-/// The ledger's lines by their first two words (`PAIR DIGEST`), with the rest (the
-/// pair's statistics, see [`crate::statistics::to_ledger_words`]); none when there is no
-/// ledger.
-fn read_ledger(path: &Path) -> std::io::Result<std::collections::HashMap<String, String>> {
+/// A ledger line as written: `line` and its seal, ` #` and the FNV-1a digest of `line`
+/// in hex, so that a torn (cut) or edited line is recognised and ignored.
+fn sealed(line: &str) -> String {
+    format!("{line} #{:016x}", fnv1a(line.as_bytes()))
+}
+
+/// The line without its seal when the seal holds.
+fn unsealed(line: &str) -> Option<&str> {
+    let (body, seal) = line.rsplit_once(" #")?;
+    (seal.len() == 16 && u64::from_str_radix(seal, 16).ok()? == fnv1a(body.as_bytes())).then_some(body)
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |hash, &b| (hash ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// The verification ledger as read.
+#[derive(Debug, Default)]
+struct Ledger {
+    /// Its sound lines by their first two words (`PAIR DIGEST`), with the rest (the pair's
+    /// statistics, see [`crate::statistics::to_ledger_words`]).
+    lines: std::collections::HashMap<String, String>,
+    /// The numbers (from 1) of the lines whose seal does not hold: torn or edited, ignored.
+    ignored: Vec<usize>,
+}
+
+/// Reads the ledger at `path`; none when there is no ledger.
+fn read_ledger(path: &Path) -> std::io::Result<Ledger> {
     let key_and_rest = |line: &str| {
         let mut words = line.splitn(3, ' ');
         let key = format!("{} {}", words.next()?, words.next()?);
         Some((key, words.next().unwrap_or("").to_string()))
     };
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(text.lines().filter_map(key_and_rest).collect()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Default::default()),
-        Err(e) => Err(std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    let text = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Ledger::default()),
+        Err(e) => return Err(std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    };
+    let mut ledger = Ledger::default();
+    for (n, line) in text.lines().enumerate() {
+        match unsealed(line).and_then(key_and_rest) {
+            Some((key, rest)) => {
+                ledger.lines.insert(key, rest);
+            }
+            None if line.trim().is_empty() => {}
+            None => ledger.ignored.push(n + 1),
+        }
     }
+    Ok(ledger)
+}
+
+/// The ledger at `path` for a verification: its sound lines. Lines whose seal does not
+/// hold are numbered in `report` and the ledger is written again without them; a ledger
+/// that cannot be read or written is said in `report` (the verification goes on without
+/// it).
+fn open_ledger(path: &Path, report: &mut VerifyReport) -> std::collections::HashMap<String, String> {
+    let found = match read_ledger(path) {
+        Ok(found) => found,
+        Err(e) => {
+            report.ledger_problem = Some(e.to_string());
+            return Default::default();
+        }
+    };
+    if !found.ignored.is_empty() {
+        let mut keys: Vec<(&String, &String)> = found.lines.iter().collect();
+        keys.sort();
+        let line =
+            |(key, rest): (&String, &String)| if rest.is_empty() { key.clone() } else { format!("{key} {rest}") };
+        let text: String = keys.into_iter().map(|k| sealed(&line(k)) + "\n").collect();
+        if let Err(e) = write_atomically(path, text.as_bytes()) {
+            report.ledger_problem = Some(e.to_string());
+        }
+        report.ledger_ignored_lines = found.ignored;
+    }
+    found.lines
+}
+
+/// Appends `line`, sealed, to the ledger at `path`. On a failure (a full disk) the file
+/// is cut back to what it held, so that no torn or empty ledger is left behind.
+fn append_to_ledger(path: &Path, line: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(named)?;
+    let before = file.metadata().map_err(named)?.len();
+    let written = writeln!(file, "{}", sealed(line)).and_then(|()| file.sync_data());
+    if let Err(e) = written {
+        if before == 0 {
+            let _ = std::fs::remove_file(path);
+        } else {
+            let _ = file.set_len(before);
+        }
+        return Err(named(e));
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed over it: a reader sees the
+/// old file or the new one, whole.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        std::io::Write::write_all(&mut f, bytes)?;
+        f.sync_data()
+    });
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(named(e));
+    }
+    Ok(())
+}
+
+/// What [`recorded_statistics`] found in the ledger.
+#[derive(Debug, Default)]
+pub struct RecordedStatistics {
+    /// By signature, the theoretical figures and those of each rule set, for the pairs
+    /// whose files (and those they lead to) are the ones the ledger's line verified.
+    #[allow(clippy::type_complexity)]
+    pub by_signature: BTreeMap<Signature, (TableStats, Vec<(DrawRuleSet, RuleStats)>)>,
+    /// The ledger's lines (numbered from 1) whose seal does not hold, torn or edited:
+    /// their figures are not used.
+    pub ignored_lines: Vec<usize>,
 }
 
 /// What the ledger beside the tables of `variant` under `dir` records of each table's
 /// statistics, for the pairs whose files (and those they lead to) are the ones it
-/// verified: by signature, the theoretical figures and those of each rule set.
-#[allow(clippy::type_complexity)]
-pub fn recorded_statistics(
-    dir: &Path,
-    variant: Variant,
-) -> std::io::Result<BTreeMap<Signature, (TableStats, Vec<(DrawRuleSet, RuleStats)>)>> {
+/// verified; lines whose seal does not hold are left out and numbered.
+pub fn recorded_statistics(dir: &Path, variant: Variant) -> std::io::Result<RecordedStatistics> {
     let recorded = read_ledger(&dir.join(variant.name).join(LEDGER_NAME))?;
-    let mut out = BTreeMap::new();
-    if recorded.is_empty() {
+    let mut out = RecordedStatistics { ignored_lines: recorded.ignored, ..RecordedStatistics::default() };
+    if recorded.lines.is_empty() {
         return Ok(out);
     }
     let tables = open_tables(dir, variant)?;
     for (name, pair) in pairs_of(&tables) {
         let key = format!("{name} {:016x}", ledger_digest(&tables, &pair));
-        let Some(words) = recorded.get(&key) else { continue };
+        let Some(words) = recorded.lines.get(&key) else { continue };
         let Some((theory, rules)) = crate::statistics::from_ledger_words(words.split_whitespace()) else { continue };
         for (sig, stats) in theory.into_iter().filter(|(s, _)| pair.contains(s)) {
             let of_sig = rules.iter().filter(|(s, _, _)| *s == sig).map(|(_, set, r)| (*set, *r)).collect();
-            out.insert(sig, (stats, of_sig));
+            out.by_signature.insert(sig, (stats, of_sig));
         }
     }
     Ok(out)
@@ -604,7 +716,7 @@ fn pairs_of(tables: &Tables) -> Vec<(String, Vec<Signature>)> {
 /// The ledger lines that hold for the files under `dir` now, by pair name: what
 /// [`carry_ledger`] writes again once the files have changed without changing a value.
 pub(crate) fn ledger_lines_holding(dir: &Path, variant: Variant) -> std::io::Result<BTreeMap<String, String>> {
-    let recorded = read_ledger(&dir.join(variant.name).join(LEDGER_NAME))?;
+    let recorded = read_ledger(&dir.join(variant.name).join(LEDGER_NAME))?.lines;
     let mut out = BTreeMap::new();
     if recorded.is_empty() {
         return Ok(out);
@@ -631,14 +743,11 @@ pub(crate) fn carry_ledger(dir: &Path, variant: Variant, holding: &BTreeMap<Stri
     for (name, pair) in pairs_of(&tables) {
         if let Some(words) = holding.get(&name) {
             let space = if words.is_empty() { "" } else { " " };
-            text += &format!("{name} {:016x}{space}{words}\n", ledger_digest(&tables, &pair));
+            text += &sealed(&format!("{name} {:016x}{space}{words}", ledger_digest(&tables, &pair)));
+            text.push('\n');
         }
     }
-    let path = dir.join(variant.name).join(LEDGER_NAME);
-    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-    let tmp = path.with_extension("txt.tmp");
-    std::fs::write(&tmp, text).map_err(named)?;
-    std::fs::rename(&tmp, &path).map_err(named)
+    write_atomically(&dir.join(variant.name).join(LEDGER_NAME), text.as_bytes())
 }
 
 /// As [`verify`], as `options` say. A rule table is expected for every signature whose
@@ -724,7 +833,9 @@ pub fn verify_with(
             },
         );
     let ledger_path = dir.join(variant.name).join(LEDGER_NAME);
-    let recorded = if ledger { read_ledger(&ledger_path)? } else { Default::default() };
+    let mut ledger = ledger;
+    let recorded = if ledger { open_ledger(&ledger_path, &mut report) } else { Default::default() };
+    ledger &= report.ledger_problem.is_none();
     // In build order (by pieces, then men): a pair's successors lie in pairs checked
     // before it, whose values are kept resident while the memory allows.
     let mut in_order: Vec<(&Signature, &Vec<Signature>)> = pairs.iter().collect();
@@ -839,17 +950,16 @@ pub fn verify_with(
         let pair_files_sound = report.bad_files.is_empty()
             && pair.iter().all(|s| tables.dtw.contains_key(s) && tables.wld.contains_key(s));
         if ledger && findings_after == findings_before && pair_files_sound {
-            use std::io::Write as _;
-            let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", ledger_path.display()));
-            let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&ledger_path).map_err(named)?;
             // The statistics only where every figure of the pair was counted.
             let words = if theory_stats.len() == pair.len() {
                 crate::statistics::to_ledger_words(&theory_stats, &rule_stats)
             } else {
                 String::new()
             };
-            writeln!(file, "{line}{words}").map_err(named)?;
-            file.sync_data().map_err(named)?;
+            if let Err(e) = append_to_ledger(&ledger_path, &format!("{line}{words}")) {
+                report.ledger_problem = Some(e.to_string());
+                ledger = false;
+            }
         }
     }
     report.positions = checked.into_inner();

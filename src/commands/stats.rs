@@ -41,6 +41,15 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     // What `kabe verify` counted and recorded for these same files; the rest is counted
     // here through the reader (slow where a table's positions are found by search).
     let recorded = recorded_statistics(&dir, variant).with_context(|| format!("reading {}", dir.display()))?;
+    if !recorded.ignored_lines.is_empty() {
+        eprintln!(
+            "kabe: warning: {}: line {} torn or edited (its seal does not hold): not used, those figures are counted again \
+             (kabe verify writes the ledger again)",
+            dir.join(variant.name).join(kabe_generator::LEDGER_NAME).display(),
+            crate::output::some_of(&recorded.ignored_lines)
+        );
+    }
+    let recorded = recorded.by_signature;
     let mut rows = Vec::new();
     for sig in found.keys() {
         let index = MaterialIndex::new(variant, *sig).expect("opened, so table-sized");

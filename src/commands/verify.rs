@@ -69,6 +69,17 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     };
     let report = kabe_generator::verify_with(&dir, variant, &options, &|n| bar.inc(n))?;
     bar.finish_and_clear();
+    let ledger_path = dir.join(variant.name).join(LEDGER_NAME);
+    if !report.ledger_ignored_lines.is_empty() {
+        eprintln!(
+            "kabe: warning: {}: line {} torn or edited (its seal does not hold): ignored, those pairs derived again",
+            ledger_path.display(),
+            crate::output::some_of(&report.ledger_ignored_lines)
+        );
+    }
+    if let Some(problem) = &report.ledger_problem {
+        eprintln!("kabe: warning: verified without the ledger ({problem}): the next verify derives every pair again");
+    }
     for bad in &report.bad_files {
         outln!("bad file: {bad}")?;
     }
@@ -108,7 +119,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         format!(
             " ({} more pairs recorded in {} as verified against these same files)",
             report.pairs_from_ledger,
-            dir.join(variant.name).join(LEDGER_NAME).display()
+            ledger_path.display()
         )
     } else {
         String::new()
