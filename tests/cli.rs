@@ -198,3 +198,46 @@ fn numeric_flags_out_of_range_are_refused_by_name() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn analysis_memory_is_bounded_whatever_the_file() {
+    // Under a 400 MB address-space limit: one game of 10 MB of one-letter words (once
+    // 788 MB), 30 MB of junk lines (once 2.6 GB for 200 MB), 20 MB of random bytes.
+    let dir = std::env::temp_dir().join(format!("kabe-analyze-memory-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tables")).expect("dir");
+    let mut words = b"[GameType \"20\"]\n\n".to_vec();
+    while words.len() < 10 << 20 {
+        words.extend_from_slice(b"a b c d e f g h i j k l m n o p q r s t\n");
+    }
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let junk: Vec<u8> =
+        (0..30 << 20).map(|i| if i % 81 == 80 { b'\n' } else { b"abc xyz[]{}()-19 "[next() as usize % 17] }).collect();
+    let random: Vec<u8> = (0..20 << 20).map(|_| next() as u8).collect();
+    for (name, bytes) in [("words", words), ("junk", junk), ("random", random)] {
+        let file = dir.join(format!("{name}.pdn"));
+        std::fs::write(&file, bytes).expect("write");
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 400000 && exec \"$0\" analyze --tables \"$1\" --no-generate \"$2\"")
+            .arg(env!("CARGO_BIN_EXE_kabe"))
+            .arg(dir.join("tables"))
+            .arg(&file)
+            .output()
+            .expect("run kabe");
+        // Exit 1 says games failed (junk is not a game); a crash or an abort has no code
+        // or another one.
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{name}: {:?} {}", o.status, stderr(&o));
+        assert!(stdout(&o).contains("games read"), "{name}: {}", stdout(&o));
+        if name == "words" {
+            assert!(stdout(&o).contains("more than the 1 MiB a game may have"), "{}", stdout(&o));
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

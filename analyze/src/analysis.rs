@@ -105,7 +105,9 @@ impl<'a> Analyzer<'a> {
     pub fn game(&self, file: &str, game: &PdnGame) -> Result<GameOutcome, AnnotateError> {
         let replay = match replay(file, game, self.variant) {
             Ok(r) => r,
-            Err(e) if matches!(e.problem, Problem::UnsupportedGameType(_)) => return Ok(GameOutcome::Skipped(e)),
+            Err(e) if matches!(e.problem, Problem::UnsupportedGameType(_) | Problem::TooLarge { .. }) => {
+                return Ok(GameOutcome::Skipped(e))
+            }
             Err(e) => return Ok(GameOutcome::Failed(e)),
         };
         if self.tables.draw_rules(&replay.variant).is_none() {

@@ -4,7 +4,13 @@
 //! `%` line comments, nested `()` variations (skipped), NAGs `$n` and `!?` marks, move
 //! numbers `12.` and `12...`, every result form, `/FEN "..."/` setups in the movetext,
 //! UTF-8 or Latin-1 (decided per line), CRLF. What is not PDN is reported with its line
-//! and the reader goes on.
+//! and the reader goes on. Comments, variations, NAGs and move marks are kept as written
+//! beside the move they follow, so that a report can write the game back unchanged.
+//!
+//! Memory is bounded whatever the input: a line by [`MAX_LINE`], a game by
+//! [`MAX_GAME_BYTES`] (a larger one is read to its end and returned with
+//! [`PdnGame::oversized`] set and nothing of it kept but its tags), the errors of a game
+//! by [`MAX_ERRORS`].
 
 use std::io::BufRead;
 
@@ -23,8 +29,16 @@ pub struct PdnGame {
     pub moves: Vec<MoveText>,
     /// The game termination marker (`2-0`, `1/2-1/2`, `*`, ...), if any.
     pub result: Option<String>,
-    /// Text that is not PDN, with its line: reported, then skipped.
+    /// Text that is not PDN, with its line: reported, then skipped (the first
+    /// [`MAX_ERRORS`], then one line saying more were found).
     pub errors: Vec<(usize, String)>,
+    /// Comments, variations and NAGs before the first move, as written.
+    pub preamble: Vec<String>,
+    /// The game's text is larger than [`MAX_GAME_BYTES`]: its moves, comments and errors
+    /// were not kept (its tags were, as far as the limit), and it is not to be analysed.
+    pub oversized: bool,
+    /// Bytes of text read for the game (from the end of the one before).
+    pub bytes: u64,
 }
 
 /// A move of the main line as written.
@@ -32,8 +46,12 @@ pub struct PdnGame {
 pub struct MoveText {
     /// The move, marks (`!?`) removed.
     pub text: String,
+    /// The marks written after it (`!`, `?!`, ...), if any.
+    pub marks: String,
     /// Its line in the file.
     pub line: usize,
+    /// Comments, variations and NAGs after it (before the next move), as written.
+    pub after: Vec<String>,
 }
 
 impl PdnGame {
@@ -48,6 +66,13 @@ impl PdnGame {
         format!("{} - {}", name("White"), name("Black"))
     }
 }
+
+/// The largest game read for analysis, in bytes of text: the longest games played
+/// are some 200 moves, a few kilobytes even with comments; more is a broken file.
+pub const MAX_GAME_BYTES: u64 = 1 << 20;
+
+/// The most errors kept for one game; the rest are counted in a last line.
+pub const MAX_ERRORS: usize = 100;
 
 /// The longest line read; PDN lines are short (the standard asks for at most 255
 /// characters), so a longer one is damage, not a game.
@@ -101,6 +126,10 @@ pub struct PdnReader<R> {
     done: Vec<PdnGame>,
     buffer: Vec<u8>,
     finished: bool,
+    /// A comment or variation being read (it may span lines), kept as written.
+    piece: Option<String>,
+    /// Errors found beyond [`MAX_ERRORS`] in the current game.
+    errors_over: usize,
 }
 
 impl<R: BufRead> PdnReader<R> {
@@ -116,6 +145,8 @@ impl<R: BufRead> PdnReader<R> {
             done: Vec::new(),
             buffer: Vec::new(),
             finished: false,
+            piece: None,
+            errors_over: 0,
         }
     }
 
@@ -125,13 +156,50 @@ impl<R: BufRead> PdnReader<R> {
 
     /// Ends the current game (if it has anything) and starts the next.
     fn close_game(&mut self) {
+        if let Some(piece) = self.piece.take() {
+            self.keep_piece(piece);
+        }
+        if self.errors_over > 0 && !self.game.oversized {
+            let line = self.line;
+            self.game.errors.push((line, format!("and {} more errors in this game, not listed", self.errors_over)));
+        }
+        self.errors_over = 0;
         let game = std::mem::take(&mut self.game);
         self.depth = 0;
-        if PdnReader::<R>::has_content(&game) {
+        if PdnReader::<R>::has_content(&game) || game.oversized {
             self.done.push(game);
-        } else if !game.errors.is_empty() {
+        } else {
             // Stray text between games belongs to the next one.
             self.game.errors = game.errors;
+            self.game.preamble = game.preamble;
+            self.game.bytes = game.bytes;
+        }
+    }
+
+    /// Counts `bytes` more of the current game's text; past [`MAX_GAME_BYTES`] the game
+    /// is marked oversized and what was kept of it let go.
+    fn count(&mut self, bytes: usize) {
+        self.game.bytes += bytes as u64;
+        if self.game.bytes > MAX_GAME_BYTES && !self.game.oversized {
+            self.begin_game();
+            self.game.oversized = true;
+            self.game.moves = Vec::new();
+            self.game.errors = Vec::new();
+            self.game.preamble = Vec::new();
+            self.game.setup = None;
+            self.piece = None;
+            self.errors_over = 0;
+        }
+    }
+
+    /// Keeps a comment, variation or NAG beside the move it follows.
+    fn keep_piece(&mut self, piece: String) {
+        if self.game.oversized {
+            return;
+        }
+        match self.game.moves.last_mut() {
+            Some(last) => last.after.push(piece),
+            None => self.game.preamble.push(piece),
         }
     }
 
@@ -144,6 +212,13 @@ impl<R: BufRead> PdnReader<R> {
     }
 
     fn error(&mut self, text: String) {
+        if self.game.oversized {
+            return;
+        }
+        if self.game.errors.len() >= MAX_ERRORS {
+            self.errors_over += 1;
+            return;
+        }
         let line = self.line;
         self.game.errors.push((line, text));
     }
@@ -173,8 +248,13 @@ impl<R: BufRead> PdnReader<R> {
                 ),
             ));
         }
+        self.count(self.buffer.len());
         let text = decode(&self.buffer);
         self.scan(&text);
+        // A comment or variation goes on over the line's end: one space stands for it.
+        if let Some(piece) = &mut self.piece {
+            piece.push(' ');
+        }
         Ok(true)
     }
 
@@ -185,61 +265,95 @@ impl<R: BufRead> PdnReader<R> {
             return;
         }
         while i < chars.len() {
-            if let Mode::Comment(_) = self.mode {
-                match chars[i..].iter().position(|&c| c == '}') {
-                    Some(end) => {
-                        self.mode = Mode::Normal;
-                        i += end + 1;
-                        continue;
-                    }
-                    None => return,
+            let from = i;
+            let kept_before = self.piece.is_some();
+            i = self.step(&chars, i);
+            // Inside a comment or a variation (or opening or closing one), the text is
+            // kept as written; the step that ends it hands the whole piece on.
+            let open = matches!(self.mode, Mode::Comment(_)) || self.depth > 0;
+            if kept_before || open {
+                let piece = self.piece.get_or_insert_with(String::new);
+                if self.game.oversized {
+                } else if chars[from] == ';' && self.mode == Mode::Normal {
+                    // A line comment inside a variation, as a `{}` comment: written
+                    // back on one line, `;` would end the variation's text.
+                    let rest: String = chars[from + 1..].iter().collect();
+                    piece.push_str(&format!("{{{}}}", rest.trim().replace('}', ")")));
+                } else {
+                    piece.extend(&chars[from..i.min(chars.len())]);
                 }
             }
-            let c = chars[i];
-            match c {
-                c if c.is_whitespace() => i += 1,
-                '{' => {
-                    self.mode = Mode::Comment(self.line);
-                    i += 1;
+            if !open {
+                if let Some(piece) = self.piece.take() {
+                    self.keep_piece(piece);
                 }
-                '(' => {
-                    self.depth += 1;
-                    i += 1;
+            }
+        }
+    }
+
+    /// Reads the text at `chars[i]` (a comment's rest, a bracket, a tag, a token);
+    /// returns the index after it.
+    fn step(&mut self, chars: &[char], i: usize) -> usize {
+        if let Mode::Comment(_) = self.mode {
+            return match chars[i..].iter().position(|&c| c == '}') {
+                Some(end) => {
+                    self.mode = Mode::Normal;
+                    i + end + 1
                 }
-                ')' => {
-                    if self.depth == 0 {
-                        self.error("')' without '('".to_string());
+                None => chars.len(),
+            };
+        }
+        let c = chars[i];
+        match c {
+            c if c.is_whitespace() => i + 1,
+            '{' => {
+                self.mode = Mode::Comment(self.line);
+                i + 1
+            }
+            '(' => {
+                self.depth += 1;
+                i + 1
+            }
+            ')' => {
+                if self.depth == 0 {
+                    self.error("')' without '('".to_string());
+                }
+                self.depth = self.depth.saturating_sub(1);
+                i + 1
+            }
+            '[' => self.tag(chars, i),
+            '}' | ']' => {
+                self.error(format!("'{c}' without its opening bracket"));
+                i + 1
+            }
+            '/' => self.setup(chars, i),
+            ';' => {
+                // A comment to the end of the line, kept as a `{}` comment.
+                if self.depth == 0 {
+                    let rest: String = chars[i + 1..].iter().collect();
+                    self.keep_piece(format!("{{{}}}", rest.trim().replace('}', ")")));
+                }
+                chars.len()
+            }
+            _ => {
+                let token_end = |from: usize| {
+                    chars[from..]
+                        .iter()
+                        .position(|&c| c.is_whitespace() || "{}()[];".contains(c))
+                        .map_or(chars.len(), |n| from + n)
+                };
+                let mut end = token_end(i);
+                let mut token: String = chars[i..end].iter().collect();
+                // Right-aligned squares: "1- 7", "28x 19" are one move.
+                if token.len() > 1 && token.ends_with(['-', 'x', ':']) {
+                    let next = (end..chars.len()).find(|&j| chars[j] != ' ').unwrap_or(chars.len());
+                    if next > end && chars.get(next).is_some_and(char::is_ascii_alphanumeric) {
+                        end = token_end(next);
+                        token.extend(&chars[next..end]);
                     }
-                    self.depth = self.depth.saturating_sub(1);
-                    i += 1;
                 }
-                '[' => i = self.tag(&chars, i),
-                '}' | ']' => {
-                    self.error(format!("'{c}' without its opening bracket"));
-                    i += 1;
-                }
-                '/' => i = self.setup(&chars, i),
-                ';' => return,
-                _ => {
-                    let token_end = |from: usize| {
-                        chars[from..]
-                            .iter()
-                            .position(|&c| c.is_whitespace() || "{}()[];".contains(c))
-                            .map_or(chars.len(), |n| from + n)
-                    };
-                    let mut end = token_end(i);
-                    let mut token: String = chars[i..end].iter().collect();
-                    // Right-aligned squares: "1- 7", "28x 19" are one move.
-                    if token.len() > 1 && token.ends_with(['-', 'x', ':']) {
-                        let next = (end..chars.len()).find(|&j| chars[j] != ' ').unwrap_or(chars.len());
-                        if next > end && chars.get(next).is_some_and(char::is_ascii_alphanumeric) {
-                            end = token_end(next);
-                            token.extend(&chars[next..end]);
-                        }
-                    }
-                    self.token(&token);
-                    i = end;
-                }
+                self.token(&token);
+                end
             }
         }
     }
@@ -278,17 +392,17 @@ impl<R: BufRead> PdnReader<R> {
             return chars.len();
         }
         i += 1;
-        match chars[i..].iter().position(|&c| c == ']') {
-            Some(n) => {
-                self.game.tags.push((name, value));
-                i + n + 1
-            }
+        let end = match chars[i..].iter().position(|&c| c == ']') {
+            Some(n) => i + n + 1,
             None => {
                 self.error(format!("tag [{name}: no closing ']'"));
-                self.game.tags.push((name, value));
                 chars.len()
             }
+        };
+        if !self.game.oversized {
+            self.game.tags.push((name, value));
         }
+        end
     }
 
     /// `/FEN "..."/` in the movetext; returns the index after it.
@@ -315,6 +429,8 @@ impl<R: BufRead> PdnReader<R> {
         if let Some(nag) = token.strip_prefix('$') {
             if !nag.chars().all(|c| c.is_ascii_digit()) {
                 self.error(format!("malformed NAG {token}"));
+            } else if self.depth == 0 {
+                self.keep_piece(token.to_string());
             }
             return;
         }
@@ -329,9 +445,12 @@ impl<R: BufRead> PdnReader<R> {
         // Move numbers, alone ("12." "12...") or glued to the move ("12.32-28").
         let digits = token.chars().take_while(char::is_ascii_digit).count();
         let dots = token[digits..].chars().take_while(|&c| c == '.').count();
-        let body = if digits > 0 && dots > 0 { &token[digits + dots..] } else { token };
-        let body = body.trim_end_matches(['!', '?', '+', '#']);
+        let written = if digits > 0 && dots > 0 { &token[digits + dots..] } else { token };
+        let body = written.trim_end_matches(['!', '?', '+', '#']);
         if body.is_empty() || body.chars().all(|c| "!?".contains(c)) {
+            if !body.is_empty() && self.depth == 0 {
+                self.keep_piece(body.to_string()); // a mark standing apart: "32-28 !?"
+            }
             return;
         }
         let looks_like_move = body.chars().all(|c| c.is_ascii_alphanumeric() || "-x:X×*".contains(c))
@@ -342,8 +461,12 @@ impl<R: BufRead> PdnReader<R> {
         }
         if self.depth == 0 {
             self.begin_game();
+            if self.game.oversized {
+                return;
+            }
             let line = self.line;
-            self.game.moves.push(MoveText { text: body.to_string(), line });
+            let marks = written[body.len()..].to_string();
+            self.game.moves.push(MoveText { text: body.to_string(), marks, line, after: Vec::new() });
         }
     }
 }
@@ -468,5 +591,35 @@ mod tests {
         let games = read(b"[Event \"1\"]\n1. 32-28 } ]\n[Event \"2\"]\n1. 33-29 2-0\n");
         assert_eq!(games.len(), 2);
         assert_eq!((games[0].result.clone(), moves(&games[1])), (None, vec!["33-29"]));
+    }
+
+    #[test]
+    fn a_game_over_the_size_limit_is_returned_empty_and_marked_and_the_next_is_read() {
+        let mut text = b"[Event \"huge\"]\n1. 32-28 ".to_vec();
+        let words = b"a b c d e f g h i j k l m n o p q r s t\n";
+        while text.len() as u64 <= MAX_GAME_BYTES + 100 {
+            text.extend_from_slice(words);
+        }
+        text.extend_from_slice(b"2-0\n[Event \"next\"]\n1. 33-28 *\n");
+        let games = read(&text);
+        assert_eq!(games.len(), 2, "{:?}", games.iter().map(|g| (g.number, g.oversized)).collect::<Vec<_>>());
+        let huge = &games[0];
+        assert!(huge.oversized && huge.bytes > MAX_GAME_BYTES);
+        assert!(huge.moves.is_empty() && huge.errors.is_empty() && huge.preamble.is_empty());
+        assert_eq!((huge.tag("Event"), huge.result.as_deref()), (Some("huge"), Some("2-0")));
+        assert!(!games[1].oversized);
+        assert_eq!((games[1].number, moves(&games[1])), (2, vec!["33-28"]));
+    }
+
+    #[test]
+    fn errors_past_the_limit_are_counted_not_kept() {
+        let mut text = b"1. 32-28 ".to_vec();
+        for _ in 0..MAX_ERRORS + 50 {
+            text.extend_from_slice(b"zz ");
+        }
+        text.extend_from_slice(b"*\n");
+        let games = read(&text);
+        assert_eq!(games[0].errors.len(), MAX_ERRORS + 1);
+        assert!(games[0].errors[MAX_ERRORS].1.contains("and 50 more errors"), "{:?}", games[0].errors.last());
     }
 }

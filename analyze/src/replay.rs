@@ -55,6 +55,12 @@ pub enum Problem {
         /// Why.
         reason: String,
     },
+    /// The game's text is larger than [`crate::pdn::MAX_GAME_BYTES`].
+    #[error("{bytes} bytes of text, more than the {} MiB a game may have (not a game?); skipped", crate::pdn::MAX_GAME_BYTES >> 20)]
+    TooLarge {
+        /// Bytes read for it.
+        bytes: u64,
+    },
     /// A move that is not legal (or names several legal moves).
     #[error("move {number} {text}: {error}")]
     BadMove {
@@ -137,6 +143,9 @@ pub fn replay(file: &str, game: &PdnGame, variant: Option<Variant>) -> Result<Re
         line,
         problem,
     };
+    if game.oversized {
+        return Err(fail(game.line, Problem::TooLarge { bytes: game.bytes }));
+    }
     // A `Variant` tag naming a game kabe plays ("Antidraughts" beside GameType 20) says
     // more than the GameType, which has no number for a board played to lose.
     let tagged = game.tag("Variant").and_then(Variant::by_name);

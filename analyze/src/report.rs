@@ -12,7 +12,7 @@ use crate::analysis::{GameOutcome, Summary};
 use crate::annotate::{repetition_article, GameAnnotation, MoveError, PositionNote};
 use crate::pdn::PdnGame;
 use crate::repetition::RepetitionEffect;
-use crate::replay::{move_number, move_number_of};
+use crate::replay::{move_number, move_number_of, Problem};
 
 /// Output formats of `kabe analyze`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,6 +158,9 @@ impl Report for TextReport<'_> {
         write!(out, ", {result}")?;
         match outcome {
             GameOutcome::Failed(e) => writeln!(out, "\n  not analysed: {}", e.problem)?,
+            GameOutcome::Skipped(e) if matches!(e.problem, Problem::TooLarge { .. }) => {
+                writeln!(out, "\n  line {}: {}", e.line, e.problem)?
+            }
             GameOutcome::Skipped(e) => {
                 let tag = game.tag("GameType").unwrap_or_default().to_string();
                 if self.skipped_named.insert((file.to_string(), tag)) {
@@ -309,6 +312,9 @@ impl Report for PdnReport<'_> {
         if let Some(setup) = &game.setup {
             w.token(&format!("/FEN \"{}\"/", pdn_escape(setup)))?;
         }
+        for piece in &game.preamble {
+            w.token(piece)?;
+        }
         let (start, annotation) = match outcome {
             GameOutcome::Analysed { replay, annotation } => {
                 let lead = match table_start(annotation) {
@@ -343,8 +349,15 @@ impl Report for PdnReport<'_> {
                 w.token(&format!("{number}..."))?;
             }
             let error = note.and_then(|n| n.played.as_ref()).and_then(|m| m.error.as_ref());
-            w.token(&format!("{}{}", text.text, error.map_or("", mark)))?;
+            // The player's marks, else kabe's where the move changed the verdict.
+            let marks = if text.marks.is_empty() { error.map_or("", mark) } else { text.marks.as_str() };
+            w.token(&format!("{}{marks}", text.text))?;
             need_number = false;
+            // The game's own comments, variations and NAGs, as written.
+            for piece in &text.after {
+                w.token(piece)?;
+                need_number = true;
+            }
             if let (Some(note), Some(annotation), Some(start)) = (note, annotation, start.as_ref()) {
                 // The verdict after the move, as the next position's note says; the error, if any.
                 let mut parts = Vec::new();

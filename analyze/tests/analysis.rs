@@ -298,12 +298,21 @@ fn a_third_repetition_draws_and_the_move_allowing_it_is_flagged() {
 #[test]
 fn pdn_output_reads_back_to_the_same_games() {
     let tb = tables();
+    // The player's comments, variations, NAGs and marks come back as written.
+    let annotated = std::env::temp_dir().join(format!("kabe-annotated-{}.pdn", std::process::id()));
+    std::fs::write(
+        &annotated,
+        "[Event \"annotated\"]\n[GameType \"20\"]\n{Before the first move} 1. 32-28 {a comment\nover two lines} \
+         19-23! (18-23 38-32 (37-32? 23-29!) ; a line comment\n12-18) 2. 28x19 $14 14x23?! 3. 33-29 ; at the end\n2-0\n",
+    )
+    .expect("write");
     for file in [
         "games/international.pdn",
         "games/russian.pdn",
         "games/russian-rules.pdn",
         "studies/problems.pdn",
         "studies/studies.pdn",
+        annotated.to_str().expect("utf-8"),
     ] {
         let original = std::fs::read_to_string(data(file)).expect("read");
         let games = read_games(&original);
@@ -326,8 +335,28 @@ fn pdn_output_reads_back_to_the_same_games() {
             let texts = |g: &PdnGame| g.moves.iter().map(|m| m.text.clone()).collect::<Vec<_>>();
             assert_eq!(texts(a), texts(b), "{file} game {}", a.number);
             assert!(b.errors.is_empty(), "{:?}", b.errors);
+            // What the game said besides its moves comes first, then kabe's comments.
+            let own = |pieces: &[String], n: usize| pieces[..n.min(pieces.len())].to_vec();
+            assert_eq!(a.preamble, own(&b.preamble, a.preamble.len()), "{file} game {}", a.number);
+            for (m, n) in a.moves.iter().zip(&b.moves) {
+                assert_eq!(m.after, own(&n.after, m.after.len()), "{file} game {} move {}", a.number, m.text);
+                assert!(m.marks.is_empty() || m.marks == n.marks, "{file} game {} move {}", a.number, m.text);
+            }
         }
     }
+    let again = read_games(&std::fs::read_to_string(&annotated).expect("read"));
+    let pieces: Vec<&String> = again[0].preamble.iter().chain(again[0].moves.iter().flat_map(|m| &m.after)).collect();
+    assert_eq!(
+        pieces,
+        [
+            "{Before the first move}",
+            "{a comment over two lines}",
+            "(18-23 38-32 (37-32? 23-29!) {a line comment} 12-18)",
+            "$14",
+            "{at the end}"
+        ]
+    );
+    std::fs::remove_file(&annotated).ok();
 }
 
 #[test]
