@@ -2,31 +2,85 @@
 //! draw rules, signatures, the memory budget, the scope of a build.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use kabe_generator::{MemoryBudget, Scope};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant};
 
-/// Where tables live unless `--tables` says otherwise: `$KABE_TABLES`, else
-/// `$XDG_DATA_HOME/kabe/tables`, else `~/.local/share/kabe/tables`.
-pub fn default_dir() -> PathBuf {
+/// The table directory: `given` (`--tables`), else `$KABE_TABLES`, else
+/// `$XDG_DATA_HOME/kabe/tables`, else `~/.local/share/kabe/tables`. A leading `~` is the
+/// home folder (a quoted `--tables '~/t'` or `KABE_TABLES='~/t'` reaches kabe
+/// unexpanded). An error names the path when it is there but not a directory, and says
+/// what to set when there is no home folder to put the tables in.
+pub fn table_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
     let var = |name| std::env::var_os(name);
-    default_dir_from(var("KABE_TABLES"), var("XDG_DATA_HOME"), var("HOME"))
+    let home = var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let dir = match given {
+        Some(dir) => dir.to_path_buf(),
+        None => default_dir_from(var("KABE_TABLES"), var("XDG_DATA_HOME"), home.clone()).ok_or_else(|| {
+            anyhow::anyhow!(
+                "no table directory: HOME is not set; give --tables DIR, or set KABE_TABLES or XDG_DATA_HOME"
+            )
+        })?,
+    };
+    let dir = expand_home(&dir, home.as_deref())?;
+    match std::fs::metadata(&dir) {
+        Ok(meta) if !meta.is_dir() => {
+            anyhow::bail!(
+                "{}: {}, not a directory (the table directory holds a folder per variant)",
+                dir.display(),
+                file_kind(&meta)
+            )
+        }
+        _ => Ok(dir),
+    }
 }
 
-/// [`default_dir`] from the three variables' values. A variable set to nothing counts as
-/// unset, as the XDG base directory specification says of its own: `KABE_TABLES=` must
-/// not make the tables land in the working directory under a name no later run finds.
-fn default_dir_from(kabe_tables: Option<OsString>, xdg_data_home: Option<OsString>, home: Option<OsString>) -> PathBuf {
+/// What a path that is not a directory is, for messages.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        } else if t.is_socket() {
+            return "a socket";
+        } else if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if meta.is_file() {
+        "a regular file"
+    } else {
+        "not a directory"
+    }
+}
+
+/// `~` or `~/rest` as the home folder; any other path as it is.
+fn expand_home(path: &Path, home: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let Ok(rest) = path.strip_prefix("~") else { return Ok(path.to_path_buf()) };
+    match home {
+        Some(home) => Ok(home.join(rest)),
+        None => anyhow::bail!("{}: `~` stands for the home folder, and HOME is not set", path.display()),
+    }
+}
+
+/// The default table directory from the three variables' values; `None` when none is
+/// set. A variable set to nothing counts as unset, as the XDG base directory
+/// specification says of its own: `KABE_TABLES=` must not make the tables land in the
+/// working directory under a name no later run finds.
+fn default_dir_from(
+    kabe_tables: Option<OsString>,
+    xdg_data_home: Option<OsString>,
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
     let set = |value: Option<OsString>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(dir) = set(kabe_tables) {
-        return dir;
+        return Some(dir);
     }
-    set(xdg_data_home)
-        .or_else(|| set(home).map(|h| h.join(".local/share")))
-        .unwrap_or_else(|| PathBuf::from("."))
-        .join("kabe/tables")
+    Some(set(xdg_data_home).or_else(|| home.map(|h| h.join(".local/share")))?.join("kabe/tables"))
 }
 
 /// The variant and directory every table command works on.
@@ -43,7 +97,7 @@ pub struct TableSet {
 
 impl TableSet {
     pub fn resolve(&self) -> anyhow::Result<(Variant, PathBuf)> {
-        Ok((crate::args::variant_arg(&self.variant)?, self.dir.clone().unwrap_or_else(default_dir)))
+        Ok((crate::args::variant_arg(&self.variant)?, table_dir(self.dir.as_deref())?))
     }
 }
 
@@ -115,9 +169,14 @@ mod tests {
     #[test]
     fn the_table_directory_comes_from_the_first_variable_set_to_something() {
         let some = |s: &str| Some(OsString::from(s));
-        assert_eq!(default_dir_from(some("/t"), some("/x"), some("/h")), PathBuf::from("/t"));
-        assert_eq!(default_dir_from(None, some("/x"), some("/h")), PathBuf::from("/x/kabe/tables"));
-        assert_eq!(default_dir_from(some(""), some(""), some("/h")), PathBuf::from("/h/.local/share/kabe/tables"));
-        assert_eq!(default_dir_from(some(""), None, some("")), PathBuf::from("./kabe/tables"));
+        let home = || Some(PathBuf::from("/h"));
+        assert_eq!(default_dir_from(some("/t"), some("/x"), home()), Some(PathBuf::from("/t")));
+        assert_eq!(default_dir_from(None, some("/x"), home()), Some(PathBuf::from("/x/kabe/tables")));
+        assert_eq!(default_dir_from(some(""), some(""), home()), Some(PathBuf::from("/h/.local/share/kabe/tables")));
+        assert_eq!(default_dir_from(some(""), None, None), None);
+        assert_eq!(expand_home(Path::new("~/kt"), Some(Path::new("/h"))).expect("home"), PathBuf::from("/h/kt"));
+        assert_eq!(expand_home(Path::new("~"), Some(Path::new("/h"))).expect("home"), PathBuf::from("/h"));
+        assert_eq!(expand_home(Path::new("a/~"), None).expect("as it is"), PathBuf::from("a/~"));
+        assert!(expand_home(Path::new("~/kt"), None).expect_err("no home").to_string().contains("HOME is not set"));
     }
 }

@@ -241,3 +241,51 @@ fn analysis_memory_is_bounded_whatever_the_file() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_table_directory_that_is_a_file_or_needs_a_missing_home_is_named() {
+    let dir = std::env::temp_dir().join(format!("kabe-table-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("not-a-folder");
+    std::fs::write(&file, "x").expect("write");
+    let pdn = dir.join("g.pdn");
+    std::fs::write(&pdn, "[GameType \"20\"]\n1. 32-28 *\n").expect("write");
+    let (f, p) = (file.to_str().expect("utf-8"), pdn.to_str().expect("utf-8"));
+    let runs: [&[&str]; 6] = [
+        &["probe", "--tables", f, "W:W31:B20"],
+        &["analyze", "--tables", f, "--no-generate", p],
+        &["stats", "--tables", f],
+        &["verify", "--tables", f],
+        &["generate", "--tables", f, "--pieces", "2"],
+        &["study", "--tables", f, "W:WK2,K5:B12,22,39"],
+    ];
+    for args in runs {
+        let o = kabe(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("not-a-folder: a regular file, not a directory"), "{args:?}: {}", stderr(&o));
+    }
+    // `~` in a quoted --tables or KABE_TABLES is the home folder; without HOME, the error
+    // says what to set instead of building into `./kabe/tables` or a folder named `~`.
+    let home = dir.join("home");
+    let o = Command::new(env!("CARGO_BIN_EXE_kabe"))
+        .args(["generate", "--pieces", "2", "--threads", "1"])
+        .env("HOME", &home)
+        .env("KABE_TABLES", "~/kt")
+        .current_dir(&dir)
+        .output()
+        .expect("run kabe");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(home.join("kt/international/0101.dtw.kabe").exists() && !dir.join("~").exists());
+    let o = Command::new(env!("CARGO_BIN_EXE_kabe"))
+        .args(["probe", "W:W31:B20"])
+        .env_remove("HOME")
+        .env_remove("KABE_TABLES")
+        .env_remove("XDG_DATA_HOME")
+        .current_dir(&dir)
+        .output()
+        .expect("run kabe");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("HOME is not set; give --tables DIR"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -15,7 +15,7 @@ use kabe_generator::Scope;
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{DrawRuleSet, Variant};
 
-use crate::args::{default_dir, default_memory, rules_arg};
+use crate::args::{default_memory, rules_arg, table_dir};
 use crate::commands::generate::build_with_progress;
 
 /// Arguments of `kabe analyze`.
@@ -84,7 +84,7 @@ fn open_tables(dir: &Path, rules: Option<DrawRuleSet>) -> anyhow::Result<Tableba
 
 pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let format: Format = args.format.parse().map_err(anyhow::Error::msg)?;
-    let dir = args.tables.clone().unwrap_or_else(default_dir);
+    let dir = table_dir(args.tables.as_deref())?;
     let forced = args.variant.as_deref().map(crate::args::variant_arg).transpose()?;
     let rules = args.rules.as_deref().map(str::parse::<DrawRuleSet>).transpose()?;
     if let Some(p) = args.pieces {

@@ -43,7 +43,7 @@ const MAX_CONNECTIONS: u64 = 100_000;
 const MAX_HEADER_TIMEOUT: u64 = 3600;
 
 pub fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let dir = args.tables.clone().unwrap_or_else(crate::args::default_dir);
+    let dir = crate::args::table_dir(args.tables.as_deref())?;
     let explorer = Explorer::open(&dir, args.cache.bytes as usize)
         .with_context(|| format!("opening the tables in {}", dir.display()))?;
     for unusable in explorer.tablebase().unusable_files() {

@@ -17,7 +17,7 @@ use kabe_probe::notation::fen::quoted;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Color, Counters, DrawRuleSet, Position, Signature, Variant, Wld};
 
-use crate::args::{default_dir, default_memory, rules_arg};
+use crate::args::{default_memory, rules_arg, table_dir};
 use crate::commands::generate::build_with_progress;
 
 /// Arguments of `kabe study`.
@@ -112,7 +112,7 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
         "FEN \"{}\": the side to move has no legal move, so there is nothing to solve",
         quoted(fen)
     );
-    let dir = args.tables.clone().unwrap_or_else(default_dir);
+    let dir = table_dir(args.tables.as_deref())?;
     if args.generate && position.piece_count() > 6 {
         anyhow::bail!(
             "--generate builds the tables of the study's own material, and {} pieces are beyond any table: \
@@ -280,7 +280,7 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
         solver_arg(name)?;
     }
     let forced = args.variant.as_deref().map(crate::args::variant_arg).transpose()?;
-    let dir = args.tables.clone().unwrap_or_else(default_dir);
+    let dir = table_dir(args.tables.as_deref())?;
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let name = path.display().to_string();
     let mut tables: Option<Tablebase> = None;

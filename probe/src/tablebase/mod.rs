@@ -178,6 +178,17 @@ impl TablebaseBuilder {
     /// assert!(matches!(missing, Err(ProbeError::Directory { .. })));
     /// ```
     pub fn open(self) -> Result<Tablebase, ProbeError> {
+        if let Ok(meta) = std::fs::metadata(&self.dir) {
+            if !meta.is_dir() {
+                return Err(ProbeError::Directory {
+                    path: self.dir.clone(),
+                    error: std::io::Error::new(
+                        std::io::ErrorKind::NotADirectory,
+                        "not a directory (the table directory holds a folder per variant)",
+                    ),
+                });
+            }
+        }
         let variants = match self.variants {
             Some(v) => v,
             None => {
@@ -185,7 +196,7 @@ impl TablebaseBuilder {
                 if found.is_empty() && !self.dir.is_dir() {
                     return Err(ProbeError::Directory {
                         path: self.dir.clone(),
-                        error: std::io::Error::from(std::io::ErrorKind::NotFound),
+                        error: std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory"),
                     });
                 }
                 found
