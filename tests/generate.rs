@@ -288,3 +288,36 @@ fn probe_stdin_answers_line_by_line_and_missing_tables_name_the_command() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("kabe generate"), "{err}");
 }
+
+#[test]
+fn a_fifo_named_like_a_table_is_named_never_opened_and_a_build_replaces_it() {
+    let dir = temp_dir("fifo");
+    let d = dir.to_str().expect("utf-8 path");
+    let built = kabe(&["generate", "--variant", "russian", "--pieces", "3", "--tables", d, "--threads", "1"]);
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let before = table_files(&dir);
+    let fifo = dir.join("russian").join("0110.dtw.kabe");
+    fs::remove_file(&fifo).expect("rm");
+    if !Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+        return; // no mkfifo here: nothing to show
+    }
+    let pdn = dir.join("g.pdn");
+    fs::write(&pdn, "[GameType \"25\"]\n[FEN \"W:WKc3:Bf6\"]\n1. c3-d4 *\n").expect("pdn");
+    // Each command under `timeout`: opening the FIFO to read would wait for a writer.
+    let run = |args: &[&str]| {
+        let o = Command::new("timeout").arg("60").arg(env!("CARGO_BIN_EXE_kabe")).args(args).output().expect("run");
+        assert_ne!(o.status.code(), Some(124), "{args:?} hung on the FIFO");
+        (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned(), o.status)
+    };
+    let (_, err, _) = run(&["probe", "-v", "russian", "--tables", d, "W:WKa1:Bh8"]);
+    assert!(err.contains("0110.dtw.kabe: a FIFO, not a table file"), "{err}");
+    let (out, err, status) = run(&["probe", "-v", "russian", "--tables", d, "W:WKa1,Kc1:BKh8"]);
+    assert!(status.success() && out.contains("win"), "another material answers: {out} {err}");
+    let (out, _, _) = run(&["analyze", "--tables", d, "--no-generate", pdn.to_str().expect("utf-8")]);
+    assert!(out.contains("games read"), "{out}");
+    let (out, err, _) = run(&["stats", "-v", "russian", "--tables", d]);
+    assert!(err.contains("a FIFO") || out.contains("a FIFO"), "{out} {err}");
+    let (_, err, status) = run(&["generate", "-v", "russian", "--pieces", "3", "--tables", d, "--threads", "1"]);
+    assert!(status.success() && err.contains("rebuilding 0110+1001: "), "{err}");
+    assert_eq!(table_files(&dir), before);
+}

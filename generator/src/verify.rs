@@ -565,6 +565,13 @@ fn read_ledger(path: &Path) -> std::io::Result<Ledger> {
         let key = format!("{} {}", words.next()?, words.next()?);
         Some((key, words.next().unwrap_or("").to_string()))
     };
+    // A FIFO or device under the ledger's name would block or never end: not opened.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            let what = if meta.is_dir() { "a directory" } else { "not a regular file" };
+            return Err(std::io::Error::other(format!("{}: {what}, not a ledger", path.display())));
+        }
+    }
     let text = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Ledger::default()),
