@@ -289,3 +289,76 @@ fn a_table_directory_that_is_a_file_or_needs_a_missing_home_is_named() {
     assert!(stderr(&o).contains("HOME is not set; give --tables DIR"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Every numeric flag of every command, in a context where an accepted value finishes at
+/// once (an empty table directory, two pieces, one node), driven with extreme values:
+/// each is refused at parse time with exit code 2 and a message naming the flag, or
+/// taken, and never a panic, a signal or a hang.
+#[test]
+fn every_numeric_flag_takes_extreme_values_without_a_panic_or_a_hang() {
+    let dir = std::env::temp_dir().join(format!("kabe-flags-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let empty = |name: &str| {
+        let d = dir.join(name);
+        std::fs::create_dir_all(&d).expect("dir");
+        d.to_str().expect("utf-8").to_string()
+    };
+    let pdn = dir.join("g.pdn");
+    std::fs::write(&pdn, "[GameType \"20\"]\n1. 32-28 *\n").expect("write");
+    let pdn = pdn.to_str().expect("utf-8").to_string();
+    let study = "W:W10,16,19,28,31,33,46:B7,8,12,17,26,37,42";
+    // (flag, the command around it; `V` is the value) and whether the absurd values
+    // must be refused (a cap that only filters, like --max-nodes, may be as large as it likes).
+    let flags: Vec<(&str, Vec<String>, bool)> = vec![
+        ("--threads", vec!["generate", "--pieces", "2", "--tables", &empty("g1"), "--threads", "V"], true),
+        ("--memory", vec!["generate", "--pieces", "2", "--tables", &empty("g2"), "--memory", "V"], true),
+        ("--pieces", vec!["generate", "--tables", &empty("g3"), "--pieces", "V"], true),
+        ("--cpus", vec!["plan", "--pieces", "3", "--tables", &empty("p1"), "--cpus", "V"], true),
+        ("--job-memory", vec!["plan", "--pieces", "3", "--tables", &empty("p2"), "--job-memory", "V"], true),
+        ("--pieces", vec!["plan", "--tables", &empty("p3"), "--pieces", "V"], true),
+        ("--depth", vec!["perft", "--depth", "V"], true),
+        ("--max-nodes", vec!["perft", "--vectors", "/nonexistent.perft", "--max-nodes", "V"], false),
+        ("--nodes", vec!["study", study, "--tables", &empty("s1"), "--time", "1", "--nodes", "V"], true),
+        ("--time", vec!["study", study, "--tables", &empty("s2"), "--nodes", "1", "--time", "V"], true),
+        ("--concurrency", vec!["serve", "--tables", &empty("v1"), "--concurrency", "V"], true),
+        ("--max-connections", vec!["serve", "--tables", &empty("v2"), "--max-connections", "V"], true),
+        ("--header-timeout", vec!["serve", "--tables", &empty("v3"), "--header-timeout", "V"], true),
+        ("--cache", vec!["serve", "--tables", &empty("v4"), "--cache", "V"], true),
+        ("--show", vec!["verify", "--tables", &empty("r1"), "--show", "V"], true),
+        ("--memory", vec!["verify", "--tables", &empty("r2"), "--memory", "V"], true),
+        ("--pieces", vec!["analyze", "--tables", &empty("a1"), "--no-generate", &pdn, "--pieces", "V"], true),
+        ("--pieces", vec!["check-rules", "--tables", &empty("c1"), "--pieces", "V"], true),
+        (
+            "--move-budget",
+            vec!["check-rules", "--tables", &empty("c2"), "--pieces", "2", "--layered", "--move-budget", "V"],
+            true,
+        ),
+        ("--pieces", vec!["info", "--pieces", "V"], true),
+    ]
+    .into_iter()
+    .map(|(flag, args, bounded)| (flag, args.into_iter().map(String::from).collect(), bounded))
+    .collect();
+    let absurd = ["-1", "18446744073709551615", "18446744073709551616", "1e308", "inf", "NaN", "1e30T", "x", ""];
+    let plausible = ["0", "1", "2"];
+    for (flag, args, bounded) in &flags {
+        for value in absurd.iter().chain(&plausible) {
+            let args: Vec<&str> = args.iter().map(|a| if a == "V" { value } else { a.as_str() }).collect();
+            let o =
+                Command::new("timeout").arg("60").arg(env!("CARGO_BIN_EXE_kabe")).args(&args).output().expect("run");
+            let err = stderr(&o);
+            assert_ne!(o.status.code(), Some(124), "{args:?}: hung");
+            assert!(matches!(o.status.code(), Some(0..=2)), "{args:?}: {:?} {err}", o.status);
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+            let refused_at_parse = err.contains("invalid value") || err.contains("must be");
+            if refused_at_parse {
+                assert!(err.contains(flag), "{args:?}: the message does not name {flag}: {err}");
+            }
+            if *bounded && absurd.contains(value) {
+                assert_eq!(o.status.code(), Some(2), "{args:?}: {value} taken: {err}");
+                assert!(err.contains(flag) || err.contains(value), "{args:?}: {err}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -356,6 +356,13 @@ pub unsafe extern "C" fn kabe_open(
         // SAFETY: as the caller promises.
         let defaults = kabe_default_options();
         let options = unsafe { options.as_ref() }.unwrap_or(&defaults);
+        if options.cache_bytes > kabe_probe::tablebase::MAX_CACHE_BYTES {
+            let most = kabe_probe::tablebase::MAX_CACHE_BYTES;
+            return Err(fail(
+                KABE_ERR_ARGUMENT,
+                &format!("cache_bytes {}: from 0 to {most} (1 TiB)", options.cache_bytes),
+            ));
+        }
         let mut builder = Tablebase::builder(Path::new(dir)).cache_bytes(options.cache_bytes);
         // SAFETY: as the caller promises.
         if let Some(name) = unsafe { optional_str(options.rules) }.map_err(|c| fail(c, "rules is not UTF-8"))? {

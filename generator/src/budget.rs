@@ -14,6 +14,41 @@ pub struct MemoryBudget {
 /// thread stacks, mapped table headers, compressed blocks waiting to be written.
 const RESERVE: u64 = 192 << 20;
 
+/// The largest budget taken: 1024 TiB, past any machine's memory.
+const MAX_BYTES: u64 = 1 << 50;
+
+/// The largest block cache taken ([`kabe_probe::tablebase::MAX_CACHE_BYTES`]).
+const MAX_CACHE_BYTES: u64 = kabe_probe::tablebase::MAX_CACHE_BYTES as u64;
+
+/// `4G`, `512M`, `1.5GiB`, `2048MB` or a plain number of bytes (K, M, G and T are powers
+/// of 1024), as a number of bytes; an error quotes the text.
+fn parse_size(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let number: f64 =
+        number.parse().map_err(|_| format!("memory size {text:?}: expected a number and a unit, e.g. 4G"))?;
+    let shift = match unit.trim().to_ascii_uppercase().trim_end_matches("IB").trim_end_matches('B') {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(format!("memory size {text:?}: unknown unit {unit:?} (K, M, G or T)")),
+    };
+    Ok(number * (1u64 << shift) as f64)
+}
+
+/// A block cache's size (`kabe serve --cache`): as [`MemoryBudget::parse`] reads it,
+/// from 0 to [`MAX_CACHE_BYTES`].
+pub fn parse_cache_bytes(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    if !bytes.is_finite() || bytes > MAX_CACHE_BYTES as f64 {
+        return Err(format!("cache size {text:?}: from 0 to 1T"));
+    }
+    Ok(bytes as u64)
+}
+
 impl MemoryBudget {
     /// A budget of `bytes`.
     pub const fn new(bytes: u64) -> MemoryBudget {
@@ -23,22 +58,12 @@ impl MemoryBudget {
     /// Parses `4G`, `512M`, `1.5GiB`, `2048MB` or a plain number of bytes; K, M, G and T
     /// are powers of 1024.
     pub fn parse(text: &str) -> Result<MemoryBudget, String> {
-        let t = text.trim();
-        let digits = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
-        let (number, unit) = t.split_at(digits);
-        let number: f64 =
-            number.parse().map_err(|_| format!("memory size {text:?}: expected a number and a unit, e.g. 4G"))?;
-        let shift = match unit.trim().to_ascii_uppercase().trim_end_matches("IB").trim_end_matches('B') {
-            "" => 0,
-            "K" => 10,
-            "M" => 20,
-            "G" => 30,
-            "T" => 40,
-            _ => return Err(format!("memory size {text:?}: unknown unit {unit:?} (K, M, G or T)")),
-        };
-        let bytes = number * (1u64 << shift) as f64;
+        let bytes = parse_size(text)?;
         if bytes.is_nan() || bytes < (256u64 << 20) as f64 || !bytes.is_finite() {
             return Err(format!("memory size {text:?}: a build needs at least 256M"));
+        }
+        if bytes > MAX_BYTES as f64 {
+            return Err(format!("memory size {text:?}: at most 1024T"));
         }
         Ok(MemoryBudget::new(bytes as u64))
     }

@@ -40,7 +40,7 @@ mod write;
 
 pub use brute_layers::{LayerError, LayeredBrute};
 pub use brute_rules::{BruteForce, BruteRules, Clock};
-pub use budget::MemoryBudget;
+pub use budget::{parse_cache_bytes, MemoryBudget};
 pub use build::{
     build, build_pair_job, build_rules, build_rules_scope, build_scope, table_path, BuildError, BuildEvent,
     BuildSummary, PairJob, Scope,

@@ -131,6 +131,12 @@ impl Tablebase {
         rules: Option<Vec<String>>,
         variants: Option<Vec<String>>,
     ) -> PyResult<Tablebase> {
+        if cache_bytes > kabe_probe::tablebase::MAX_CACHE_BYTES {
+            return Err(PyValueError::new_err(format!(
+                "cache_bytes {cache_bytes}: from 0 to {} (1 TiB)",
+                kabe_probe::tablebase::MAX_CACHE_BYTES
+            )));
+        }
         let mut builder = Inner::builder(&path).cache_bytes(cache_bytes);
         let chosen: Option<Vec<Variant>> =
             variants.map(|names| names.iter().map(|n| variant_named(n)).collect()).transpose()?;

@@ -315,3 +315,17 @@ def test_prove_rejects_bad_budgets_and_positions(tb):
         tb.prove(fen, solver="red")
     with pytest.raises(ValueError, match="no legal move"):
         tb.prove("W:W46:B41,37,36")
+    # Extreme numbers are refused by name, never a crash or an endless search.
+    for nodes in [2**40, 2**63]:
+        with pytest.raises((ValueError, OverflowError), match="nodes"):
+            tb.prove(fen, nodes=nodes)
+    for time in [1e20, float("inf"), float("nan"), -1.0]:
+        with pytest.raises(ValueError, match="seconds"):
+            tb.prove(fen, time=time)
+
+
+def test_a_cache_size_past_its_range_is_refused_by_name(tables):
+    with pytest.raises(ValueError, match="cache_bytes"):
+        kabe.Tablebase(str(tables), cache_bytes=2**41)
+    with pytest.raises(OverflowError):
+        kabe.Tablebase(str(tables), cache_bytes=-1)

@@ -17,8 +17,9 @@ use crate::args::{rules_arg, signature_arg, TableSet};
 pub struct CheckRulesArgs {
     #[command(flatten)]
     tables: TableSet,
-    /// Largest number of pieces to compare.
-    #[arg(long, short, default_value_t = 3)]
+    /// Largest number of pieces to compare (2 to 6: the brute force holds every
+    /// material and counter state in memory).
+    #[arg(long, short, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..=6))]
     pieces: u32,
     /// Draw rules (default: the variant's usual set).
     #[arg(long, value_parser = crate::args::rule_set_names())]

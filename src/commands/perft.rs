@@ -32,7 +32,7 @@ pub struct PerftArgs {
     #[arg(long, num_args = 1.., conflicts_with_all = ["fen", "divide"])]
     vectors: Vec<PathBuf>,
     /// With --vectors: skip counts above this many nodes.
-    #[arg(long, default_value_t = u64::MAX)]
+    #[arg(long, default_value_t = u64::MAX, value_parser = clap::value_parser!(u64).range(1..))]
     max_nodes: u64,
 }
 

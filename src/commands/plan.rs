@@ -29,8 +29,8 @@ pub struct PlanArgs {
     #[arg(long, value_parser = crate::args::rule_set_names())]
     rules: Option<String>,
     /// Threads (cores) per job: the estimates assume them, and the Slurm jobs ask for them.
-    #[arg(long, default_value_t = 8)]
-    cpus: usize,
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    cpus: u64,
     /// The most memory one job may ask for (a node's memory, e.g. 4G): a pair whose whole
     /// working state is larger is planned as a job that solves it one men placement at a
     /// time within this. Default: each job asks for what its whole pair needs.
@@ -52,8 +52,7 @@ pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     let scope = scope_arg(&variant, args.pieces, args.closure.as_deref())?;
-    anyhow::ensure!((1..=1024).contains(&args.cpus), "--cpus must be 1 to 1024");
-    let plan = Plan::new(variant, scope, rules, args.cpus, Rates::default(), args.job_memory);
+    let plan = Plan::new(variant, scope, rules, args.cpus as usize, Rates::default(), args.job_memory);
     let done: Vec<bool> = (0..plan.jobs.len()).map(|i| plan.is_done(&dir, i)).collect();
     let over: Vec<String> = plan
         .over_cap()

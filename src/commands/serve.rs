@@ -19,8 +19,8 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1:8080")]
     bind: SocketAddr,
     /// Block cache (all variants and rule sets share it), e.g. 256M.
-    #[arg(long, value_parser = kabe_generator::MemoryBudget::parse, default_value = "256M")]
-    cache: kabe_generator::MemoryBudget,
+    #[arg(long, value_parser = kabe_generator::parse_cache_bytes, default_value = "256M")]
+    cache: u64,
     /// Requests handled at once; more wait, and any request over 10 s is answered 503.
     #[arg(long, default_value_t = Limits::default().concurrency as u64,
         value_parser = clap::value_parser!(u64).range(1..=MAX_CONCURRENCY))]
@@ -44,7 +44,7 @@ const MAX_HEADER_TIMEOUT: u64 = 3600;
 
 pub fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let dir = crate::args::table_dir(args.tables.as_deref())?;
-    let explorer = Explorer::open(&dir, args.cache.bytes as usize)
+    let explorer = Explorer::open(&dir, args.cache as usize)
         .with_context(|| format!("opening the tables in {}", dir.display()))?;
     for unusable in explorer.tablebase().unusable_files() {
         eprintln!("kabe: warning: serving without {unusable}");

@@ -17,9 +17,9 @@ use crate::output::bar_style;
 pub struct VerifyArgs {
     #[command(flatten)]
     tables: TableSet,
-    /// Disagreements to print in full.
-    #[arg(long, default_value_t = 10)]
-    show: usize,
+    /// Disagreements to print in full (at most 100000).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    show: u64,
     /// Derive the values of these signatures only (e.g. 0501,0105); every file's
     /// checksum is checked all the same.
     #[arg(long, value_delimiter = ',')]
@@ -64,7 +64,7 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         only,
         cache_bytes: cache,
         resident_bytes: resident,
-        max_reported: args.show,
+        max_reported: args.show as usize,
         ledger: !args.again,
     };
     let report = kabe_generator::verify_with(&dir, variant, &options, &|n| bar.inc(n))?;

@@ -3,6 +3,7 @@
  * pieces with ussr1953 rule tables). Exits 0 when every check holds. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "kabe.h"
@@ -65,6 +66,10 @@ int main(int argc, char **argv) {
     CHECK(tb == NULL, "a failed open leaves *out NULL");
 
     kabe_options options = kabe_default_options();
+    options.cache_bytes = SIZE_MAX; /* past the 1 TiB a cache may have: refused by name */
+    status = kabe_open(argv[1], &options, &tb, error, sizeof error);
+    CHECK(status == KABE_ERR_ARGUMENT && strstr(error, "cache_bytes"), "a huge cache: %d %s", status, error);
+    CHECK(tb == NULL, "a refused open leaves *out NULL");
     options.cache_bytes = 1u << 20;
     status = kabe_open(argv[1], &options, &tb, error, sizeof error);
     if (status != KABE_OK) {

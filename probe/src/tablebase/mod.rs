@@ -56,6 +56,10 @@ use crate::{Move, Position, RuleScore, Score, Variant, Wld};
 /// blocks (4,096 DTW blocks, or 16,384 WLD blocks of 16,384 positions each).
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
 
+/// The largest block cache the front ends take (`kabe serve --cache`, the C ABI's
+/// `cache_bytes`, the Python package's `cache_bytes`): 1 TiB, past any table set's size.
+pub const MAX_CACHE_BYTES: usize = 1 << 40;
+
 /// Why a probe has no answer. Every case names the material or the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
