@@ -43,6 +43,15 @@ pub enum BuildError {
         /// The files missing.
         files: Vec<PathBuf>,
     },
+    /// Another build writes into the same table folder.
+    #[error(
+        "another kabe build is writing these tables ({path} is locked): wait for it to end, or build into another \
+         --tables"
+    )]
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+    },
     /// One pair needs more working memory than the budget leaves.
     #[error(
         "{pair} needs {:.2} GiB of working state, more than the {:.2} GiB the memory budget of {:.2} GiB leaves \
@@ -184,6 +193,7 @@ pub fn build_scope(
     budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<BuildSummary, BuildError> {
+    let _lock = crate::BuildLock::exclusive(dir, &variant)?;
     let steps = scoped_steps(scope);
     let summary = summary(variant, &steps);
     let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
@@ -549,6 +559,7 @@ pub fn build_pair_job(
     budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<PairJob, BuildError> {
+    let _lock = crate::BuildLock::shared(dir, &variant)?;
     let pair = TablePair::of(signature);
     let ruled = pair.iter().any(|s| rules.context(*s).is_some());
     let mut metrics = vec![Metric::Wld, Metric::Dtw];
@@ -619,6 +630,7 @@ pub fn build_rules_scope(
     budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<BuildSummary, BuildError> {
+    let _lock = crate::BuildLock::exclusive(dir, &variant)?;
     let steps: Vec<Vec<TablePair>> = scoped_steps(scope)
         .into_iter()
         .map(|step| step.into_iter().filter(|pair| rules.context(pair[0]).is_some()).collect::<Vec<_>>())

@@ -24,6 +24,7 @@ mod budget;
 mod build;
 mod check_rules;
 mod components;
+mod lock;
 pub mod lookup;
 mod one_side;
 mod pair;
@@ -48,6 +49,7 @@ pub use build::{
 pub use check_rules::{
     brute_rules, check_pair_layered, check_signature, with_deep_stack, LayeredCheckError, RuleCheck,
 };
+pub use lock::BuildLock;
 pub use lookup::{FileOracle, Finished, RuleInputs};
 pub use one_side::{keep_one_side, OneSide};
 pub use pair::{TableId, TablePair};

@@ -30,6 +30,7 @@ pub struct OneSide {
 /// or fewer (WLD, DTW and every rule set's), the smaller, and writes the other as found
 /// by search. Pairs already done are left as they are; a symmetric signature has one file.
 pub fn keep_one_side(dir: &Path, variant: Variant, max_pieces: u32) -> Result<OneSide, BuildError> {
+    let _lock = crate::BuildLock::exclusive(dir, &variant)?;
     let found =
         tables_in(dir, &variant).map_err(|source| BuildError::Write { path: dir.join(variant.name), source })?;
     let mut done = OneSide::default();

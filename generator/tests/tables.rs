@@ -509,3 +509,26 @@ fn a_lost_empty_or_damaged_file_is_named_the_rest_answers_and_a_build_makes_the_
     }
     fs::remove_dir_all(&clean).ok();
 }
+
+#[test]
+fn a_second_build_into_the_same_folder_is_refused_while_the_first_holds_it() {
+    use kabe_generator::{build_pair_job, BuildError, BuildLock, MemoryBudget};
+    let v = Variant::RUSSIAN;
+    let dir = temp_dir("locked");
+    let held = BuildLock::exclusive(&dir, &v).expect("the first build's lock");
+    let e = build(v, 2, &dir, &|_| {}).expect_err("a second build");
+    assert!(matches!(e, BuildError::Locked { .. }) && e.to_string().contains(".russian.build.lock"), "{e}");
+    let rules = DrawRules::new(DrawRuleSet::Ussr1953, &v);
+    let job = build_pair_job(v, Signature::new(0, 1, 0, 1), rules, &dir, MemoryBudget::new(1 << 30), &|_| {});
+    assert!(matches!(job, Err(BuildError::Locked { .. })), "{job:?}");
+    // Another variant's build in the same directory is not held up.
+    build(Variant::INTERNATIONAL, 2, &dir, &|_| {}).expect("another variant");
+    drop(held);
+    // The jobs of a cluster build share the folder with each other, not with a build.
+    let one = BuildLock::shared(&dir, &v).expect("a job");
+    let two = BuildLock::shared(&dir, &v).expect("a second job");
+    assert!(matches!(build(v, 2, &dir, &|_| {}), Err(BuildError::Locked { .. })));
+    drop((one, two));
+    build(v, 2, &dir, &|_| {}).expect("once the others are done");
+    fs::remove_dir_all(&dir).ok();
+}
