@@ -380,3 +380,35 @@ fn idle_connections_are_closed_and_capped() {
     assert!(server.child.try_wait().expect("status").is_none(), "the server is still running");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn sigterm_lets_the_request_in_flight_finish_then_the_server_exits() {
+    use std::time::{Duration, Instant};
+    let dir = tables();
+    let mut server = serve(&dir);
+    // A proof search of the start position runs for seconds (to its node budget).
+    let start = "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:\
+                 B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20";
+    let addr = server.addr.clone();
+    let request = format!("GET /api/international/prove?fen={start}&nodes=2000000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    let in_flight = std::thread::spawn(move || {
+        let asked = Instant::now();
+        let (status, body) = raw(&addr, request.as_bytes());
+        (status, body, asked.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let signalled = Instant::now();
+    let kill = Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().expect("kill");
+    assert!(kill.success());
+    let (status, body, took) = in_flight.join().expect("client");
+    assert_eq!(status, 200, "the request in flight was cut off: {body}");
+    assert!(body.contains("\"elapsed_s\""), "{body}");
+    let exit = loop {
+        if let Some(exit) = server.child.try_wait().expect("wait") {
+            break exit;
+        }
+        assert!(signalled.elapsed() < Duration::from_secs(20), "still running 20 s after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(exit.success(), "{exit:?} (the request took {took:?})");
+}

@@ -123,17 +123,21 @@ pub fn router(explorer: Arc<Explorer>, limits: Limits) -> Router {
         )
 }
 
-/// Serves `router` on `listener` until Ctrl-C, holding at most `limits.connections`
-/// connections and closing those that send no request headers within
-/// `limits.header_timeout` (idle, half-open or slow clients).
+/// Serves `router` on `listener` until Ctrl-C or SIGTERM, holding at most
+/// `limits.connections` connections and closing those that send no request headers
+/// within `limits.header_timeout` (idle, half-open or slow clients). On the signal it
+/// stops taking connections and lets each request in flight be answered (within
+/// `limits.timeout`) before it returns.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router, limits: Limits) -> std::io::Result<()> {
-    let slots = Arc::new(tokio::sync::Semaphore::new(limits.connections.max(1)));
-    let shutdown = tokio::signal::ctrl_c();
+    let connections = limits.connections.max(1);
+    let slots = Arc::new(tokio::sync::Semaphore::new(connections));
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    let shutdown = stop_signal();
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
-            _ = &mut shutdown => return Ok(()),
+            _ = &mut shutdown => break,
         };
         let stream = match accepted {
             Ok((stream, _)) => stream,
@@ -149,12 +153,53 @@ pub async fn serve(listener: tokio::net::TcpListener, router: Router, limits: Li
             continue;
         };
         let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        let mut stopping = stopping.clone();
         tokio::spawn(async move {
             let _slot = slot;
             let mut http = hyper::server::conn::http1::Builder::new();
             http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(limits.header_timeout);
+            let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            tokio::pin!(connection);
             // A failed or timed-out connection concerns that client only.
-            let _ = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
+            tokio::select! {
+                _ = &mut connection => {}
+                _ = stopping.changed() => {
+                    // The request in flight is answered, then the connection closed.
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
         });
+    }
+    // Drain: no new connection; those open finish the request they are on, within the
+    // time a request may take (and a second more), then the server stops.
+    drop(listener);
+    let _ = stop.send(true);
+    let drained = slots.acquire_many(connections as u32);
+    let _ = tokio::time::timeout(limits.timeout + Duration::from_secs(1), drained).await;
+    Ok(())
+}
+
+/// Resolves on Ctrl-C (SIGINT) or, on Unix, SIGTERM (what `kill`, systemd and container
+/// runtimes send to stop a service).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        let terminate = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
