@@ -141,6 +141,9 @@ for target in table_reader pdn_reader fen api_query; do
   echo "$target: $(grep -E "^Done" "$fuzz_log")"
 done
 
+echo "== the hostile user's list, quick form (damaged and missing files, junk input, extreme numbers, signals)"
+bash scripts/hostile.sh --quick | tail -n 1
+
 echo "== differential tests against independent implementations"
 scripts/difftest/run.sh "${KABE_DIFFTEST_POSITIONS:-10000}"
 

@@ -212,7 +212,7 @@ pub fn move_number(start: &Position, ply: usize) -> String {
 /// opens each number, as the games' own books write them.
 pub fn move_number_of(start: &Position, ply: usize) -> (usize, bool) {
     let second_first = usize::from(start.turn() != start.variant().first_to_move);
-    ((ply + second_first) / 2 + 1, (ply + second_first) % 2 == 0)
+    ((ply + second_first) / 2 + 1, (ply + second_first).is_multiple_of(2))
 }
 
 #[cfg(test)]

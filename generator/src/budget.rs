@@ -129,7 +129,7 @@ mod tests {
     fn a_covering_budget_holds_the_state_and_is_not_much_larger() {
         for working in [0, 1 << 20, 300 << 20, 5 << 30, 40 << 30] {
             let b = MemoryBudget::covering(working);
-            assert!(b.pair_bytes() >= working && b.bytes % (1 << 20) == 0 && b.bytes >= 256 << 20);
+            assert!(b.pair_bytes() >= working && b.bytes.is_multiple_of(1 << 20) && b.bytes >= 256 << 20);
             assert!(MemoryBudget::parse(&format!("{}M", b.bytes >> 20)) == Ok(b));
             if working > 1 << 30 {
                 assert!(MemoryBudget::new(b.bytes - (1 << 20)).pair_bytes() < working, "{working}: {b:?}");

@@ -379,7 +379,7 @@ pub(crate) fn solve_graph<G: Graph>(
             break;
         }
         ply = ply.max(next);
-        let lost = ply % 2 == 0;
+        let lost = ply.is_multiple_of(2);
         chunk_min.par_iter().enumerate().for_each_init(MoveList::new, |moves, (c, min)| {
             if min.load(Ordering::Acquire) > ply || failed.is_set() {
                 return;

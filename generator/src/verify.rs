@@ -1452,7 +1452,7 @@ impl RuleOracle<'_, '_, '_> {
     fn place(&self, position: &Position) -> Option<Placed> {
         let offset = (position as *const Position as usize).wrapping_sub(self.children.as_ptr() as usize);
         let i = offset / std::mem::size_of::<Position>();
-        if offset % std::mem::size_of::<Position>() == 0 && i < self.children.len() {
+        if offset.is_multiple_of(std::mem::size_of::<Position>()) && i < self.children.len() {
             self.placed[i]
         } else {
             self.tables.place(position)

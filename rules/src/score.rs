@@ -45,7 +45,7 @@ impl Score {
 
     /// A loss in `plies` (even) plies.
     pub fn loss(plies: u16) -> Score {
-        debug_assert!(plies % 2 == 0);
+        debug_assert!(plies.is_multiple_of(2));
         Score(plies)
     }
 

@@ -22,7 +22,7 @@ pub fn square_cell(variant: &Variant, square: Square) -> (u8, u8) {
     } else {
         let half = width / 2;
         let row = square.index() / half;
-        (row, 2 * (square.index() % half) + if row % 2 == 0 { 1 } else { 0 })
+        (row, 2 * (square.index() % half) + if row.is_multiple_of(2) { 1 } else { 0 })
     };
     (row, if variant.mirrored_board { width - 1 - col } else { col })
 }

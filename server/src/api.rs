@@ -104,13 +104,53 @@ fn probe_error(tb: &Tablebase, position: &Position, e: ProbeError) -> ApiError {
 }
 
 /// `message` with the table directory left out of the paths it names: a client is told
-/// `international/0111.dtw.kabe`, not where the server keeps its files.
+/// `international/0111.dtw.kabe`, not where the server keeps its files. Only whole path
+/// components are taken (a directory `d` leaves the word `damaged` alone).
 fn relative_to(dir: &std::path::Path, message: &str) -> String {
     let dir = dir.display().to_string();
+    let dir = dir.trim_end_matches('/');
     if dir.is_empty() {
         return message.to_string();
     }
-    message.replace(&format!("{dir}/"), "").replace(&dir, "<table directory>")
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(dir) {
+        let before = out.chars().last();
+        let (head, tail) = (&rest[..at], &rest[at + dir.len()..]);
+        out.push_str(head);
+        let before = head.chars().last().or(before);
+        let starts_path = before.is_none_or(|c| c.is_whitespace() || "(`'\"=".contains(c));
+        match tail.chars().next() {
+            Some('/') if starts_path => rest = &tail[1..],
+            None | Some(' ' | '`' | '\'' | '"' | ')' | ';' | ',' | ':') if starts_path => {
+                out.push_str("<table directory>");
+                rest = tail;
+            }
+            _ => {
+                out.push_str(dir);
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod relative_tests {
+    #[test]
+    fn the_table_directory_is_left_out_of_messages_as_whole_path_components() {
+        let path = std::path::Path::new;
+        let message = "d/international/0111.dtw.kabe: table file missing (d/international/1101.dtw.kabe keeps \
+                       no values and reads them here); build it with `kabe generate --tables d`";
+        assert_eq!(
+            super::relative_to(path("d"), message),
+            "international/0111.dtw.kabe: table file missing (international/1101.dtw.kabe keeps no values and \
+             reads them here); build it with `kabe generate --tables <table directory>`"
+        );
+        assert_eq!(super::relative_to(path("/srv/t/"), "/srv/t/russian/0101.wld.kabe: x"), "russian/0101.wld.kabe: x");
+        assert_eq!(super::relative_to(path("t"), "at t2/x and t/x"), "at t2/x and x");
+    }
 }
 
 fn square_name(variant: &Variant, s: Square) -> String {

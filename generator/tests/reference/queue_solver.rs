@@ -162,7 +162,7 @@ pub fn solve_pair(registry: &Registry, signature: Signature, progress: &(dyn Fn(
                         continue;
                     }
                     resolved += 1;
-                    let lost = ply % 2 == 0;
+                    let lost = ply.is_multiple_of(2);
                     for parent in pair.parents(node) {
                         let p = parent as usize;
                         if lost {

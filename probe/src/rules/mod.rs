@@ -194,7 +194,7 @@ impl MaterialRule {
                 // Who moved first when the count began: the side to move now after an even
                 // number of plies. The strong side's n-th move is ply 2n - 1 when it moved
                 // first, ply 2n otherwise.
-                let first = if plies % 2 == 0 { position.turn() } else { position.turn().opposite() };
+                let first = if plies.is_multiple_of(2) { position.turn() } else { position.turn().opposite() };
                 if first == strong {
                     2 * n - 1
                 } else {

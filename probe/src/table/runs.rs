@@ -80,7 +80,7 @@ pub fn decode_packed(code: &[u8], positions: usize) -> Result<Vec<u8>, String> {
             // take is 1..=32: the shift is 0..=62, no branch for a full word
             word |= (fill & (u64::MAX >> (64 - 2 * take))) << (2 * offset);
             next += take;
-            if next % 32 == 0 {
+            if next.is_multiple_of(32) {
                 if word != 0 {
                     let byte = (next / 32 - 1) * 8;
                     out[byte..byte + 8].copy_from_slice(&word.to_le_bytes());
@@ -93,7 +93,7 @@ pub fn decode_packed(code: &[u8], positions: usize) -> Result<Vec<u8>, String> {
     if at != positions {
         return Err(format!("runs cover {at} of the block's {positions} positions"));
     }
-    if at % 32 != 0 {
+    if !at.is_multiple_of(32) {
         let byte = at / 32 * 8;
         let left = out.len() - byte;
         out[byte..].copy_from_slice(&word.to_le_bytes()[..left]);

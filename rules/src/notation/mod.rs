@@ -40,7 +40,7 @@ pub fn parse_square(variant: &Variant, text: &str) -> Result<u32, &'static str> 
     if variant.board.is_orthogonal() {
         return Ok(row as u32 * width as u32 + col as u32 + 1);
     }
-    if (row + col) % 2 == 0 {
+    if (row + col).is_multiple_of(2) {
         return Err("a light square (play is on the dark squares)");
     }
     Ok((row as u32) * (width as u32 / 2) + col as u32 / 2 + 1)
