@@ -53,6 +53,8 @@ for spec in international:4 russian:4 kabe:3 turkish:3; do
   v=${spec%:*}; n=${spec#*:}
   cargo run --release --quiet --bin kabe -- generate --variant "$v" --pieces "$n" --tables "$tables" 2>/dev/null
   cargo run --release --quiet --bin kabe -- verify --variant "$v" --tables "$tables"
+  # Byte for byte the set recorded in the repository (SHA-256 of every file).
+  cargo run --release --quiet --bin kabe -- manifest --variant "$v" --tables "$tables" --check "data/manifests/$v-2-$n.txt" | tail -n 1
 done
 echo "== the explorer (kabe serve) in headless Chromium: load, hover, play, back, count, edit, 8x8, Turkish, phone"
 bash scripts/browser-test.sh "$tables"

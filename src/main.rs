@@ -42,6 +42,8 @@ enum Command {
     Plan(commands::plan::PlanArgs),
     /// Wins, draws, losses and the longest win of every table (with --rules: under the draw rules).
     Stats(commands::stats::StatsArgs),
+    /// The reference checksums of a set (SHA-256, positions, W/D/L of every file), or --check a set against them.
+    Manifest(commands::manifest::ManifestArgs),
     /// The exact verdict of a position under the draw rules, its best moves and a best line.
     Probe(commands::probe::ProbeArgs),
     /// Compare the rule tables with an independent brute force, every position and counter state.
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => commands::verify::verify(&args),
         Command::Plan(args) => commands::plan::plan(&args),
         Command::Stats(args) => commands::stats::stats(&args),
+        Command::Manifest(args) => commands::manifest::manifest(&args),
         Command::Probe(args) => commands::probe::probe(&args),
         Command::CheckRules(args) => commands::check_rules::check_rules(&args),
         Command::Analyze(args) => commands::analyze::analyze(&args),

@@ -321,3 +321,34 @@ fn a_fifo_named_like_a_table_is_named_never_opened_and_a_build_replaces_it() {
     assert!(status.success() && err.contains("rebuilding 0110+1001: "), "{err}");
     assert_eq!(table_files(&dir), before);
 }
+
+#[test]
+fn a_set_built_on_one_thread_or_two_matches_the_manifest_in_the_repository() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/manifests/russian-2-4.txt");
+    let m = manifest.to_str().expect("utf-8");
+    for threads in ["1", "2"] {
+        let dir = temp_dir(&format!("manifest-{threads}"));
+        let d = dir.to_str().expect("utf-8 path");
+        let built = kabe(&["generate", "--variant", "russian", "--pieces", "4", "--tables", d, "--threads", threads]);
+        assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+        let checked = kabe(&["manifest", "--variant", "russian", "--tables", d, "--check", m]);
+        let text = String::from_utf8_lossy(&checked.stdout);
+        assert!(checked.status.success(), "{threads} threads: {text}");
+        assert!(text.contains("121 files listed, 121 as listed, 0 missing or different, 0 not listed"), "{text}");
+        // One file changed and one lost are named, and the check fails.
+        let file = dir.join("russian").join("0110.dtw.kabe");
+        let mut bytes = fs::read(&file).expect("read");
+        let last = bytes.len() - 3;
+        bytes[last] ^= 1;
+        fs::write(&file, bytes).expect("write");
+        fs::remove_file(dir.join("russian").join("0201.wld.kabe")).expect("rm");
+        let checked = kabe(&["manifest", "--variant", "russian", "--tables", d, "--check", m]);
+        let text = String::from_utf8_lossy(&checked.stdout);
+        assert_eq!(checked.status.code(), Some(1), "{text}");
+        assert!(
+            text.contains("russian/0110.dtw.kabe: differs") && text.contains("russian/0201.wld.kabe: missing"),
+            "{text}"
+        );
+        fs::remove_dir_all(&dir).ok();
+    }
+}

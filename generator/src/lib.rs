@@ -26,6 +26,7 @@ mod check_rules;
 mod components;
 mod lock;
 pub mod lookup;
+mod manifest;
 mod one_side;
 mod pair;
 mod plan;
@@ -51,6 +52,7 @@ pub use check_rules::{
 };
 pub use lock::BuildLock;
 pub use lookup::{FileOracle, Finished, RuleInputs};
+pub use manifest::{check_manifest, manifest_of, sha256_file, Difference, Manifest, ManifestEntry, ManifestError};
 pub use one_side::{keep_one_side, OneSide};
 pub use pair::{TableId, TablePair};
 pub use plan::{Job, Plan, Rates};

@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod check_rules;
 pub mod generate;
 pub mod info;
+pub mod manifest;
 pub mod moves;
 pub mod perft;
 pub mod plan;

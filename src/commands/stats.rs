@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use clap::Args;
 use kabe_generator::{recorded_statistics, tables_in, RuleStats, TableStats};
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, DrawRules, MaterialIndex, Position, Score, Variant};
+use kabe_probe::{Counters, DrawRules, MaterialIndex, Position, Score, Signature, Variant};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -28,19 +28,26 @@ pub struct StatsArgs {
     rules: Option<String>,
 }
 
-pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
-    let (variant, dir) = args.tables.resolve()?;
-    let found = tables_in(&dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
+/// The figures of one material: theoretical, and under a rule set with fresh counts.
+pub struct Figures {
+    pub signature: Signature,
+    pub theory: TableStats,
+    pub ruled: Option<RuleStats>,
+}
+
+/// The figures of every material with tables under `dir`: what `kabe verify` recorded
+/// for these same files where its ledger holds, the rest counted through the reader
+/// (slow where a table's positions are found by search). A torn or edited ledger line
+/// is named in a warning and its figures counted again.
+pub fn figures(dir: &Path, variant: Variant, rules: Option<&DrawRules>) -> anyhow::Result<Vec<Figures>> {
+    let found = tables_in(dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
     anyhow::ensure!(!found.is_empty(), "no {} tables in {}", variant.name, dir.display());
-    let rules = args.rules.as_deref().map(|r| rules_arg(Some(r), &variant)).transpose()?;
-    let mut tables = Tablebase::builder(&dir).variants(&[variant]).cache_bytes(STATS_CACHE_BYTES);
+    let mut tables = Tablebase::builder(dir).variants(&[variant]).cache_bytes(STATS_CACHE_BYTES);
     if let Some(r) = rules {
         tables = tables.rules(r.set);
     }
     let tables = tables.open()?;
-    // What `kabe verify` counted and recorded for these same files; the rest is counted
-    // here through the reader (slow where a table's positions are found by search).
-    let recorded = recorded_statistics(&dir, variant).with_context(|| format!("reading {}", dir.display()))?;
+    let recorded = recorded_statistics(dir, variant).with_context(|| format!("reading {}", dir.display()))?;
     if !recorded.ignored_lines.is_empty() {
         eprintln!(
             "kabe: warning: {}: line {} torn or edited (its seal does not hold): not used, those figures are counted again \
@@ -50,7 +57,7 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let recorded = recorded.by_signature;
-    let mut rows = Vec::new();
+    let mut out = Vec::new();
     for sig in found.keys() {
         let index = MaterialIndex::new(variant, *sig).expect("opened, so table-sized");
         // A material without a count keeps every theoretical value under the rules.
@@ -70,9 +77,20 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
             }
             None => (
                 count_values(&index, |p| Ok(tables.probe_dtw(p)?))?,
-                rules.as_ref().map(|r| rule_stats(&tables, r, &index)).transpose()?,
+                rules.map(|r| rule_stats(&tables, r, &index)).transpose()?,
             ),
         };
+        out.push(Figures { signature: *sig, theory, ruled });
+    }
+    Ok(out)
+}
+
+pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
+    let (variant, dir) = args.tables.resolve()?;
+    let rules = args.rules.as_deref().map(|r| rules_arg(Some(r), &variant)).transpose()?;
+    let mut rows = Vec::new();
+    for Figures { signature: sig, theory, ruled } in figures(&dir, variant, rules.as_ref())? {
+        let index = MaterialIndex::new(variant, sig).expect("opened, so table-sized");
         let fen = |at: Option<(u16, u64)>| at.map(|(_, i)| index.position(i).fen());
         let mut row = json!({
             "signature": sig.to_string(),

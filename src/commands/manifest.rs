@@ -1,0 +1,89 @@
+//! `kabe manifest`: the reference checksums of a table set (SHA-256, size, positions and
+//! win/draw/loss counts of every file), written, or a set checked against them.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Args;
+use kabe_generator::{check_manifest, manifest_of, Manifest};
+use kabe_probe::table::Metric;
+
+use crate::args::{rules_arg, TableSet};
+use crate::commands::stats::figures;
+
+/// Arguments of `kabe manifest`.
+#[derive(Args)]
+pub struct ManifestArgs {
+    #[command(flatten)]
+    tables: TableSet,
+    /// Check the set against this manifest (`data/manifests/...`): every file it lists
+    /// must be there with the same bytes; each one that differs is named (exit 1).
+    #[arg(long, value_name = "FILE", conflicts_with = "output")]
+    check: Option<PathBuf>,
+    /// Write the manifest to this file (through a temporary file renamed over it)
+    /// instead of printing it.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// The rule set whose rule tables get their counts (default: the variant's usual set).
+    #[arg(long, value_parser = crate::args::rule_set_names())]
+    rules: Option<String>,
+}
+
+pub fn manifest(args: &ManifestArgs) -> anyhow::Result<ExitCode> {
+    let (variant, dir) = args.tables.resolve()?;
+    if let Some(path) = &args.check {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let manifest = Manifest::parse(&text, path)?;
+        anyhow::ensure!(
+            manifest.variant == variant.name,
+            "{}: a manifest of {} tables, not {} (give --variant {})",
+            path.display(),
+            manifest.variant,
+            variant.name,
+            manifest.variant
+        );
+        let differences =
+            check_manifest(&dir, variant, &manifest).with_context(|| format!("reading {}", dir.display()))?;
+        let wrong = differences.iter().filter(|d| !matches!(d, kabe_generator::Difference::NotListed { .. })).count();
+        for d in &differences {
+            outln!("{}/{d}", variant.name)?;
+        }
+        outln!(
+            "{} files listed, {} as listed, {wrong} missing or different, {} not listed",
+            manifest.entries.len(),
+            manifest.entries.len() - wrong,
+            differences.len() - wrong
+        )?;
+        return Ok(if wrong == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+    }
+    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let by_signature: std::collections::BTreeMap<_, _> =
+        figures(&dir, variant, Some(&rules))?.into_iter().map(|f| (f.signature, f)).collect();
+    let counts = |sig, metric: Metric| {
+        let f = by_signature.get(&sig)?;
+        let t = f.theory;
+        match metric {
+            Metric::Wld | Metric::Dtw => Some([t.wins, t.draws, t.losses]),
+            Metric::Rules(set) if set == rules.set => f.ruled.map(|r| {
+                let losses = t.losses - r.losses_saved_by_count;
+                [r.wins_kept, t.positions - r.wins_kept - losses, losses]
+            }),
+            Metric::Rules(_) => None,
+        }
+    };
+    let manifest = manifest_of(&dir, variant, &counts).with_context(|| format!("reading {}", dir.display()))?;
+    let text = manifest.to_text();
+    match &args.output {
+        Some(path) => {
+            let mut tmp = path.as_os_str().to_owned();
+            tmp.push(".tmp");
+            let tmp = PathBuf::from(tmp);
+            std::fs::write(&tmp, &text)
+                .and_then(|()| std::fs::rename(&tmp, path))
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        None => outln!("{}", text.trim_end())?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
