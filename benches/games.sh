@@ -14,7 +14,9 @@ if [ ${#games[@]} -eq 0 ]; then
 fi
 cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin kabe
 kabe="$root/target/release/kabe"
-dir="$root/target/bench-tables/games-$pieces"
+# Relative to the checkout, so that the page it writes names no machine's paths.
+cd "$root"
+dir="target/bench-tables/games-$pieces"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); tables up to $pieces pieces in $dir"
 for game in "${games[@]}"; do
   start=$(date +%s.%N)
