@@ -123,13 +123,16 @@ pub struct PdnReader<R> {
     game: PdnGame,
     games: usize,
     /// A game finished by its result, waiting to be returned.
-    done: Vec<PdnGame>,
+    done: std::collections::VecDeque<PdnGame>,
     buffer: Vec<u8>,
     finished: bool,
     /// A comment or variation being read (it may span lines), kept as written.
     piece: Option<String>,
     /// Errors found beyond [`MAX_ERRORS`] in the current game.
     errors_over: usize,
+    /// A move was read in the current game after it grew oversized (its moves are not
+    /// kept, but a tag after them still starts the next game).
+    moves_unkept: bool,
 }
 
 impl<R: BufRead> PdnReader<R> {
@@ -142,16 +145,21 @@ impl<R: BufRead> PdnReader<R> {
             depth: 0,
             game: PdnGame::default(),
             games: 0,
-            done: Vec::new(),
+            done: std::collections::VecDeque::new(),
             buffer: Vec::new(),
             finished: false,
             piece: None,
             errors_over: 0,
+            moves_unkept: false,
         }
     }
 
     fn has_content(game: &PdnGame) -> bool {
-        !game.tags.is_empty() || !game.moves.is_empty() || game.setup.is_some() || game.result.is_some()
+        game.oversized
+            || !game.tags.is_empty()
+            || !game.moves.is_empty()
+            || game.setup.is_some()
+            || game.result.is_some()
     }
 
     /// Ends the current game (if it has anything) and starts the next.
@@ -164,10 +172,11 @@ impl<R: BufRead> PdnReader<R> {
             self.game.errors.push((line, format!("and {} more errors in this game, not listed", self.errors_over)));
         }
         self.errors_over = 0;
+        self.moves_unkept = false;
         let game = std::mem::take(&mut self.game);
         self.depth = 0;
-        if PdnReader::<R>::has_content(&game) || game.oversized {
-            self.done.push(game);
+        if PdnReader::<R>::has_content(&game) {
+            self.done.push_back(game);
         } else {
             // Stray text between games belongs to the next one.
             self.game.errors = game.errors;
@@ -252,7 +261,7 @@ impl<R: BufRead> PdnReader<R> {
         let text = decode(&self.buffer);
         self.scan(&text);
         // A comment or variation goes on over the line's end: one space stands for it.
-        if let Some(piece) = &mut self.piece {
+        if let Some(piece) = self.piece.as_mut().filter(|_| !self.game.oversized) {
             piece.push(' ');
         }
         Ok(true)
@@ -267,14 +276,17 @@ impl<R: BufRead> PdnReader<R> {
         while i < chars.len() {
             let from = i;
             let kept_before = self.piece.is_some();
+            let mode_before = self.mode;
             i = self.step(&chars, i);
             // Inside a comment or a variation (or opening or closing one), the text is
-            // kept as written; the step that ends it hands the whole piece on.
+            // kept as written; the step that ends it hands the whole piece on. A step
+            // that closed the game (a tag after an unclosed variation) took the piece
+            // with it; nothing is kept of an oversized game.
             let open = matches!(self.mode, Mode::Comment(_)) || self.depth > 0;
-            if kept_before || open {
+            let taken = kept_before && self.piece.is_none();
+            if (kept_before || open) && !taken && !self.game.oversized {
                 let piece = self.piece.get_or_insert_with(String::new);
-                if self.game.oversized {
-                } else if chars[from] == ';' && self.mode == Mode::Normal {
+                if chars[from] == ';' && mode_before == Mode::Normal {
                     // A line comment inside a variation, as a `{}` comment: written
                     // back on one line, `;` would end the variation's text.
                     let rest: String = chars[from + 1..].iter().collect();
@@ -360,7 +372,7 @@ impl<R: BufRead> PdnReader<R> {
 
     /// `[Name "value"]`; returns the index after it.
     fn tag(&mut self, chars: &[char], start: usize) -> usize {
-        if !self.game.moves.is_empty() || self.game.result.is_some() {
+        if !self.game.moves.is_empty() || self.game.result.is_some() || self.moves_unkept {
             // A tag after moves starts the next game (its result was missing).
             self.close_game();
         }
@@ -448,8 +460,8 @@ impl<R: BufRead> PdnReader<R> {
         let written = if digits > 0 && dots > 0 { &token[digits + dots..] } else { token };
         let body = written.trim_end_matches(['!', '?', '+', '#']);
         if body.is_empty() || body.chars().all(|c| "!?".contains(c)) {
-            if !body.is_empty() && self.depth == 0 {
-                self.keep_piece(body.to_string()); // a mark standing apart: "32-28 !?"
+            if !written.is_empty() && self.depth == 0 {
+                self.keep_piece(written.to_string()); // a mark standing apart: "32-28 !?"
             }
             return;
         }
@@ -462,6 +474,7 @@ impl<R: BufRead> PdnReader<R> {
         if self.depth == 0 {
             self.begin_game();
             if self.game.oversized {
+                self.moves_unkept = true;
                 return;
             }
             let line = self.line;
@@ -476,8 +489,8 @@ impl<R: BufRead> Iterator for PdnReader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if !self.done.is_empty() {
-                return Some(Ok(self.done.remove(0)));
+            if let Some(game) = self.done.pop_front() {
+                return Some(Ok(game));
             }
             if self.finished {
                 return None;
@@ -621,5 +634,47 @@ mod tests {
         let games = read(&text);
         assert_eq!(games[0].errors.len(), MAX_ERRORS + 1);
         assert!(games[0].errors[MAX_ERRORS].1.contains("and 50 more errors"), "{:?}", games[0].errors.last());
+    }
+
+    #[test]
+    fn an_oversized_game_without_a_result_ends_at_the_next_tag_and_numbers_hold() {
+        let mut text = b"1. 32-28 ".to_vec();
+        while text.len() as u64 <= MAX_GAME_BYTES + 100 {
+            text.extend_from_slice(b"19-23 28x19\n");
+        }
+        text.extend_from_slice(b"\n[Event \"B\"]\n1. 33-28 2-0\n[Event \"C\"]\n1. 34-29 *\n");
+        let games = read(&text);
+        assert_eq!(games.len(), 3, "{:?}", games.iter().map(|g| (g.number, g.oversized)).collect::<Vec<_>>());
+        assert!(games[0].oversized && games[0].number == 1 && games[0].line == 1);
+        assert_eq!((games[1].number, games[1].tag("Event"), moves(&games[1])), (2, Some("B"), vec!["33-28"]));
+        assert_eq!((games[2].number, games[2].tag("Event")), (3, Some("C")));
+    }
+
+    #[test]
+    fn an_unclosed_comment_in_an_oversized_game_keeps_nothing_whatever_follows() {
+        let mut text = b"1. 32-28 {".to_vec();
+        while text.len() as u64 <= MAX_GAME_BYTES + 100 {
+            text.extend_from_slice(b"words words words\n");
+        }
+        text.extend(std::iter::repeat_n(b'\n', 200_000));
+        let mut reader = PdnReader::new(&text[..]);
+        while reader.read_line().expect("in memory") {
+            assert!(reader.piece.as_ref().is_none_or(|p| p.len() <= MAX_GAME_BYTES as usize + 2));
+        }
+        assert!(reader.game.oversized && reader.piece.is_none());
+    }
+
+    #[test]
+    fn pieces_go_with_their_own_game_and_move() {
+        // A variation left open, then the next game's tags: they are tags, not text.
+        let games = read(b"[Event \"A\"]\n1. 32-28 (19-23\n[Event \"B\"]\n1. 33-28 !? 18-23 *\n");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].tag("Event"), Some("B"));
+        assert!(games[1].preamble.iter().all(|p| !p.contains("[Event")), "{:?}", games[1].preamble);
+        assert_eq!(games[1].moves[0].after, ["!?"]);
+        // A comment going on over a line that starts with ';' is still the comment.
+        let games = read(b"1. 32-28 {a comment\n; still the comment} 19-23 *\n");
+        assert_eq!(games[0].moves[0].after, ["{a comment ; still the comment}"]);
+        assert_eq!(moves(&games[0]), ["32-28", "19-23"]);
     }
 }

@@ -530,8 +530,24 @@ fn pair_on_disk(dir: &Path, variant: &Variant, pair: &[Signature], metrics: &[Me
                 TableError::Missing { path: path.clone(), rules: None }
             });
         }
-        if let Err(e) = TableFile::open(path, variant, *sig, *metric).and_then(|t| t.verify_checksum()) {
-            return PairOnDisk::Broken(e);
+        match TableFile::open(path, variant, *sig, *metric).and_then(|t| t.verify_checksum().map(|()| t)) {
+            Ok(file) if file.header().by_search() => {
+                // Found by search through its colour flip's file, which must hold values.
+                let flip = table_path(dir, variant, sig.flipped(), *metric);
+                let flip_holds = sig.flipped() != *sig
+                    && TableFile::open(&flip, variant, sig.flipped(), *metric).is_ok_and(|f| !f.header().by_search());
+                if !flip_holds {
+                    return PairOnDisk::Broken(TableError::Corrupt {
+                        path: path.clone(),
+                        detail: format!(
+                            "holds no values, to be found through {}, which does not hold them either",
+                            flip.display()
+                        ),
+                    });
+                }
+            }
+            Ok(_) => {}
+            Err(e) => return PairOnDisk::Broken(e),
         }
     }
     PairOnDisk::Complete

@@ -127,6 +127,9 @@ impl Manifest {
                     format!("expected 7 words (file sha256 bytes positions wins draws losses), found {}", words.len()),
                 ));
             };
+            if !is_table_name(file) {
+                return Err(fail(n, format!("{file:?} is not a table file's name (like 0101.dtw.kabe)")));
+            }
             if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Err(fail(n, format!("{sha256:?} is not a SHA-256 in hex")));
             }
@@ -145,6 +148,17 @@ impl Manifest {
         }
         Ok(manifest)
     }
+}
+
+/// `SSSS.metric.kabe`: four digits, a metric name, nothing that leaves the folder.
+fn is_table_name(name: &str) -> bool {
+    let Some(rest) = name.strip_suffix(".kabe") else { return false };
+    let Some((sig, metric)) = rest.split_once('.') else { return false };
+    sig.len() == 4
+        && sig.bytes().all(|b| b.is_ascii_digit())
+        && !metric.is_empty()
+        && metric.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        && !metric.contains("..")
 }
 
 /// SHA-256 of the file at `path`, in hex. A FIFO or device is refused without being
@@ -208,7 +222,8 @@ pub fn check_manifest(dir: &Path, variant: Variant, manifest: &Manifest) -> std:
             differences.push(Difference::Missing { file: file.to_string() });
             continue;
         }
-        let found = sha256_file(&path)?;
+        // A file that cannot be read (a FIFO or folder under its name) differs.
+        let found = sha256_file(&path).unwrap_or_else(|e| format!("unreadable ({e})"));
         if found != entry.sha256 {
             differences.push(Difference::Differs { file: file.to_string(), expected: entry.sha256.clone(), found });
         }
@@ -247,5 +262,7 @@ mod tests {
         let e = Manifest::parse(&cut, path).expect_err("six words");
         assert!(e.to_string().starts_with("m.txt: line 2: expected 7 words"), "{e}");
         assert!(Manifest::parse("0101.dtw.kabe x", path).is_err());
+        let outside = m.to_text().replace("0101.dtw.kabe", "../0101.dtw.kabe");
+        assert!(Manifest::parse(&outside, path).expect_err("a path").to_string().contains("not a table file's name"));
     }
 }

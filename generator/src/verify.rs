@@ -621,9 +621,16 @@ fn open_ledger(path: &Path, report: &mut VerifyReport) -> std::collections::Hash
 fn append_to_ledger(path: &Path, line: &str) -> std::io::Result<()> {
     use std::io::Write as _;
     let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(named)?;
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).read(true).open(path).map_err(named)?;
     let before = file.metadata().map_err(named)?.len();
-    let written = writeln!(file, "{}", sealed(line)).and_then(|()| file.sync_data());
+    // A last line that lost its line end (torn, or an editor's doing) keeps its own line.
+    let mut last = [b'\n'];
+    if before > 0 {
+        use std::io::{Seek, SeekFrom};
+        file.seek(SeekFrom::End(-1)).and_then(|_| std::io::Read::read_exact(&mut file, &mut last)).map_err(named)?;
+    }
+    let end = if last[0] == b'\n' { "" } else { "\n" };
+    let written = write!(file, "{end}{}\n", sealed(line)).and_then(|()| file.sync_data());
     if let Err(e) = written {
         if before == 0 {
             let _ = std::fs::remove_file(path);

@@ -104,8 +104,9 @@ fn probe_error(tb: &Tablebase, position: &Position, e: ProbeError) -> ApiError {
 }
 
 /// `message` with the table directory left out of the paths it names: a client is told
-/// `international/0111.dtw.kabe`, not where the server keeps its files. Only whole path
-/// components are taken (a directory `d` leaves the word `damaged` alone).
+/// `international/0111.dtw.kabe`, not where the server keeps its files. Only a path that
+/// starts with the directory loses it, and the directory itself only as the value of
+/// `--tables` (a directory `tables` leaves "the tables" alone).
 fn relative_to(dir: &std::path::Path, message: &str) -> String {
     let dir = dir.display().to_string();
     let dir = dir.trim_end_matches('/');
@@ -120,9 +121,10 @@ fn relative_to(dir: &std::path::Path, message: &str) -> String {
         out.push_str(head);
         let before = head.chars().last().or(before);
         let starts_path = before.is_none_or(|c| c.is_whitespace() || "(`'\"=".contains(c));
+        let after_flag = head.ends_with("--tables ");
         match tail.chars().next() {
             Some('/') if starts_path => rest = &tail[1..],
-            None | Some(' ' | '`' | '\'' | '"' | ')' | ';' | ',' | ':') if starts_path => {
+            None | Some(' ' | '`' | '\'' | '"' | ')' | ';' | ',') if after_flag => {
                 out.push_str("<table directory>");
                 rest = tail;
             }
@@ -150,6 +152,9 @@ mod relative_tests {
         );
         assert_eq!(super::relative_to(path("/srv/t/"), "/srv/t/russian/0101.wld.kabe: x"), "russian/0101.wld.kabe: x");
         assert_eq!(super::relative_to(path("t"), "at t2/x and t/x"), "at t2/x and x");
+        let words = "the tablebase has no russian tables (open variants: none): rebuild the tables";
+        assert_eq!(super::relative_to(path("tables"), words), words);
+        assert_eq!(super::relative_to(path("kabe"), "build it with `kabe generate`"), "build it with `kabe generate`");
     }
 }
 
