@@ -630,7 +630,7 @@ fn append_to_ledger(path: &Path, line: &str) -> std::io::Result<()> {
         file.seek(SeekFrom::End(-1)).and_then(|_| std::io::Read::read_exact(&mut file, &mut last)).map_err(named)?;
     }
     let end = if last[0] == b'\n' { "" } else { "\n" };
-    let written = write!(file, "{end}{}\n", sealed(line)).and_then(|()| file.sync_data());
+    let written = writeln!(file, "{end}{}", sealed(line)).and_then(|()| file.sync_data());
     if let Err(e) = written {
         if before == 0 {
             let _ = std::fs::remove_file(path);
