@@ -87,7 +87,7 @@ def open_tablebase(
         >>> kabe.open_tablebase("/no/such/dir")
         Traceback (most recent call last):
         ...
-        kabe.TableError: /no/such/dir: cannot read the table directory: entity not found
+        kabe.TableError: /no/such/dir: cannot read the table directory: no such directory
     """
     if isinstance(rules, str):
         rules = [rules]
