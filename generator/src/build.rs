@@ -537,13 +537,7 @@ fn pair_on_disk(dir: &Path, variant: &Variant, pair: &[Signature], metrics: &[Me
                 let flip_holds = sig.flipped() != *sig
                     && TableFile::open(&flip, variant, sig.flipped(), *metric).is_ok_and(|f| !f.header().by_search());
                 if !flip_holds {
-                    return PairOnDisk::Broken(TableError::Corrupt {
-                        path: path.clone(),
-                        detail: format!(
-                            "holds no values, to be found through {}, which does not hold them either",
-                            flip.display()
-                        ),
-                    });
+                    return PairOnDisk::Broken(TableError::values_nowhere(path, &flip));
                 }
             }
             Ok(_) => {}

@@ -803,11 +803,7 @@ pub fn verify_with(
                 let flip_stores = sig.flipped() != *sig
                     && TableFile::open(&flip, &variant, sig.flipped(), metric).is_ok_and(|f| !f.header().by_search());
                 if !flip_stores {
-                    report.bad_files.push(format!(
-                        "{}: holds no values, to be found through {}, which does not hold them either",
-                        path.display(),
-                        flip.display()
-                    ));
+                    report.bad_files.push(TableError::values_nowhere(&path, &flip).to_string());
                     continue;
                 }
             }

@@ -238,6 +238,15 @@ impl TableError {
         }
     }
 
+    /// `path` keeps no values of its own ([`TableFlags::BY_SEARCH`]) and its colour flip
+    /// `flip`, which should hold them, keeps none either (or is the same file).
+    pub fn values_nowhere(path: &Path, flip: &Path) -> TableError {
+        TableError::Corrupt {
+            path: path.to_path_buf(),
+            detail: format!("holds no values, to be found through {}, which does not hold them either", flip.display()),
+        }
+    }
+
     /// The file the error is about.
     pub fn path(&self) -> &Path {
         match self {

@@ -216,13 +216,7 @@ impl Catalog {
             } else {
                 match catalog.slot(flip, column) {
                     None => TableError::FlipMissing { path: flip_path, reader: slot.path.clone() },
-                    Some(f) if f.header.by_search() => TableError::Corrupt {
-                        path: slot.path.clone(),
-                        detail: format!(
-                            "holds no values, to be found through {}, which does not hold them either",
-                            f.path.display()
-                        ),
-                    },
+                    Some(f) if f.header.by_search() => TableError::values_nowhere(&slot.path, &f.path),
                     Some(_) => continue,
                 }
             };
