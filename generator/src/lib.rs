@@ -2,71 +2,59 @@
 //!
 //! Tables are built in dependency order ([`Signature::all_with`]): a signature and its
 //! colour flip together ([`solve_pair`]), after every table their captures and
-//! promotions lead to, which are read in their working form (`working`: decoded from
-//! their files as the build reaches them, within the budget; [`lookup`]) so that a
+//! promotions lead to, which are read in their working form (`finished::working`: decoded from
+//! their files as the build reaches them, within the budget; [`finished::lookup`]) so that a
 //! build's memory is a budget ([`MemoryBudget`]), whatever the number of pieces.
 //!
-//! - `pair` ([`TablePair`]): a signature and its colour flip, and the tables a pair reads;
-//! - `solve`, `slices`, `components`, `rule_solve`: the solvers (a whole pair in two bytes
-//!   a position, one men placement at a time on disk, the rule tables);
-//! - `build`: build order, batches within the budget, resumption, one pair as a job
-//!   ([`build_pair_job`]); `plan`: the same build as a job graph for a cluster ([`Plan`]);
-//! - `write` and `verify`: the table files out, and every value of them re-derived;
-//!   `one_side`: of each pair's two files of a kind the smaller kept, the other found by search;
-//! - [`lookup`], `working`, `registry`: what a solver reads finished tables through; their
-//!   working form during a build; tables held whole in memory (tests, brute force);
-//! - `brute_rules`, `brute_layers`, `check_rules`: independent brute force for the draw
-//!   rules; [`wolf_sheep`]: a small game solved whole.
+//! The crate is laid out by pass, each folder with a head comment on what lives there:
+//!
+//! - `build`: what to build and in which order, within a memory budget, resuming and
+//!   repairing what is on disk; a pair as a cluster job; the files written;
+//! - `solve`: the solvers (a pair whole in memory, one men placement at a time, the rule
+//!   tables);
+//! - [`finished`]: how a solver reads the finished tables it depends on (their working
+//!   form during a build, the probe library's reader, tables held in memory);
+//! - `verify`: every value of a set derived again from its successors, its statistics and
+//!   its reference checksums;
+//! - `check`: the draw-rule tables against an independent brute force;
+//! - [`games`]: small games solved whole from their start (wolf and sheep).
 
-mod brute_layers;
-mod brute_rules;
-mod budget;
 mod build;
-mod check_rules;
-mod components;
-mod lock;
-pub mod lookup;
-mod manifest;
-mod one_side;
-mod pair;
-mod plan;
-mod registry;
-mod rule_solve;
-mod slices;
+mod check;
+pub mod finished;
+pub mod games;
 mod solve;
-mod statistics;
 mod verify;
-pub mod wolf_sheep;
-mod working;
-mod write;
 
-pub use brute_layers::{LayerError, LayeredBrute};
-pub use brute_rules::{BruteForce, BruteRules, Clock};
-pub use budget::{parse_cache_bytes, MemoryBudget};
+pub use build::budget::{parse_cache_bytes, MemoryBudget};
+pub use build::lock::BuildLock;
+pub use build::one_side::{keep_one_side, OneSide};
+pub use build::pair::{TableId, TablePair};
+pub use build::plan::{Job, Plan, Rates};
+pub use build::write::{
+    table_bytes, write_rule_table, write_table, write_tables, BLOCK_POSITIONS, WLD_BLOCK_POSITIONS,
+};
 pub use build::{
     build, build_pair_job, build_rules, build_rules_scope, build_scope, table_path, BuildError, BuildEvent,
     BuildSummary, PairJob, Scope,
 };
-pub use check_rules::{
-    brute_rules, check_pair_layered, check_signature, with_deep_stack, LayeredCheckError, RuleCheck,
+pub use check::brute_layers::{LayerError, LayeredBrute};
+pub use check::brute_rules::{BruteForce, BruteRules, Clock};
+pub use check::{brute_rules, check_pair_layered, check_signature, with_deep_stack, LayeredCheckError, RuleCheck};
+pub use finished::lookup::{FileOracle, Finished, RuleInputs};
+pub use finished::registry::MissingTable;
+pub use finished::registry::{Registry, SolvedTable};
+pub use finished::working::{in_build_order, inputs_closure, Working, WorkingSet};
+pub use solve::rules::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};
+pub use solve::whole::{solve_pair, STATE_BYTES_PER_POSITION};
+pub use verify::manifest::{
+    check_manifest, manifest_of, sha256_file, Difference, Manifest, ManifestEntry, ManifestError,
 };
-pub use lock::BuildLock;
-pub use lookup::{FileOracle, Finished, RuleInputs};
-pub use manifest::{check_manifest, manifest_of, sha256_file, Difference, Manifest, ManifestEntry, ManifestError};
-pub use one_side::{keep_one_side, OneSide};
-pub use pair::{TableId, TablePair};
-pub use plan::{Job, Plan, Rates};
-pub use registry::MissingTable;
-pub use registry::{Registry, SolvedTable};
-pub use rule_solve::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};
-pub use solve::{solve_pair, STATE_BYTES_PER_POSITION};
-pub use statistics::{RuleStats, TableStats};
+pub use verify::statistics::{RuleStats, TableStats};
 pub use verify::{
     positions_to_verify, recorded_statistics, tables_in, verify, verify_with, Disagreement, RuleDisagreement,
     VerifyOptions, VerifyReport, LEDGER_NAME,
 };
-pub use working::{in_build_order, inputs_closure, Working, WorkingSet};
-pub use write::{table_bytes, write_rule_table, write_table, write_tables, BLOCK_POSITIONS, WLD_BLOCK_POSITIONS};
 
 /// The rules crate the generator builds on, for callers that have no direct dependency.
 pub use kabe_probe as probe;

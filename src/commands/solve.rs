@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use kabe_generator::wolf_sheep::{self, Side, Solution, StartResult};
+use kabe_generator::games::wolf_sheep::{self, Side, Solution, StartResult};
 use serde_json::json;
 
 /// Arguments of `kabe solve`.

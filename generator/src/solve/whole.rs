@@ -32,8 +32,8 @@ use kabe_probe::{
 };
 use rayon::prelude::*;
 
-use crate::lookup::Finished;
-use crate::registry::SolvedTable;
+use crate::finished::lookup::Finished;
+use crate::finished::registry::SolvedTable;
 
 /// Node state below this: a value (plies; final once the scan reaches it, a win may
 /// still be lowered before). From it up: unresolved, `PENDING | exit_loss << 8 | moves`:

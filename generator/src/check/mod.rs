@@ -1,5 +1,13 @@
 //! Comparing the table-driven exact verdict with the brute force, everywhere.
 
+//!
+//! The brute force it compares with lives beside it and shares nothing with the table
+//! path but move generation: `brute_rules` (every counter state of a material in memory)
+//! and `brute_layers` (the same in bounded memory, one layer of material at a time).
+
+pub mod brute_layers;
+pub mod brute_rules;
+
 use kabe_probe::rules::exact::{verdict, Oracle};
 use kabe_probe::rules::MaterialCount;
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant};
@@ -8,8 +16,8 @@ use std::cell::RefCell;
 
 use kabe_probe::{RuleScore, Score, Wld};
 
-use crate::brute_layers::{LayerError, LayeredBrute};
-use crate::brute_rules::{BruteForce, BruteRules, Clock};
+use crate::check::brute_layers::{LayerError, LayeredBrute};
+use crate::check::brute_rules::{BruteForce, BruteRules, Clock};
 
 /// What one signature's comparison found.
 #[derive(Debug, Clone, Default)]

@@ -1,4 +1,4 @@
-//! The brute force of [`crate::brute_rules`] in bounded memory.
+//! The brute force of [`crate::check::brute_rules`] in bounded memory.
 //!
 //! The same rules written from the seeds ([`BruteRules`]: its counter states, their
 //! successors, when they expire) and the same position addressing, but solved layer by
@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use kabe_probe::{Color, PieceKind, Position, Setup, SetupPiece, Variant, Wld};
 
-use crate::brute_rules::{
+use crate::check::brute_rules::{
     address, binomial, clock_key, decode, encode, material, material_key, size, BruteRules, Clock, Material, UNKNOWN,
 };
 

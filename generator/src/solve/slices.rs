@@ -1,8 +1,8 @@
-//! The theoretical solver one men placement at a time ([`crate::components`]): a
+//! The theoretical solver one men placement at a time ([`crate::solve::components`]): a
 //! component is the placement's king positions in both tables of the pair, joined only by
 //! king moves; its man moves lead to components solved before it (men only move
 //! forward), its captures and promotions to finished tables. Each component is solved by
-//! the same ply-ordered pass as a whole pair ([`crate::solve::solve_graph`]) in a working
+//! the same ply-ordered pass as a whole pair ([`crate::solve::whole::solve_graph`]) in a working
 //! state of its own size, and its values go to a [`PairStore`]: the working state no
 //! longer grows with the pair, only with its largest component (king placements, both
 //! tables).
@@ -16,13 +16,13 @@ use kabe_probe::Variant;
 use kabe_probe::{MaterialIndex, MoveList, Position, Score, Signature, Unmoves};
 use rayon::prelude::*;
 
-use crate::components::{components, part_positions, Component};
-use crate::lookup::Finished;
+use crate::finished::lookup::Finished;
 #[cfg(test)]
-use crate::registry::SolvedTable;
+use crate::finished::registry::SolvedTable;
+use crate::solve::components::{components, part_positions, Component};
 #[cfg(test)]
-use crate::solve::pair_tables;
-use crate::solve::{final_score, new_state, solve_graph, Exits, Graph};
+use crate::solve::whole::pair_tables;
+use crate::solve::whole::{final_score, new_state, solve_graph, Exits, Graph};
 
 /// Where the values of a pair's solved components are kept, and read back by the
 /// components solved after them.
@@ -359,7 +359,7 @@ pub(crate) fn solve_pair_in_slices<F: Finished>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::write::write_table_streamed;
+    use crate::build::write::write_table_streamed;
     use crate::{solve_all, solve_pair, table_bytes};
     use kabe_probe::table::Metric;
 

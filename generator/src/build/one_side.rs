@@ -13,9 +13,9 @@ use std::path::Path;
 use kabe_probe::table::TableFile;
 use kabe_probe::{MaterialIndex, Signature, Variant};
 
+use crate::build::write::write_table_by_search;
 use crate::build::{table_path, BuildError};
 use crate::verify::tables_in;
-use crate::write::write_table_by_search;
 
 /// What keeping one side saved.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

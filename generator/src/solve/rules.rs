@@ -30,11 +30,11 @@ use kabe_probe::{
 };
 use rayon::prelude::*;
 
-use crate::components::{components, part_positions, Component};
-use crate::lookup::RuleInputs;
-use crate::registry::{MissingTable, Registry};
-use crate::slices::{FileStore, SliceError};
-use crate::solve::{
+use crate::finished::lookup::RuleInputs;
+use crate::finished::registry::{MissingTable, Registry};
+use crate::solve::components::{components, part_positions, Component};
+use crate::solve::slices::{FileStore, SliceError};
+use crate::solve::whole::{
     atomic_array, count_down, lower_in_chunk, pair_tables, prefetch, CANNOT_LOSE, EXIT_UNKNOWN, PARENT_BATCH, PENDING,
 };
 
@@ -164,11 +164,11 @@ trait RuleValues: Sync {
     fn in_place(&self) -> Option<&[Vec<AtomicU16>]>;
     fn get(&self, table: usize, index: u64) -> Result<u16, Self::Error>;
     fn put(&self, table: usize, first: u64, values: &[u16]) -> Result<(), Self::Error>;
-    /// As [`crate::slices::PairStore::groups_done`].
+    /// As [`crate::solve::slices::PairStore::groups_done`].
     fn groups_done(&self) -> usize {
         0
     }
-    /// As [`crate::slices::PairStore::groups_stored`].
+    /// As [`crate::solve::slices::PairStore::groups_stored`].
     fn groups_stored(&self, _groups: usize) -> Result<(), Self::Error> {
         Ok(())
     }
@@ -257,7 +257,7 @@ where
 }
 
 /// As [`solve_rule_pair`], the values kept in `store` (one file per table of the pair,
-/// from [`crate::slices::FileStore::open`]): a component at a time in a working state
+/// from [`crate::solve::slices::FileStore::open`]): a component at a time in a working state
 /// of its own size. Returns whether the rule set keeps a table for this material.
 pub(crate) fn solve_rule_pair_on_disk<O>(
     finished: &O,
@@ -332,7 +332,7 @@ type PairError<O, V> = SliceError<<O as Oracle>::Error, <V as RuleValues>::Error
 /// be lowered before); from it up, unresolved: `PENDING | exit_loss << 8 | moves`, the
 /// low byte counting quiet king moves not yet known to lose, the next 7 bits the longest
 /// loss through a move leaving the component (`EXIT_UNKNOWN`: longer, look again); the
-/// theoretical solver's constants (`crate::solve`). `CANNOT_LOSE` (never lost within the
+/// theoretical solver's constants (`crate::solve::whole`). `CANNOT_LOSE` (never lost within the
 /// cap) is also [`RuleScore::NONE`], so a node left unresolved is already its final
 /// value.
 const _: () = assert!(CANNOT_LOSE == RuleScore::NONE.raw());
@@ -347,7 +347,7 @@ where
 {
     /// Solves one component in place: its values are the pair's value slots, two bytes
     /// per position and no other state but a minimum per chunk of 4,096 nodes. Plies
-    /// are taken in order as in the theoretical solver ([`crate::solve`]); a component
+    /// are taken in order as in the theoretical solver ([`crate::solve::whole`]); a component
     /// reads only components solved before it, through its exits. Returns its number of
     /// positions; `progress` gets one unit per node initialised and one per node resolved
     /// or left undecided.

@@ -1,6 +1,24 @@
 //! Building a table directory: every signature up to N pieces in dependency order,
 //! resuming from the complete tables already there.
 
+//!
+//! - [`pair::TablePair`]: a signature and its colour flip, the unit of work, and the
+//!   tables a pair reads;
+//! - `budget`: the memory a build may use, `plan`: the same build as a job graph for a
+//!   cluster, `lock`: one build at a time in a table folder;
+//! - this module: build order, batches within the budget, resumption and repair, one
+//!   loop for the theoretical and the rule passes ([`build_scope`], [`build_rules_scope`])
+//!   and one pair as a job ([`build_pair_job`]);
+//! - `write`: table files out, whole or never; `one_side`: of each pair's two files of a
+//!   kind the smaller kept.
+
+pub mod budget;
+pub mod lock;
+pub mod one_side;
+pub mod pair;
+pub mod plan;
+pub mod write;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -9,13 +27,13 @@ use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
 use rayon::prelude::*;
 
-use crate::budget::MemoryBudget;
-use crate::pair::TablePair;
-use crate::rule_solve::{solve_rule_pair, solve_rule_pair_on_disk};
-use crate::slices::{FileStore, SliceError};
-use crate::solve::solve_pair;
-use crate::working::{Working, WorkingSet};
-use crate::write::{write_rule_table, write_tables};
+use crate::build::budget::MemoryBudget;
+use crate::build::pair::TablePair;
+use crate::build::write::{write_rule_table, write_tables};
+use crate::finished::working::{Working, WorkingSet};
+use crate::solve::rules::{solve_rule_pair, solve_rule_pair_on_disk};
+use crate::solve::slices::{FileStore, SliceError};
+use crate::solve::whole::solve_pair;
 
 /// Why a build stopped.
 #[derive(Debug, thiserror::Error)]
@@ -223,9 +241,9 @@ pub fn build_scope(
 }
 
 /// For each step, the pairs whose tables its pairs read, and those these read in turn
-/// ([`crate::working::inputs_closure`]).
+/// ([`crate::finished::working::inputs_closure`]).
 fn step_inputs(variant: Variant, steps: &[Vec<TablePair>], rules: &DrawRules) -> Vec<BTreeSet<TablePair>> {
-    steps.iter().map(|step| crate::working::inputs_closure(variant, step, rules)).collect()
+    steps.iter().map(|step| crate::finished::working::inputs_closure(variant, step, rules)).collect()
 }
 
 /// Whether every pair of `step` is on disk, whole.
@@ -267,7 +285,7 @@ fn hold_inputs(
         }
         working.release(&pair);
     }
-    for pair in crate::working::in_build_order(now) {
+    for pair in crate::finished::working::in_build_order(now) {
         if working.holds(pair) {
             continue;
         }
@@ -306,7 +324,7 @@ pub(crate) fn pair_state_bytes_on(
     budget: MemoryBudget,
     threads: usize,
 ) -> (u64, bool) {
-    let whole = positions_of(variant, pair) * crate::solve::STATE_BYTES_PER_POSITION;
+    let whole = positions_of(variant, pair) * crate::solve::whole::STATE_BYTES_PER_POSITION;
     if whole <= budget.pair_bytes() {
         return (whole, false);
     }
@@ -433,7 +451,7 @@ fn build_pair(
     if pair_state_bytes(variant, pair, budget).1 {
         let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
         build_in_slices(variant, dir, pair, budget, ("theory", &[Metric::Wld, Metric::Dtw]), |tables, store| {
-            crate::slices::solve_pair_sliced(finished, tables, store, &progress).map(|()| true)
+            crate::solve::slices::solve_pair_sliced(finished, tables, store, &progress).map(|()| true)
         })?;
         on_event(BuildEvent::Finished { signatures: pair, positions });
         return Ok(());
@@ -462,7 +480,7 @@ fn build_in_slices(
     (name, metrics): (&str, &[Metric]),
     solve: impl FnOnce(&[MaterialIndex], &FileStore) -> Result<bool, SliceError<ProbeError, std::io::Error>>,
 ) -> Result<(), BuildError> {
-    let tables = crate::solve::pair_tables(variant, pair[0]);
+    let tables = crate::solve::whole::pair_tables(variant, pair[0]);
     let paths: Vec<PathBuf> =
         tables.iter().map(|t| dir.join(variant.name).join(format!("{}.{name}.slices.tmp", t.signature()))).collect();
     let store_error = |source| BuildError::Write { path: paths[0].clone(), source };
@@ -483,9 +501,11 @@ fn build_in_slices(
     })?;
     for (t, index) in tables.iter().enumerate().filter(|_| solved) {
         for &metric in metrics {
-            crate::write::write_table_streamed(dir, variant.name, index, metric, &|r| store.scores(t, r)).map_err(
-                |source| BuildError::Write { path: table_path(dir, &variant, index.signature(), metric), source },
-            )?;
+            crate::build::write::write_table_streamed(dir, variant.name, index, metric, &|r| store.scores(t, r))
+                .map_err(|source| BuildError::Write {
+                    path: table_path(dir, &variant, index.signature(), metric),
+                    source,
+                })?;
         }
     }
     store.finish().map_err(|source| BuildError::Write { path: journal.clone(), source })?;

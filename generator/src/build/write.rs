@@ -12,8 +12,8 @@ use kabe_probe::table::{
 use kabe_probe::{DrawRuleSet, MaterialIndex, RuleScore, Score};
 use rayon::prelude::*;
 
-use crate::registry::SolvedTable;
-use crate::rule_solve::RuleTable;
+use crate::finished::registry::SolvedTable;
+use crate::solve::rules::RuleTable;
 
 /// Positions per block: a DTW block is at most 32 KiB before compression.
 pub const BLOCK_POSITIONS: u32 = 1 << 14;

@@ -8,12 +8,12 @@ use std::path::Path;
 use kabe_probe::table::Metric;
 use kabe_probe::{DrawRules, Signature, Variant};
 
-use crate::budget::MemoryBudget;
+use crate::build::budget::MemoryBudget;
+use crate::build::pair::{TableId, TablePair};
 use crate::build::{
     pair_state_bytes_on, positions_of, rule_pair_bytes, scoped_steps, sliced_state_bytes, table_path, Scope,
     SLICE_STORE_CACHE_MAX,
 };
-use crate::pair::{TableId, TablePair};
 
 /// One job of the graph: a signature and its colour flip, solved together.
 #[derive(Clone, Debug)]
@@ -209,7 +209,7 @@ fn job(
             outputs.push((*sig, Metric::Rules(rules.set)));
         }
     }
-    let theory_bytes = positions * crate::solve::STATE_BYTES_PER_POSITION;
+    let theory_bytes = positions * crate::solve::whole::STATE_BYTES_PER_POSITION;
     let rule_bytes = if ruled.is_empty() { 0 } else { rule_pair_bytes(variant, &pair) };
     let kings_only = pair[0].white_men == 0 && pair[0].black_men == 0;
     let t = threads as f64;
@@ -309,7 +309,7 @@ mod tests {
     #[test]
     fn a_job_budget_covers_its_working_state() {
         for job in plan(5).jobs {
-            let needed = job.positions * crate::solve::STATE_BYTES_PER_POSITION;
+            let needed = job.positions * crate::solve::whole::STATE_BYTES_PER_POSITION;
             assert!(job.memory.pair_bytes() >= needed && !job.sliced, "{}", job.name());
         }
     }

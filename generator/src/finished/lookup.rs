@@ -1,14 +1,14 @@
 //! What a solver reads finished tables through ([`Finished`], [`RuleInputs`]), and the
 //! places that answer it: tables held in memory ([`Registry`], for tests and the brute
 //! force checks), the probe library's reader ([`Tablebase`], [`FileOracle`]) and, in a
-//! build, their working form (`crate::working`), which falls back to the reader for
+//! build, their working form (`crate::finished::working`), which falls back to the reader for
 //! what the memory budget cannot hold.
 
 use kabe_probe::rules::exact::Oracle;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRuleSet, Position, RuleScore, Score, Signature, Wld};
 
-use crate::registry::{MissingTable, Registry};
+use crate::finished::registry::{MissingTable, Registry};
 
 /// Theoretical values of finished tables.
 pub trait Finished: Sync {

@@ -10,6 +10,13 @@
 //! The same holds for a rule table's distances within its count (capped at the count's
 //! longest limit, beyond which a value is stored as undecided).
 
+//!
+//! Beside it: `statistics` (the figures counted while the values are held) and
+//! `manifest` (the reference checksums of a set, checked file by file).
+
+pub mod manifest;
+pub mod statistics;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -26,7 +33,7 @@ use kabe_probe::{
 use rayon::prelude::*;
 
 use crate::build::table_path;
-use crate::statistics::{RuleStats, TableStats};
+use crate::verify::statistics::{RuleStats, TableStats};
 
 /// A stored value that its successors contradict.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -507,7 +514,7 @@ pub fn positions_to_verify(dir: &Path, variant: Variant, only: Option<&[Signatur
 fn ledger_digest(tables: &Tables, pair: &[Signature]) -> u64 {
     let mut sigs: Vec<Signature> = pair
         .iter()
-        .flat_map(|&s| crate::pair::successors(s))
+        .flat_map(|&s| crate::build::pair::successors(s))
         .chain(pair.iter().copied())
         .flat_map(|s| [s, s.flipped()])
         .collect();
@@ -552,7 +559,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 #[derive(Debug, Default)]
 struct Ledger {
     /// Its sound lines by their first two words (`PAIR DIGEST`), with the rest (the pair's
-    /// statistics, see [`crate::statistics::to_ledger_words`]).
+    /// statistics, see [`crate::verify::statistics::to_ledger_words`]).
     lines: std::collections::HashMap<String, String>,
     /// The numbers (from 1) of the lines whose seal does not hold: torn or edited, ignored.
     ignored: Vec<usize>,
@@ -685,7 +692,9 @@ pub fn recorded_statistics(dir: &Path, variant: Variant) -> std::io::Result<Reco
     for (name, pair) in pairs_of(&tables) {
         let key = format!("{name} {:016x}", ledger_digest(&tables, &pair));
         let Some(words) = recorded.lines.get(&key) else { continue };
-        let Some((theory, rules)) = crate::statistics::from_ledger_words(words.split_whitespace()) else { continue };
+        let Some((theory, rules)) = crate::verify::statistics::from_ledger_words(words.split_whitespace()) else {
+            continue;
+        };
         for (sig, stats) in theory.into_iter().filter(|(s, _)| pair.contains(s)) {
             let of_sig = rules.iter().filter(|(s, _, _)| *s == sig).map(|(_, set, r)| (*set, *r)).collect();
             out.by_signature.insert(sig, (stats, of_sig));
@@ -962,7 +971,7 @@ pub fn verify_with(
         if ledger && findings_after == findings_before && pair_files_sound {
             // The statistics only where every figure of the pair was counted.
             let words = if theory_stats.len() == pair.len() {
-                crate::statistics::to_ledger_words(&theory_stats, &rule_stats)
+                crate::verify::statistics::to_ledger_words(&theory_stats, &rule_stats)
             } else {
                 String::new()
             };
@@ -1045,10 +1054,10 @@ impl Successors {
             let placed = tables.place(&child);
             if let Some(Placed { sig, at }) = placed {
                 if let Some(slot) = tables.resident_dtw.get(&sig).filter(|_| theory).and_then(|v| v.get(at as usize)) {
-                    crate::solve::prefetch(slot);
+                    crate::solve::whole::prefetch(slot);
                 }
                 if let Some(slot) = resident_rules.and_then(|r| r.get(&sig)).and_then(|v| v.get(at as usize)) {
-                    crate::solve::prefetch(slot);
+                    crate::solve::whole::prefetch(slot);
                 }
             }
             self.children.push(child);

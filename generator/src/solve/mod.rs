@@ -1,0 +1,15 @@
+//! The solvers: retrograde analysis of one table pair from the finished tables its
+//! captures and promotions lead to.
+//!
+//! - `whole`: a pair solved in memory, two bytes of working state a position (the faster
+//!   way, used whenever the pair fits the budget);
+//! - `components` and `slices`: the same analysis one men placement at a time, each
+//!   placement's king positions solved in memory and written out (pairs too large for the
+//!   budget);
+//! - `rules`: the rule tables, the distance within the count a signature keeps, from the
+//!   pair's own theoretical values and the finished rule tables.
+
+pub(crate) mod components;
+pub mod rules;
+pub(crate) mod slices;
+pub mod whole;
