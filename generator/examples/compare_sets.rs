@@ -5,7 +5,7 @@
 //! instead. Files only in one set are left out. Prints one line per file that differs and a total; exits 1 on a difference.
 use std::path::Path;
 
-use kabe_probe::table::{Metric, TableFile};
+use kabe_probe::table::{parse_file_name, Metric, TableFile};
 use kabe_probe::{MaterialIndex, Signature, Variant};
 
 fn open(dir: &Path, variant: &Variant, name: &str) -> Option<TableFile> {
@@ -13,15 +13,10 @@ fn open(dir: &Path, variant: &Variant, name: &str) -> Option<TableFile> {
     if !path.exists() {
         return None;
     }
-    let (sig, metric) = name.strip_suffix(".kabe")?.split_once('.')?;
-    let d: Vec<u8> = sig.bytes().map(|c| c.wrapping_sub(b'0')).collect();
-    let [wm, wk, bm, bk] = d.as_slice() else { return None };
-    let sig = Signature::new(*wm, *wk, *bm, *bk);
-    let metric = match metric {
-        "dtw" => Metric::Dtw,
-        "wld" => return None,
-        rules => Metric::Rules(rules.parse().ok()?),
-    };
+    let (sig, metric) = parse_file_name(name)?;
+    if metric == Metric::Wld {
+        return None;
+    }
     MaterialIndex::new(*variant, sig)?;
     Some(TableFile::open(&path, variant, sig, metric).unwrap_or_else(|e| panic!("{e}")))
 }

@@ -22,7 +22,7 @@ pub mod write;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use kabe_probe::table::{file_name, Metric, TableError, TableFile};
+use kabe_probe::table::{Metric, TableDir, TableError, TableFile};
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
 use rayon::prelude::*;
@@ -147,7 +147,7 @@ pub enum BuildEvent<'a> {
 
 /// The path of a table under `dir`.
 pub fn table_path(dir: &Path, variant: &Variant, signature: Signature, metric: Metric) -> PathBuf {
-    dir.join(file_name(variant.name, signature, metric))
+    TableDir::new(dir).path(variant, signature, metric)
 }
 
 /// Builds (or completes) every table of 2 to `max_pieces` pieces of `variant` under `dir`,
@@ -200,10 +200,10 @@ impl Scope {
     }
 }
 
-/// As [`build`], for the signatures of `scope` only, within `budget`. Finished tables
-/// are read through their files with a block cache of [`MemoryBudget::cache_bytes`];
-/// the pairs of one step (same pieces and men) run in parallel as far as their working
-/// state fits the rest of the budget together.
+/// As [`build`], for the signatures of `scope` only, within `budget`. The tables already
+/// finished are read in their working form ([`WorkingSet`]); the pairs of one step (same
+/// pieces and men) run in parallel as far as their working state fits the rest of the
+/// budget together.
 pub fn build_scope(
     variant: Variant,
     scope: Scope,
@@ -211,8 +211,72 @@ pub fn build_scope(
     budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<BuildSummary, BuildError> {
+    run_pass(Pass::Theory, variant, scope, dir, budget, on_event)
+}
+
+/// One pass of a build: the theoretical tables (WLD and DTW) of every pair, or the rule
+/// tables of one set for the pairs that keep one. Both passes run the same loop
+/// ([`run_pass`]) and build a pair the same way ([`build_pair`]); they differ in what
+/// they write and read.
+#[derive(Clone, Copy)]
+enum Pass {
+    Theory,
+    Rules(DrawRules),
+}
+
+impl Pass {
+    /// The rules under which the pass reads its inputs: none for theory.
+    fn rules(self) -> DrawRules {
+        match self {
+            Pass::Theory => DrawRules::NONE,
+            Pass::Rules(rules) => rules,
+        }
+    }
+
+    /// The kinds of file the pass writes for each table.
+    fn metrics(self) -> Vec<Metric> {
+        match self {
+            Pass::Theory => vec![Metric::Wld, Metric::Dtw],
+            Pass::Rules(rules) => vec![Metric::Rules(rules.set)],
+        }
+    }
+
+    /// Whether the pass writes tables for `pair` (a rule pass only where the material
+    /// keeps a count, [`DrawRules::context`]).
+    fn covers(self, pair: &TablePair) -> bool {
+        match self {
+            Pass::Theory => true,
+            Pass::Rules(rules) => rules.context(pair[0]).is_some(),
+        }
+    }
+
+    /// The name in a pair's slice files, so that one pass's files are never taken for
+    /// the other's.
+    fn slice_name(self) -> &'static str {
+        match self {
+            Pass::Theory => "theory",
+            Pass::Rules(_) => "rules",
+        }
+    }
+}
+
+/// A pass over the steps of `scope`, in order: a step whose pairs are all on disk is
+/// kept; otherwise the tables its pairs read are held in their working form and its
+/// pairs are built in batches that fit the budget.
+fn run_pass(
+    pass: Pass,
+    variant: Variant,
+    scope: Scope,
+    dir: &Path,
+    budget: MemoryBudget,
+    on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
+) -> Result<BuildSummary, BuildError> {
     let _lock = crate::BuildLock::exclusive(dir, &variant)?;
-    let steps = scoped_steps(scope);
+    let steps: Vec<Vec<TablePair>> = scoped_steps(scope)
+        .into_iter()
+        .map(|step| step.into_iter().filter(|pair| pass.covers(pair)).collect::<Vec<_>>())
+        .filter(|step| !step.is_empty())
+        .collect();
     let summary = summary(variant, &steps);
     let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
     // Every pair must fit before any work starts, not after hours of it.
@@ -220,21 +284,20 @@ pub fn build_scope(
         batches(step, cost, budget.pair_bytes(), budget)?;
     }
     on_event(BuildEvent::Planned { positions: summary.positions });
-    let theory = [Metric::Wld, Metric::Dtw];
-    let needs = step_inputs(variant, &steps, &DrawRules::NONE);
-    let mut working = WorkingSet::new(variant, DrawRules::NONE);
+    let needs = step_inputs(variant, &steps, &pass.rules());
+    let mut working = WorkingSet::new(variant, pass.rules());
     for (k, step) in steps.iter().enumerate() {
-        if all_complete(dir, &variant, step, &theory)? {
+        if all_complete(dir, &variant, step, &pass.metrics())? {
             step.iter().for_each(|pair| {
                 on_event(BuildEvent::Loaded { signatures: pair, positions: positions_of(variant, pair) })
             });
             continue;
         }
-        let finished = open_finished(dir, variant, None, budget)?;
+        let finished = open_finished(dir, variant, pass, budget)?;
         let available = hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget)?;
         let view = working.view(&finished);
         for batch in batches(step, cost, available, budget)? {
-            batch.par_iter().try_for_each(|pair| build_pair(&view, variant, dir, pair, budget, on_event))?;
+            batch.par_iter().try_for_each(|pair| build_pair(pass, &view, variant, dir, pair, budget, on_event))?;
         }
     }
     Ok(summary)
@@ -362,16 +425,11 @@ pub(crate) fn positions_of(variant: Variant, pair: &[Signature]) -> u64 {
 
 /// The tables finished so far, read through the files (opened afresh for each step, so
 /// that it sees the step before).
-fn open_finished(
-    dir: &Path,
-    variant: Variant,
-    rules: Option<&DrawRules>,
-    budget: MemoryBudget,
-) -> Result<Tablebase, BuildError> {
+fn open_finished(dir: &Path, variant: Variant, pass: Pass, budget: MemoryBudget) -> Result<Tablebase, BuildError> {
     std::fs::create_dir_all(dir.join(variant.name))
         .map_err(|source| BuildError::Write { path: dir.join(variant.name), source })?;
     let mut builder = Tablebase::builder(dir).variants(&[variant]).cache_bytes(budget.cache_bytes());
-    if let Some(rules) = rules {
+    if let Pass::Rules(rules) = pass {
         builder = builder.rules(rules.set);
     }
     Ok(builder.open()?)
@@ -430,7 +488,11 @@ fn build_steps(max_pieces: u32) -> Vec<Vec<TablePair>> {
     steps
 }
 
+/// Builds one pair's tables of `pass`, unless they are on disk whole (a damaged or
+/// partial pair is built again): in memory when its working state fits the budget, else
+/// one men placement at a time ([`build_in_slices`]).
 fn build_pair(
+    pass: Pass,
     finished: &Working<'_>,
     variant: Variant,
     dir: &Path,
@@ -439,7 +501,8 @@ fn build_pair(
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<(), BuildError> {
     let positions = positions_of(variant, pair);
-    match pair_on_disk(dir, &variant, pair, &[Metric::Wld, Metric::Dtw]) {
+    let metrics = pass.metrics();
+    match pair_on_disk(dir, &variant, pair, &metrics) {
         PairOnDisk::Complete => {
             on_event(BuildEvent::Loaded { signatures: pair, positions });
             return Ok(());
@@ -448,21 +511,31 @@ fn build_pair(
         PairOnDisk::Absent => {}
     }
     on_event(BuildEvent::Started { signatures: pair, positions });
-    if pair_state_bytes(variant, pair, budget).1 {
-        let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
-        build_in_slices(variant, dir, pair, budget, ("theory", &[Metric::Wld, Metric::Dtw]), |tables, store| {
+    let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
+    let sliced = pair_state_bytes(variant, pair, budget).1;
+    match pass {
+        Pass::Theory if sliced => build_in_slices(variant, dir, pair, budget, pass, |tables, store| {
             crate::solve::slices::solve_pair_sliced(finished, tables, store, &progress).map(|()| true)
-        })?;
-        on_event(BuildEvent::Finished { signatures: pair, positions });
-        return Ok(());
-    }
-    let tables =
-        solve_pair(finished, variant, pair[0], &|units| on_event(BuildEvent::Progress { signatures: pair, units }))?;
-    for table in &tables {
-        write_tables(dir, variant.name, table, &[Metric::Wld, Metric::Dtw]).map_err(|source| BuildError::Write {
-            path: table_path(dir, &variant, table.index.signature(), Metric::Dtw),
-            source,
-        })?;
+        })?,
+        Pass::Rules(rules) if sliced => build_in_slices(variant, dir, pair, budget, pass, |_, store| {
+            solve_rule_pair_on_disk(finished, rules, variant, pair[0], store, &progress)
+        })?,
+        Pass::Theory => {
+            for table in &solve_pair(finished, variant, pair[0], &progress)? {
+                write_tables(dir, variant.name, table, &metrics).map_err(|source| BuildError::Write {
+                    path: table_path(dir, &variant, table.index.signature(), Metric::Dtw),
+                    source,
+                })?;
+            }
+        }
+        Pass::Rules(rules) => {
+            for table in &solve_rule_pair(finished, rules, variant, pair[0], &progress)?.unwrap_or_default() {
+                write_rule_table(dir, variant.name, table, rules.set).map_err(|source| BuildError::Write {
+                    path: table_path(dir, &variant, table.index.signature(), metrics[0]),
+                    source,
+                })?;
+            }
+        }
     }
     on_event(BuildEvent::Finished { signatures: pair, positions });
     Ok(())
@@ -477,9 +550,10 @@ fn build_in_slices(
     dir: &Path,
     pair: &[Signature],
     budget: MemoryBudget,
-    (name, metrics): (&str, &[Metric]),
+    pass: Pass,
     solve: impl FnOnce(&[MaterialIndex], &FileStore) -> Result<bool, SliceError<ProbeError, std::io::Error>>,
 ) -> Result<(), BuildError> {
+    let (name, metrics) = (pass.slice_name(), pass.metrics());
     let tables = crate::solve::whole::pair_tables(variant, pair[0]);
     let paths: Vec<PathBuf> =
         tables.iter().map(|t| dir.join(variant.name).join(format!("{}.{name}.slices.tmp", t.signature()))).collect();
@@ -500,7 +574,7 @@ fn build_in_slices(
         SliceError::Store(source) => store_error(source),
     })?;
     for (t, index) in tables.iter().enumerate().filter(|_| solved) {
-        for &metric in metrics {
+        for &metric in &metrics {
             crate::build::write::write_table_streamed(dir, variant.name, index, metric, &|r| store.scores(t, r))
                 .map_err(|source| BuildError::Write {
                     path: table_path(dir, &variant, index.signature(), metric),
@@ -621,18 +695,12 @@ pub fn build_pair_job(
         });
     }
     let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
-    let theory = DrawRules::NONE;
-    for rules in std::iter::once(theory).chain(ruled.then_some(rules)) {
-        let finished = open_finished(dir, variant, (rules.set != theory.set).then_some(&rules), budget)?;
-        let mut working = WorkingSet::new(variant, rules);
-        let inputs = step_inputs(variant, std::slice::from_ref(&vec![pair]), &rules).remove(0);
+    for pass in std::iter::once(Pass::Theory).chain(ruled.then_some(Pass::Rules(rules))) {
+        let finished = open_finished(dir, variant, pass, budget)?;
+        let mut working = WorkingSet::new(variant, pass.rules());
+        let inputs = step_inputs(variant, std::slice::from_ref(&vec![pair]), &pass.rules()).remove(0);
         hold_inputs(&mut working, dir, (&inputs, &[]), &[pair], &cost, budget)?;
-        let view = working.view(&finished);
-        if rules.set == theory.set {
-            build_pair(&view, variant, dir, &pair, budget, on_event)?;
-        } else {
-            build_rule_pair(&view, variant, rules, dir, &pair, budget, on_event)?;
-        }
+        build_pair(pass, &working.view(&finished), variant, dir, &pair, budget, on_event)?;
     }
     Ok(PairJob::Built)
 }
@@ -660,80 +728,11 @@ pub fn build_rules_scope(
     budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<BuildSummary, BuildError> {
-    let _lock = crate::BuildLock::exclusive(dir, &variant)?;
-    let steps: Vec<Vec<TablePair>> = scoped_steps(scope)
-        .into_iter()
-        .map(|step| step.into_iter().filter(|pair| rules.context(pair[0]).is_some()).collect::<Vec<_>>())
-        .filter(|step| !step.is_empty())
-        .collect();
-    let summary = summary(variant, &steps);
-    let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
-    for step in &steps {
-        batches(step, cost, budget.pair_bytes(), budget)?;
-    }
-    on_event(BuildEvent::Planned { positions: summary.positions });
-    let needs = step_inputs(variant, &steps, &rules);
-    let mut working = WorkingSet::new(variant, rules);
-    for (k, step) in steps.iter().enumerate() {
-        if all_complete(dir, &variant, step, &[Metric::Rules(rules.set)])? {
-            step.iter().for_each(|pair| {
-                on_event(BuildEvent::Loaded { signatures: pair, positions: positions_of(variant, pair) })
-            });
-            continue;
-        }
-        let finished = open_finished(dir, variant, Some(&rules), budget)?;
-        let available = hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget)?;
-        let view = working.view(&finished);
-        for batch in batches(step, cost, available, budget)? {
-            batch
-                .par_iter()
-                .try_for_each(|pair| build_rule_pair(&view, variant, rules, dir, pair, budget, on_event))?;
-        }
-    }
-    Ok(summary)
+    run_pass(Pass::Rules(rules), variant, scope, dir, budget, on_event)
 }
 
 /// Working state of a rule pair: two bytes per position for the pair's values, in
 /// which its components are solved in place (`rule_solve`).
 pub(crate) fn rule_pair_bytes(variant: Variant, pair: &[Signature]) -> u64 {
     2 * positions_of(variant, pair)
-}
-
-fn build_rule_pair(
-    finished: &Working<'_>,
-    variant: Variant,
-    rules: DrawRules,
-    dir: &Path,
-    pair: &[Signature],
-    budget: MemoryBudget,
-    on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
-) -> Result<(), BuildError> {
-    let metric = Metric::Rules(rules.set);
-    let positions = positions_of(variant, pair);
-    match pair_on_disk(dir, &variant, pair, &[metric]) {
-        PairOnDisk::Complete => {
-            on_event(BuildEvent::Loaded { signatures: pair, positions });
-            return Ok(());
-        }
-        PairOnDisk::Broken(problem) => on_event(BuildEvent::Repairing { signatures: pair, problem: &problem }),
-        PairOnDisk::Absent => {}
-    }
-    on_event(BuildEvent::Started { signatures: pair, positions });
-    let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
-    if pair_state_bytes(variant, pair, budget).1 {
-        build_in_slices(variant, dir, pair, budget, ("rules", &[metric]), |_, store| {
-            solve_rule_pair_on_disk(finished, rules, variant, pair[0], store, &progress)
-        })?;
-        on_event(BuildEvent::Finished { signatures: pair, positions });
-        return Ok(());
-    }
-    let tables = solve_rule_pair(finished, rules, variant, pair[0], &progress)?.unwrap_or_default();
-    for table in &tables {
-        write_rule_table(dir, variant.name, table, rules.set).map_err(|source| BuildError::Write {
-            path: table_path(dir, &variant, table.index.signature(), metric),
-            source,
-        })?;
-    }
-    on_event(BuildEvent::Finished { signatures: pair, positions });
-    Ok(())
 }

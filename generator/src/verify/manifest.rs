@@ -150,15 +150,10 @@ impl Manifest {
     }
 }
 
-/// `SSSS.metric.kabe`: four digits, a metric name, nothing that leaves the folder.
+/// `SSSS.metric.kabe`, as [`kabe_probe::table::parse_file_name`] reads it: four digits
+/// and a metric, so nothing that leaves the folder.
 fn is_table_name(name: &str) -> bool {
-    let Some(rest) = name.strip_suffix(".kabe") else { return false };
-    let Some((sig, metric)) = rest.split_once('.') else { return false };
-    sig.len() == 4
-        && sig.bytes().all(|b| b.is_ascii_digit())
-        && !metric.is_empty()
-        && metric.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
-        && !metric.contains("..")
+    kabe_probe::table::parse_file_name(name).is_some()
 }
 
 /// SHA-256 of the file at `path`, in hex. A FIFO or device is refused without being

@@ -26,7 +26,7 @@ use std::cell::RefCell;
 
 use kabe_probe::rules::exact::{verdict, Oracle};
 use kabe_probe::successors;
-use kabe_probe::table::{decode_entry, Metric, TableError, TableFile};
+use kabe_probe::table::{decode_entry, Metric, TableDir, TableError, TableFile};
 use kabe_probe::{
     Counters, DrawRuleSet, DrawRules, MaterialIndex, MoveList, Position, RuleScore, Score, Signature, Variant, Wld,
 };
@@ -118,35 +118,10 @@ impl VerifyReport {
     }
 }
 
-/// The metric a table file name's part after the signature names: `wld`, `dtw`, or a
-/// draw-rule set.
-fn metric_named(name: &str) -> Option<Metric> {
-    match name {
-        "wld" => Some(Metric::Wld),
-        "dtw" => Some(Metric::Dtw),
-        other => other.parse::<DrawRuleSet>().ok().map(Metric::Rules),
-    }
-}
-
 /// The signatures with a table file of `variant` under `dir`, with the metrics present
 /// (WLD, DTW and rule tables).
 pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Signature, Vec<Metric>>> {
-    let mut out: BTreeMap<Signature, Vec<Metric>> = BTreeMap::new();
-    let folder = dir.join(variant.name);
-    if !folder.exists() {
-        return Ok(out);
-    }
-    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", folder.display()));
-    for entry in std::fs::read_dir(&folder).map_err(named)? {
-        let name = entry.map_err(named)?.file_name().to_string_lossy().into_owned();
-        let Some(stem) = name.strip_suffix(".kabe") else { continue };
-        let Some((sig, metric)) = stem.split_once('.') else { continue };
-        let Some(metric) = metric_named(metric) else { continue };
-        if let Ok(sig) = sig.parse::<Signature>() {
-            out.entry(sig).or_default().push(metric);
-        }
-    }
-    Ok(out)
+    TableDir::new(dir).tables(variant)
 }
 
 /// Tables read block by block through the table reader, through a cache written again on

@@ -78,6 +78,16 @@ impl Metric {
         }
     }
 
+    /// The metric a file-name part names (`wld`, `dtw` or a draw-rule set): the inverse
+    /// of [`Metric::name`].
+    pub fn named(name: &str) -> Option<Metric> {
+        match name {
+            "wld" => Some(Metric::Wld),
+            "dtw" => Some(Metric::Dtw),
+            other => other.parse::<DrawRuleSet>().ok().map(Metric::Rules),
+        }
+    }
+
     fn code(self) -> u8 {
         match self {
             Metric::Wld => 1,
@@ -93,11 +103,6 @@ impl Metric {
             c => DrawRuleSet::ALL.into_iter().find(|s| s.table_code() == c).map(Metric::Rules),
         }
     }
-}
-
-/// The file name of a table, relative to the table directory: `russian/1011.dtw.kabe`.
-pub fn file_name(variant: &str, signature: Signature, metric: Metric) -> PathBuf {
-    PathBuf::from(variant).join(format!("{signature}.{}.kabe", metric.name()))
 }
 
 /// The command that builds the table file at `path` (`<dir>/<variant>/<sig>.<metric>.kabe`)
@@ -118,13 +123,9 @@ pub fn build_command(path: &Path) -> Option<String> {
 /// As [`build_command`], the rule tables of `rules` built too (for a WLD or DTW file
 /// missing where a rule set other than the variant's usual one is probed).
 pub fn build_command_with(path: &Path, rules: Option<DrawRuleSet>) -> Option<String> {
-    let name = path.file_name()?.to_str()?;
-    let (signature, metric) = name.strip_suffix(".kabe")?.split_once('.')?;
-    if signature.len() != 4 || !signature.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
+    let (signature, metric) = super::parse_file_name(path.file_name()?.to_str()?)?;
     // A side without pieces: the game is over, no table holds it and none can be built.
-    if &signature[..2] == "00" || &signature[2..] == "00" {
+    if signature.white_men + signature.white_kings == 0 || signature.black_men + signature.black_kings == 0 {
         return None;
     }
     let variant_dir = path.parent()?;
@@ -132,9 +133,8 @@ pub fn build_command_with(path: &Path, rules: Option<DrawRuleSet>) -> Option<Str
     let dir =
         variant_dir.parent().map(|d| d.display().to_string()).filter(|d| !d.is_empty()).unwrap_or_else(|| ".".into());
     let rules = match (metric, rules) {
-        ("wld" | "dtw", None) => String::new(),
-        ("wld" | "dtw", Some(set)) => format!(" --rules {set}"),
-        (set, _) => format!(" --rules {set}"),
+        (Metric::Rules(set), _) | (_, Some(set)) => format!(" --rules {set}"),
+        (_, None) => String::new(),
     };
     Some(format!("kabe generate --variant {variant} --closure {signature}{rules} --tables {dir}"))
 }

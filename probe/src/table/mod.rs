@@ -32,13 +32,15 @@
 //! decided within the count ([`crate::RuleScore`]), 255 when the count cannot decide it.
 
 mod format;
+mod layout;
 pub(crate) use format::build_hint as format_build_hint;
+pub use layout::{file_name, parse_file_name, TableDir};
 mod reader;
 pub(crate) use reader::open_regular;
 pub mod runs;
 
 pub use format::{
-    build_command, build_command_with, decode_entry, encode_block, encode_rule_block, encode_wld_block, file_name,
-    wld_code, Header, Metric, TableError, TableFlags, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
+    build_command, build_command_with, decode_entry, encode_block, encode_rule_block, encode_wld_block, wld_code,
+    Header, Metric, TableError, TableFlags, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
 };
 pub use reader::TableFile;

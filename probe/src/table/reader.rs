@@ -138,17 +138,25 @@ impl TableFile {
         TableFile::checked(path, variant, signature, metric, Source::Positional { file, len })
     }
 
-    /// As [`TableFile::open`], memory-mapped. The contract: the file is never written in
-    /// place while open (kabe's builds replace files by rename); a file truncated under a
-    /// mapping ends the process with SIGBUS, which positional reads turn into an error.
-    pub fn open_mapped(
+    /// As [`TableFile::open`], memory-mapped.
+    ///
+    /// # Safety
+    ///
+    /// The file must not be written in place, truncated or shrunk while the returned
+    /// value (or anything read from it) lives: the map's bytes are read as immutable
+    /// memory, and a page that disappears under the mapping ends the process with SIGBUS
+    /// where a positional read would return an error naming the file. kabe's own builds
+    /// never do either (a table is written under a temporary name and renamed into place,
+    /// which leaves a mapping of the old file intact).
+    pub unsafe fn open_mapped(
         path: &Path,
         variant: &Variant,
         signature: Signature,
         metric: Metric,
     ) -> Result<TableFile, TableError> {
         let (file, _) = open_regular(path)?;
-        // SAFETY: see the contract above; the caller opted in to it.
+        // SAFETY: the caller promises (this function's contract) that the file is not
+        // changed in place while mapped, which is what `Mmap::map` requires.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::Io { path: path.to_path_buf(), error: e })?;
         TableFile::checked(path, variant, signature, metric, Source::Mapped(map))
     }

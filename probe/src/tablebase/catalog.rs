@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use super::ProbeError;
 use crate::index::{MaterialIndex, Signature};
 use crate::rules::DrawRuleSet;
-use crate::table::{Header, Metric, TableError, TableFile, HEADER_LEN};
+use crate::table::{Header, Metric, TableDir, TableError, TableFile, HEADER_LEN};
 use crate::{Position, Variant};
 
 /// One table file of the directory.
@@ -38,7 +38,9 @@ impl Slot {
         }
         let (signature, metric) = (self.header.signature, self.header.metric);
         let file = if self.mapped {
-            TableFile::open_mapped(&self.path, variant, signature, metric)?
+            // SAFETY: `mapped` is set only by `TablebaseBuilder::memory_map`, whose caller
+            // promised that no table file is changed in place while the tablebase is open.
+            unsafe { TableFile::open_mapped(&self.path, variant, signature, metric)? }
         } else {
             TableFile::open(&self.path, variant, signature, metric)?
         };
@@ -130,25 +132,6 @@ pub(crate) struct Unusable {
     pub(crate) error: TableError,
 }
 
-/// `1010.dtw.kabe` → (signature, metric name).
-fn parse_name(name: &str) -> Option<(Signature, &str)> {
-    let rest = name.strip_suffix(".kabe")?;
-    let (sig, metric) = rest.split_once('.')?;
-    let d: Vec<u8> = sig.bytes().map(|b| b.wrapping_sub(b'0')).collect();
-    if d.len() != 4 || d.iter().any(|&x| x > 9) {
-        return None;
-    }
-    Some((Signature::new(d[0], d[1], d[2], d[3]), metric))
-}
-
-fn metric_named(name: &str) -> Option<Metric> {
-    match name {
-        "wld" => Some(Metric::Wld),
-        "dtw" => Some(Metric::Dtw),
-        other => other.parse::<DrawRuleSet>().ok().map(Metric::Rules),
-    }
-}
-
 impl Catalog {
     fn empty() -> Catalog {
         Catalog {
@@ -164,23 +147,16 @@ impl Catalog {
     /// Scans `dir/<variant>/`, checking every table header (the rule tables of every set
     /// present); `next_id` numbers the slots across variants (cache keys).
     pub(crate) fn scan(dir: &Path, variant: &Variant, mapped: bool, next_id: &mut u32) -> Result<Catalog, ProbeError> {
-        let sub = dir.join(variant.name);
-        let mut names: Vec<(PathBuf, Signature, Metric)> = Vec::new();
+        let layout = TableDir::new(dir);
         // A variant asked for with no folder yet in an existing directory has no tables:
         // its probes then name each missing file and the command that builds it.
-        let entries = match fs::read_dir(&sub) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir.is_dir() => return Ok(Catalog::empty()),
-            other => other.map_err(|source| ProbeError::Directory { path: sub.clone(), error: source })?,
-        };
-        for entry in entries {
-            let entry = entry.map_err(|source| ProbeError::Directory { path: sub.clone(), error: source })?;
-            let file_name = entry.file_name();
-            // Temporary files of an interrupted build and foreign files are not tables.
-            let Some((signature, metric)) = file_name.to_str().and_then(parse_name) else { continue };
-            let Some(metric) = metric_named(metric) else { continue };
-            names.push((entry.path(), signature, metric));
+        let error = |error| ProbeError::Directory { path: layout.folder(variant), error };
+        if !dir.is_dir() {
+            // Reading the folder says why: the directory missing, or not one.
+            let why = fs::read_dir(layout.folder(variant)).err();
+            return Err(error(why.unwrap_or_else(|| std::io::ErrorKind::NotFound.into())));
         }
-        names.sort_by(|a, b| a.0.cmp(&b.0));
+        let names = layout.files(variant).map_err(error)?;
         let mut catalog = Catalog::empty();
         for (path, signature, metric) in names {
             let Some(k) = signature.key() else { continue };
@@ -278,21 +254,5 @@ impl Catalog {
     /// The rule sets with at least one rule table here.
     pub(crate) fn rule_sets(&self) -> impl Iterator<Item = DrawRuleSet> + '_ {
         self.by_rules.iter().map(|(s, _)| *s)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_parse_and_foreign_names_are_skipped() {
-        assert_eq!(parse_name("1021.dtw.kabe"), Some((Signature::new(1, 0, 2, 1), "dtw")));
-        assert_eq!(parse_name("0103.fmjd-2000.kabe"), Some((Signature::new(0, 1, 0, 3), "fmjd-2000")));
-        assert_eq!(parse_name("1021.dtw.kabe.tmp"), None);
-        assert_eq!(parse_name("10x1.dtw.kabe"), None);
-        assert_eq!(parse_name("README"), None);
-        assert_eq!(metric_named("ussr1953"), Some(Metric::Rules(DrawRuleSet::Ussr1953)));
-        assert_eq!(metric_named("lzma"), None);
     }
 }

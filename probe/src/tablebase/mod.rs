@@ -159,18 +159,24 @@ impl TablebaseBuilder {
     }
 
     /// Memory-map the table files instead of reading them by positional reads (the
-    /// default). The contract: no table file is written in place or truncated while the
-    /// tablebase is open (kabe's builds replace files by rename); a mapped file that
-    /// shrinks ends the process with SIGBUS, where positional reads give an error naming
-    /// the file.
+    /// default, which needs no promise).
+    ///
+    /// # Safety
+    ///
+    /// No table file under the directory may be written in place, truncated or shrunk
+    /// while the tablebase is open ([`TableFile::open_mapped`]'s contract, for every
+    /// file): a mapped file that shrinks ends the process with SIGBUS, where positional
+    /// reads give an error naming the file. kabe's builds replace files by rename, which
+    /// keeps that promise; another program writing the tables does not.
     ///
     /// ```
-    /// let builder = kabe_probe::tablebase::Tablebase::builder("tables").memory_map(true);
+    /// // SAFETY: nothing writes the table files while this tablebase is open.
+    /// let builder = unsafe { kabe_probe::tablebase::Tablebase::builder("tables").memory_map() };
     /// # drop(builder);
     /// ```
     #[must_use]
-    pub fn memory_map(mut self, mapped: bool) -> TablebaseBuilder {
-        self.memory_map = mapped;
+    pub unsafe fn memory_map(mut self) -> TablebaseBuilder {
+        self.memory_map = true;
         self
     }
 
