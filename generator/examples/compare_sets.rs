@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use kabe_probe::table::{parse_file_name, Metric, TableFile};
-use kabe_probe::{MaterialIndex, Signature, Variant};
+use kabe_probe::{MaterialIndex, Variant};
 
 fn open(dir: &Path, variant: &Variant, name: &str) -> Option<TableFile> {
     let path = dir.join(variant.name).join(name);
