@@ -20,13 +20,13 @@ pub mod statistics;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use std::cell::RefCell;
 
 use kabe_probe::rules::exact::{verdict, Oracle};
 use kabe_probe::successors;
-use kabe_probe::table::{decode_entry, Metric, TableDir, TableError, TableFile};
+use kabe_probe::table::{decode_entry, BlockCache, BlockKey, Metric, TableDir, TableError, TableFile};
 use kabe_probe::{
     Counters, DrawRuleSet, DrawRules, MaterialIndex, MoveList, Position, RuleScore, Score, Signature, Variant, Wld,
 };
@@ -124,10 +124,10 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
     TableDir::new(dir).tables(variant)
 }
 
-/// Tables read block by block through the table reader, through a cache written again on
-/// purpose (not the probe library's cache, not `Registry::score`), so that verification
-/// shares no code with the solver's lookups, and its memory stays bounded whatever the
-/// size of the set.
+/// Tables read block by block through the table reader and the probe library's block
+/// cache (the one read seam of every reader of table files), not through the solver's
+/// lookups (`Registry::score`, the working form), so that verification shares no code
+/// with them, and its memory stays bounded whatever the size of the set.
 ///
 /// The pair being checked is held resident: every value of both its tables in memory,
 /// left-out positions included (each derived once), so that a successor in the pair is
@@ -176,13 +176,8 @@ const RESIDENT_BYTES_PER_POSITION: u64 = 3;
 /// Positions a worker checks at a time.
 const CHECK_CHUNK: u64 = 1 << 14;
 
-/// Blocks a worker keeps at hand before asking the shared cache.
-const WORKER_BLOCKS: usize = 256;
-/// Bytes a decoded block may take at most (DTW: 16,384 positions of two bytes).
-const MAX_BLOCK_BYTES: usize = 32 << 10;
-
-/// Which block: signature, metric and block number in one word.
-fn block_key(sig: Signature, metric: Metric, block: u32) -> u64 {
+/// Which block: signature, metric and block number in one word ([`BlockKey`]).
+fn block_key(sig: Signature, metric: Metric, block: u32) -> BlockKey {
     let sig = (sig.white_men as u64 & 63) << 18
         | (sig.white_kings as u64 & 63) << 12
         | (sig.black_men as u64 & 63) << 6
@@ -195,71 +190,21 @@ fn block_key(sig: Signature, metric: Metric, block: u32) -> u64 {
     sig << 40 | metric << 32 | block as u64
 }
 
-/// The slot of a block: the product's high half, which every bit of the key reaches (its
-/// low bits hold only the key's low bits, so a small cache would put every signature's
-/// block `b` in one slot).
-fn slot_of(key: u64, slots: usize) -> usize {
-    ((key ^ key >> 29).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize % slots
-}
-
-type Block = (u64, Arc<Vec<u8>>);
-
-/// Decoded blocks shared by the workers, direct-mapped, as many as the verifier's memory
-/// allows: the children of a position lie all over the other table of its pair, so a
-/// cache that holds a few MiB decodes a block for most lookups (kings-only 0501+0105
-/// did not finish in 16 minutes that way).
-struct SharedBlocks {
-    slots: Vec<Mutex<Option<Block>>>,
-}
-
-impl SharedBlocks {
-    fn new(bytes: usize) -> SharedBlocks {
-        SharedBlocks { slots: (0..(bytes / MAX_BLOCK_BYTES).max(1)).map(|_| Mutex::new(None)).collect() }
-    }
-}
-
-/// One worker's blocks at hand, its decompression context, and the shared cache.
-struct BlockCache<'a> {
-    slots: Vec<Option<Block>>,
+/// One worker's way to the tables: the block cache every worker shares (the probe
+/// library's [`BlockCache`], as large as the verifier's memory allows: the children of a
+/// position lie all over the other table of its pair), its own decompression context,
+/// and spare successor lists.
+struct Reader<'a> {
+    cache: &'a BlockCache,
+    context: zstd::bulk::Decompressor<'static>,
     /// Successor lists of the searches below a left-out position, kept to spare their
     /// allocations (one per level of the search).
     spare: Vec<Successors>,
-    shared: &'a SharedBlocks,
-    context: zstd::bulk::Decompressor<'static>,
 }
 
-impl<'a> BlockCache<'a> {
-    fn new(shared: &'a SharedBlocks) -> BlockCache<'a> {
-        BlockCache {
-            slots: vec![None; WORKER_BLOCKS],
-            spare: Vec::new(),
-            shared,
-            context: zstd::bulk::Decompressor::new().expect("a zstd context"),
-        }
-    }
-
-    fn block(&mut self, file: &TableFile, key: u64, block: u32) -> Result<Arc<Vec<u8>>, TableError> {
-        let local = &mut self.slots[slot_of(key, WORKER_BLOCKS)];
-        if let Some((k, bytes)) = local {
-            if *k == key {
-                return Ok(bytes.clone());
-            }
-        }
-        let shared = &self.shared.slots[slot_of(key, self.shared.slots.len())];
-        let found = match &*shared.lock().unwrap_or_else(|p| p.into_inner()) {
-            Some((k, bytes)) if *k == key => Some(bytes.clone()),
-            _ => None,
-        };
-        let bytes = match found {
-            Some(bytes) => bytes,
-            None => {
-                let bytes = Arc::new(file.block_with(block, &mut self.context)?);
-                *shared.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, bytes.clone()));
-                bytes
-            }
-        };
-        *local = Some((key, bytes.clone()));
-        Ok(bytes)
+impl<'a> Reader<'a> {
+    fn new(cache: &'a BlockCache) -> Reader<'a> {
+        Reader { cache, context: zstd::bulk::Decompressor::new().expect("a zstd context"), spare: Vec::new() }
     }
 
     /// The entry at `at` of `file`, read by `decode`; `Ok(None)` past the table's end.
@@ -276,9 +221,10 @@ impl<'a> BlockCache<'a> {
         if at >= header.positions {
             return Ok(None);
         }
-        let bytes = self.block(file, block_key(sig, header.metric, block), block)?;
         let i = (at % per) as usize;
-        decode(&bytes, i).map(Some).ok_or_else(|| TableError::Corrupt {
+        let key = block_key(sig, header.metric, block);
+        let found = self.cache.read_block(key, file, block, &mut self.context, |bytes| decode(bytes, i))?;
+        found.map(Some).ok_or_else(|| TableError::Corrupt {
             path: file.path().to_path_buf(),
             detail: format!("undefined value at index {at}"),
         })
@@ -342,7 +288,7 @@ impl Tables {
     /// The DTW value of any position whose table is here (or whose material decides it:
     /// [`Position::settled_score`]): stored, or where the file leaves the position out,
     /// found from its successors; `Ok(None)` when a table is missing.
-    fn score(&self, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
+    fn score(&self, position: &Position, cache: &mut Reader) -> Result<Option<Score>, TableError> {
         self.score_placed(position, self.place(position), cache)
     }
 
@@ -351,7 +297,7 @@ impl Tables {
         &self,
         position: &Position,
         placed: Option<Placed>,
-        cache: &mut BlockCache,
+        cache: &mut Reader,
     ) -> Result<Option<Score>, TableError> {
         let Some(Placed { sig, at }) = placed else {
             return Ok(position.settled_score());
@@ -374,7 +320,7 @@ impl Tables {
         set: DrawRuleSet,
         position: &Position,
         placed: Option<Placed>,
-        cache: &mut BlockCache,
+        cache: &mut Reader,
     ) -> Result<Option<RuleScore>, TableError> {
         let Some(Placed { sig, at }) = placed else {
             return Ok(position.settled_score().map(RuleScore::from_score));
@@ -432,7 +378,7 @@ pub struct VerifyOptions<'a> {
     /// the same); every signature when `None`. A build that adds a few tables to a large
     /// set verifies the new ones without going over the old.
     pub only: Option<&'a [Signature]>,
-    /// The shared cache of decoded blocks (each worker keeps up to 8 MiB more).
+    /// The block cache the workers share, in bytes of decompressed blocks.
     pub cache_bytes: usize,
     /// Memory for the pair being checked: a pair whose values fit (three bytes a
     /// position) is held in memory, every left-out value derived once; a larger one is
@@ -812,7 +758,7 @@ pub fn verify_with(
     let checked = AtomicU64::new(0);
     let rule_checked = AtomicU64::new(0);
     let unverified = AtomicU64::new(0);
-    let shared = SharedBlocks::new(cache_bytes);
+    let shared = BlockCache::new(cache_bytes);
     let note_bad = |e: TableError| bad.lock().expect("no panics while held").push(e.to_string());
     let chosen = |sig: &Signature| only.is_none_or(|o| o.contains(sig));
     let pairs: BTreeMap<Signature, Vec<Signature>> =
@@ -1046,7 +992,7 @@ impl Successors {
         &self,
         tables: &Tables,
         position: &Position,
-        cache: &mut BlockCache,
+        cache: &mut Reader,
     ) -> Result<Option<Score>, TableError> {
         if self.children.is_empty() {
             return Ok(Some(position.variant().score_at_end()));
@@ -1062,13 +1008,13 @@ impl Successors {
 
 /// One worker's block cache, and the successors of the position it checks.
 struct Worker<'s> {
-    cache: BlockCache<'s>,
+    cache: Reader<'s>,
     successors: Successors,
 }
 
 impl<'s> Worker<'s> {
-    fn new(shared: &'s SharedBlocks) -> Worker<'s> {
-        Worker { cache: BlockCache::new(shared), successors: Successors::default() }
+    fn new(shared: &'s BlockCache) -> Worker<'s> {
+        Worker { cache: Reader::new(shared), successors: Successors::default() }
     }
 
     /// As [`Successors::gather`].
@@ -1105,7 +1051,7 @@ fn check_signature(
     sig: Signature,
     theory: bool,
     rules: Option<&DrawRules>,
-    shared: &SharedBlocks,
+    shared: &BlockCache,
     findings: &Findings,
     progress: &(dyn Fn(u64) + Sync),
 ) {
@@ -1277,7 +1223,7 @@ fn stored_first(pair: &[Signature], files: &BTreeMap<Signature, TableFile>) -> V
 /// the check itself).
 fn fill_resident<T: Copy + Default + Send>(
     index: &MaterialIndex,
-    shared: &SharedBlocks,
+    shared: &BlockCache,
     value: impl Fn(&mut Worker, u64, &Position) -> Result<Option<T>, TableError> + Sync,
 ) -> Result<Option<Vec<T>>, TableError> {
     let mut values = vec![T::default(); index.len() as usize];
@@ -1303,7 +1249,7 @@ fn fill_resident<T: Copy + Default + Send>(
 }
 
 /// Every DTW value of `sig` ([`Score::raw`]), as [`fill_resident`] gives them.
-fn resident_dtw(tables: &Tables, sig: Signature, shared: &SharedBlocks) -> Result<Option<Vec<u16>>, TableError> {
+fn resident_dtw(tables: &Tables, sig: Signature, shared: &BlockCache) -> Result<Option<Vec<u16>>, TableError> {
     let file = &tables.dtw[&sig];
     fill_resident(&tables.index[&sig], shared, |worker, at, position| {
         let value = if file.header().holds(position) {
@@ -1325,7 +1271,7 @@ fn resident_rules(
     rules: &DrawRules,
     context: kabe_probe::rules::Context,
     sig: Signature,
-    shared: &SharedBlocks,
+    shared: &BlockCache,
 ) -> Result<Option<Vec<u8>>, TableError> {
     let file = &tables.rules[&rules.set][&sig];
     // Drawn in theory (the resident DTW, derived where left out) is undecided under every
@@ -1365,13 +1311,13 @@ fn count_rules(
     tables: &Tables,
     rules: &DrawRules,
     sig: Signature,
-    shared: &SharedBlocks,
+    shared: &BlockCache,
 ) -> Result<Option<RuleStats>, TableError> {
     let index = &tables.index[&sig];
     (0..index.len().div_ceil(CHECK_CHUNK))
         .into_par_iter()
         .map_init(
-            || BlockCache::new(shared),
+            || Reader::new(shared),
             |cache, c| {
                 let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
                 let mut stats = RuleStats::default();
@@ -1412,7 +1358,7 @@ fn rule_code(value: RuleScore) -> u8 {
 
 /// The value of a position its DTW table leaves out, from its successors; `None` when a
 /// successor's table is missing.
-fn derive(tables: &Tables, position: &Position, cache: &mut BlockCache) -> Result<Option<Score>, TableError> {
+fn derive(tables: &Tables, position: &Position, cache: &mut Reader) -> Result<Option<Score>, TableError> {
     if let Some(settled) = position.settled_score() {
         return Ok(Some(settled));
     }
@@ -1429,7 +1375,7 @@ fn derive(tables: &Tables, position: &Position, cache: &mut BlockCache) -> Resul
 struct RuleOracle<'t, 'c, 's> {
     tables: &'t Tables,
     set: DrawRuleSet,
-    cache: RefCell<&'c mut BlockCache<'s>>,
+    cache: RefCell<&'c mut Reader<'s>>,
     children: &'t [Position],
     placed: &'t [Option<Placed>],
 }

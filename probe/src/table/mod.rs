@@ -31,6 +31,8 @@
 //! stores one byte per position: `2 * plies + 1` for a win and `2 * plies` for a loss
 //! decided within the count ([`crate::RuleScore`]), 255 when the count cannot decide it.
 
+mod cache;
+pub use cache::{BlockCache, BlockKey, CacheStats};
 mod format;
 mod layout;
 pub(crate) use format::build_hint as format_build_hint;

@@ -36,19 +36,18 @@
 //! must capture, are resolved by playing the captures (recursively) to positions that
 //! hold a value.
 
-mod cache;
 mod catalog;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use self::cache::BlockCache;
-pub use self::cache::CacheStats;
 use self::catalog::{Catalog, Column, Slot};
 use crate::index::Signature;
 use crate::rules::exact::{self, MoveVerdict, Oracle, Verdict};
 use crate::rules::{CounterError, Counters, DrawRuleSet, DrawRules};
 use crate::successors;
+use crate::table::BlockCache;
+pub use crate::table::CacheStats;
 use crate::table::{file_name, Header, Metric, TableError};
 use crate::{Move, Position, RuleScore, Score, Variant, Wld};
 

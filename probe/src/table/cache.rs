@@ -1,4 +1,5 @@
-//! A bounded cache of decompressed blocks, shared by every thread of a [`super::Tablebase`].
+//! A bounded cache of decompressed blocks, shared by every thread that reads tables: the
+//! probe library's [`crate::tablebase::Tablebase`] and the verifier read through it.
 //!
 //! A hit must not write to memory another core uses, or every probe pays for moving a
 //! cache line between cores (with one lock per shard, two threads reached only 1.56x one
@@ -14,8 +15,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
-/// A block: table number (high 32 bits) and block number.
-pub(crate) type BlockKey = u64;
+/// A block: which table (the high bits, as the reader numbers its tables) and block number
+/// (the low 32 bits).
+pub type BlockKey = u64;
 
 /// What the cache holds and did, for tuning and the benchmark.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,7 +72,8 @@ struct ReaderSlot(RwLock<()>);
 
 const READER_SLOTS: usize = 16;
 
-pub(crate) struct BlockCache {
+/// Decompressed blocks, at most a bound of bytes of them, shared by threads.
+pub struct BlockCache {
     slots: [ReaderSlot; READER_SLOTS],
     /// Read under any one slot's read lock; written only under all slots' write locks.
     blocks: UnsafeCell<Blocks>,
@@ -91,7 +94,8 @@ fn reader_slot() -> usize {
 }
 
 impl BlockCache {
-    pub(crate) fn new(capacity: usize) -> BlockCache {
+    /// A cache holding at most `capacity` bytes of decompressed blocks.
+    pub fn new(capacity: usize) -> BlockCache {
         BlockCache {
             slots: Default::default(),
             blocks: UnsafeCell::new(Blocks::default()),
@@ -117,7 +121,7 @@ impl BlockCache {
 
     /// Runs `f` on the cached block `key`, or returns `None` when it is not cached.
     #[inline]
-    pub(crate) fn with<R>(&self, key: BlockKey, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    pub fn with<R>(&self, key: BlockKey, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
         self.read(|blocks| {
             let entry = blocks.map.get(&key)?;
             if !entry.referenced.load(Ordering::Relaxed) {
@@ -127,13 +131,14 @@ impl BlockCache {
         })
     }
 
-    pub(crate) fn count_miss(&self) {
+    /// Counts a probe that had to read its block ([`CacheStats::misses`]).
+    pub fn count_miss(&self) {
         self.misses.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Stores a block read by the caller, evicting as needed. A block larger than the
     /// whole cache is not kept (the caller still uses its copy).
-    pub(crate) fn insert(&self, key: BlockKey, bytes: Arc<[u8]>) {
+    pub fn insert(&self, key: BlockKey, bytes: Arc<[u8]>) {
         if bytes.len() > self.capacity {
             return;
         }
@@ -157,7 +162,28 @@ impl BlockCache {
         });
     }
 
-    pub(crate) fn stats(&self) -> CacheStats {
+    /// Runs `f` on block `block` of `file` (cached under `key`), read and decompressed
+    /// with `context` and kept when it is not cached yet.
+    pub fn read_block<R>(
+        &self,
+        key: BlockKey,
+        file: &super::TableFile,
+        block: u32,
+        context: &mut zstd::bulk::Decompressor<'_>,
+        f: impl Fn(&[u8]) -> R,
+    ) -> Result<R, super::TableError> {
+        if let Some(found) = self.with(key, &f) {
+            return Ok(found);
+        }
+        self.count_miss();
+        let bytes: Arc<[u8]> = file.block_with(block, context)?.into();
+        let found = f(&bytes);
+        self.insert(key, bytes);
+        Ok(found)
+    }
+
+    /// What the cache holds and did.
+    pub fn stats(&self) -> CacheStats {
         self.read(|blocks| CacheStats {
             capacity_bytes: self.capacity,
             used_bytes: blocks.bytes,
