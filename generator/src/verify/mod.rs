@@ -645,16 +645,8 @@ fn open_tables(dir: &Path, variant: Variant) -> std::io::Result<Tables> {
 /// The pairs of `tables` (one signature, or a signature and its flip) with their names.
 fn pairs_of(tables: &Tables) -> Vec<(String, Vec<Signature>)> {
     let firsts: std::collections::BTreeSet<Signature> = tables.dtw.keys().map(|s| *s.min(&s.flipped())).collect();
-    firsts
-        .into_iter()
-        .map(|first| {
-            if first == first.flipped() {
-                (first.to_string(), vec![first])
-            } else {
-                (format!("{first}+{}", first.flipped()), vec![first, first.flipped()])
-            }
-        })
-        .collect()
+    let pair = |first: Signature| if first == first.flipped() { vec![first] } else { vec![first, first.flipped()] };
+    firsts.into_iter().map(|first| (pair_name(first, pair(first).len()), pair(first))).collect()
 }
 
 /// The ledger lines that hold for the files under `dir` now, by pair name: what
@@ -697,46 +689,76 @@ pub(crate) fn carry_ledger(dir: &Path, variant: Variant, holding: &BTreeMap<Stri
 /// As [`verify`], as `options` say. A rule table is expected for every signature whose
 /// material keeps one under its set ([`DrawRules::context`]), up to the most pieces of
 /// that set's tables present: one that is missing is a bad file.
+///
+/// The recipe: open every file and check its checksum; name the rule tables missing;
+/// then, pair by pair in build order, skip what the ledger records as verified with the
+/// same files, derive every value of the others again ([`derive_pair`]), and record each
+/// pair found sound in the ledger at once.
 pub fn verify_with(
     dir: &Path,
     variant: Variant,
     options: &VerifyOptions,
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::io::Result<VerifyReport> {
-    let VerifyOptions { only, cache_bytes, resident_bytes, max_reported, ledger } = *options;
     let mut report = VerifyReport::default();
-    let mut tables = Tables::default();
     let found = tables_in(dir, &variant)?;
-    for (sig, metrics) in &found {
+    let mut tables = open_checked(dir, variant, &found, &mut report);
+    report.bad_files.extend(missing_rule_tables(dir, &variant, &found));
+    let cache = BlockCache::new(options.cache_bytes);
+    let findings = Findings::new(options.max_reported);
+    let ledger_path = dir.join(variant.name).join(LEDGER_NAME);
+    let recorded = if options.ledger { open_ledger(&ledger_path, &mut report) } else { Default::default() };
+    let mut ledger = options.ledger && report.ledger_problem.is_none();
+    for (name, pair) in pairs_in_build_order(&tables, options.only) {
+        let line = format!("{name} {:016x}", ledger_digest(&tables, &pair));
+        if recorded.contains_key(&line) {
+            report.pairs_from_ledger += 1;
+            progress(positions_derived(&tables, &pair));
+            continue;
+        }
+        let before = findings.so_far();
+        let words = derive_pair(&mut tables, variant, &pair, options.resident_bytes, &cache, &findings, progress);
+        report.pairs_derived += 1;
+        // A pair is sound when nothing was found while checking it and none of its files
+        // (nor those it leads to, which the digest covers) is bad.
+        let files_sound = report.bad_files.is_empty()
+            && pair.iter().all(|s| tables.dtw.contains_key(s) && tables.wld.contains_key(s));
+        if ledger && findings.so_far() == before && files_sound {
+            if let Err(e) = append_to_ledger(&ledger_path, &format!("{line}{words}")) {
+                report.ledger_problem = Some(e.to_string());
+                ledger = false;
+            }
+        }
+    }
+    findings.into_report(&mut report);
+    Ok(report)
+}
+
+/// Opens every table file of `found`, checking its checksum, and a file found by search
+/// against its colour flip; what cannot be used is a bad file of `report`, the rest is
+/// what the values are read from.
+fn open_checked(
+    dir: &Path,
+    variant: Variant,
+    found: &BTreeMap<Signature, Vec<Metric>>,
+    report: &mut VerifyReport,
+) -> Tables {
+    let mut tables = Tables::default();
+    for (sig, metrics) in found {
         if !(metrics.contains(&Metric::Wld) && metrics.contains(&Metric::Dtw)) {
             report.incomplete.push(*sig);
         }
         for &metric in metrics {
-            let path: PathBuf = table_path(dir, &variant, *sig, metric);
             report.files += 1;
             *report.files_by_kind.entry(metric.name().to_string()).or_default() += 1;
-            let file =
-                match TableFile::open(&path, &variant, *sig, metric).and_then(|t| t.verify_checksum().map(|()| t)) {
-                    Ok(file) => file,
-                    Err(e) => {
-                        report.bad_files.push(e.to_string());
-                        continue;
-                    }
-                };
-            if file.header().by_search() {
-                report.files_by_search += 1;
-                let flip = table_path(dir, &variant, sig.flipped(), metric);
-                if !flip.exists() {
-                    report.bad_files.push(TableError::FlipMissing { path: flip, reader: path }.to_string());
+            let file = match open_whole(dir, variant, *sig, metric) {
+                Ok(file) => file,
+                Err(e) => {
+                    report.bad_files.push(e.to_string());
                     continue;
                 }
-                let flip_stores = sig.flipped() != *sig
-                    && TableFile::open(&flip, &variant, sig.flipped(), metric).is_ok_and(|f| !f.header().by_search());
-                if !flip_stores {
-                    report.bad_files.push(TableError::values_nowhere(&path, &flip).to_string());
-                    continue;
-                }
-            }
+            };
+            report.files_by_search += file.header().by_search() as usize;
             tables
                 .index
                 .entry(*sig)
@@ -748,195 +770,226 @@ pub fn verify_with(
             };
         }
     }
-    report.bad_files.extend(missing_rule_tables(dir, &variant, &found));
-
-    let found_disagreements = Mutex::new(Vec::new());
-    let found_rule_disagreements = Mutex::new(Vec::new());
-    let bad = Mutex::new(Vec::new());
-    let count = AtomicU64::new(0);
-    let rule_count = AtomicU64::new(0);
-    let checked = AtomicU64::new(0);
-    let rule_checked = AtomicU64::new(0);
-    let unverified = AtomicU64::new(0);
-    let shared = BlockCache::new(cache_bytes);
-    let note_bad = |e: TableError| bad.lock().expect("no panics while held").push(e.to_string());
-    let chosen = |sig: &Signature| only.is_none_or(|o| o.contains(sig));
-    let pairs: BTreeMap<Signature, Vec<Signature>> =
-        tables.dtw.keys().chain(tables.rules.values().flat_map(|files| files.keys())).filter(|sig| chosen(sig)).fold(
-            BTreeMap::new(),
-            |mut pairs, &sig| {
-                let members: &mut Vec<Signature> = pairs.entry(sig.min(sig.flipped())).or_default();
-                if !members.contains(&sig) {
-                    members.push(sig);
-                }
-                pairs
-            },
-        );
-    let ledger_path = dir.join(variant.name).join(LEDGER_NAME);
-    let mut ledger = ledger;
-    let recorded = if ledger { open_ledger(&ledger_path, &mut report) } else { Default::default() };
-    ledger &= report.ledger_problem.is_none();
-    // In build order (by pieces, then men): a pair's successors lie in pairs checked
-    // before it, whose values are kept resident while the memory allows.
-    let mut in_order: Vec<(&Signature, &Vec<Signature>)> = pairs.iter().collect();
-    in_order.sort_by_key(|(first, _)| (first.pieces(), first.men(), **first));
-    for (first, pair) in in_order {
-        let pair_name = if pair.len() == 1 { first.to_string() } else { format!("{first}+{}", first.flipped()) };
-        let line = format!("{pair_name} {:016x}", ledger_digest(&tables, pair));
-        if recorded.contains_key(&line) {
-            report.pairs_from_ledger += 1;
-            let kinds = |s: &Signature| {
-                tables.dtw.contains_key(s) as u64 + tables.rules.values().filter(|f| f.contains_key(s)).count() as u64
-            };
-            progress(pair.iter().map(|s| tables.index[s].len() * kinds(s)).sum());
-            continue;
-        }
-        let findings_before = (
-            count.load(Ordering::Relaxed) + rule_count.load(Ordering::Relaxed) + unverified.load(Ordering::Relaxed),
-            bad.lock().expect("no panics while held").len(),
-        );
-        let positions: u64 = pair.iter().map(|s| tables.index[s].len()).sum();
-        let needed = positions * RESIDENT_BYTES_PER_POSITION;
-        let resident = needed <= resident_bytes as u64;
-        if tables.resident_bytes() + needed > resident_bytes as u64 {
-            tables.forget_kept();
-        }
-        if resident {
-            // The side that stores its values first: the other side's are found through it.
-            for sig in stored_first(pair, &tables.dtw) {
-                match resident_dtw(&tables, sig, &shared) {
-                    Ok(Some(values)) => {
-                        tables.resident_index.push((sig, tables.index[&sig].clone()));
-                        tables.resident_dtw.insert(sig, values);
-                    }
-                    Ok(None) => {}
-                    Err(e) => note_bad(e),
-                }
-            }
-        }
-        let mut theory_stats = Vec::new();
-        let mut rule_stats = Vec::new();
-        if pair.iter().all(|s| tables.resident_dtw.contains_key(s)) {
-            theory_stats = pair.iter().map(|s| (*s, count_theory(&tables.resident_dtw[s]))).collect();
-        }
-        let findings = Findings {
-            disagreements: &found_disagreements,
-            rule_disagreements: &found_rule_disagreements,
-            bad: &bad,
-            count: &count,
-            rule_count: &rule_count,
-            checked: &checked,
-            rule_checked: &rule_checked,
-            unverified: &unverified,
-            max_reported,
-        };
-        // One pass over the pair for each rule set (one with none when there is no rule
-        // table); the first checks the theoretical values too, each successor made and
-        // located once for both.
-        let sets: Vec<Option<DrawRuleSet>> = match tables.rules.keys().copied().collect::<Vec<_>>() {
-            sets if sets.is_empty() => vec![None],
-            sets => sets.into_iter().map(Some).collect(),
-        };
-        for (pass, set) in sets.into_iter().enumerate() {
-            let rules = set.map(|set| DrawRules::new(set, &variant));
-            if let (Some(rules), true) = (&rules, resident) {
-                tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
-                for sig in stored_first(pair, &tables.rules[&rules.set]) {
-                    let Some(context) = rules.context(sig) else { continue };
-                    match resident_rules(&tables, rules, context, sig, &shared) {
-                        Ok(Some(values)) => {
-                            if let Some((_, resident)) = tables.resident_rules.as_mut() {
-                                resident.insert(sig, values);
-                            }
-                        }
-                        Ok(None) => {}
-                        Err(e) => note_bad(e),
-                    }
-                }
-            }
-            if let Some(rules) = &rules {
-                let has_resident = |s: &Signature| {
-                    tables.resident_rules.as_ref().is_some_and(|(_, r)| r.contains_key(s))
-                        && tables.resident_dtw.contains_key(s)
-                };
-                if pair.iter().filter(|s| rules.context(**s).is_some()).all(has_resident) {
-                    for &sig in pair.iter().filter(|s| rules.context(**s).is_some()) {
-                        match count_rules(&tables, rules, sig, &shared) {
-                            Ok(Some(counted)) => rule_stats.push((sig, rules.set, counted)),
-                            Ok(None) => {}
-                            Err(e) => note_bad(e),
-                        }
-                    }
-                }
-            }
-            for &sig in pair {
-                check_signature(&tables, sig, pass == 0, rules.as_ref(), &shared, &findings, progress);
-            }
-            if let Some((set, values)) = tables.resident_rules.take() {
-                tables.kept_rules.insert(set, values);
-            }
-        }
-        if tables.resident_bytes() > resident_bytes as u64 {
-            tables.forget_kept();
-        }
-        tables.resident_index.clear();
-        report.pairs_derived += 1;
-        let findings_after = (
-            count.load(Ordering::Relaxed) + rule_count.load(Ordering::Relaxed) + unverified.load(Ordering::Relaxed),
-            bad.lock().expect("no panics while held").len(),
-        );
-        // A pair is sound when nothing was found while checking it and none of its files
-        // (nor those it leads to, which the digest covers) is bad.
-        let pair_files_sound = report.bad_files.is_empty()
-            && pair.iter().all(|s| tables.dtw.contains_key(s) && tables.wld.contains_key(s));
-        if ledger && findings_after == findings_before && pair_files_sound {
-            // The statistics only where every figure of the pair was counted.
-            let words = if theory_stats.len() == pair.len() {
-                crate::verify::statistics::to_ledger_words(&theory_stats, &rule_stats)
-            } else {
-                String::new()
-            };
-            if let Err(e) = append_to_ledger(&ledger_path, &format!("{line}{words}")) {
-                report.ledger_problem = Some(e.to_string());
-                ledger = false;
-            }
-        }
-    }
-    report.positions = checked.into_inner();
-    report.rule_positions = rule_checked.into_inner();
-    let mut bad = bad.into_inner().expect("no panics while held");
-    bad.sort();
-    bad.dedup();
-    report.bad_files.extend(bad);
-    report.disagreements = found_disagreements.into_inner().expect("no panics while held");
-    report.disagreement_count = count.into_inner();
-    report.rule_disagreements = found_rule_disagreements.into_inner().expect("no panics while held");
-    report.rule_disagreement_count = rule_count.into_inner();
-    report.unverified = unverified.into_inner();
-    Ok(report)
+    tables
 }
 
-/// Where [`check_signature`] records what it finds.
-struct Findings<'a> {
-    disagreements: &'a Mutex<Vec<Disagreement>>,
-    rule_disagreements: &'a Mutex<Vec<RuleDisagreement>>,
-    bad: &'a Mutex<Vec<String>>,
-    count: &'a AtomicU64,
-    rule_count: &'a AtomicU64,
-    checked: &'a AtomicU64,
-    rule_checked: &'a AtomicU64,
-    unverified: &'a AtomicU64,
+/// The table file of `sig` and `metric`, its checksum checked; one found by search needs
+/// its colour flip on disk, holding values.
+fn open_whole(dir: &Path, variant: Variant, sig: Signature, metric: Metric) -> Result<TableFile, TableError> {
+    let path = table_path(dir, &variant, sig, metric);
+    let file = TableFile::open(&path, &variant, sig, metric)?;
+    file.verify_checksum()?;
+    if file.header().by_search() {
+        let flip = table_path(dir, &variant, sig.flipped(), metric);
+        if !flip.exists() {
+            return Err(TableError::FlipMissing { path: flip, reader: path });
+        }
+        let flip_stores = sig.flipped() != sig
+            && TableFile::open(&flip, &variant, sig.flipped(), metric).is_ok_and(|f| !f.header().by_search());
+        if !flip_stores {
+            return Err(TableError::values_nowhere(&path, &flip));
+        }
+    }
+    Ok(file)
+}
+
+/// The pairs to derive (every signature with a DTW or rule table, or those of `only`,
+/// each with its colour flip where it has one) in build order, by pieces then men: a
+/// pair's successors lie in pairs checked before it, whose values are kept resident while
+/// the memory allows.
+fn pairs_in_build_order(tables: &Tables, only: Option<&[Signature]>) -> Vec<(String, Vec<Signature>)> {
+    let chosen = |sig: &Signature| only.is_none_or(|o| o.contains(sig));
+    let mut pairs: BTreeMap<Signature, Vec<Signature>> = BTreeMap::new();
+    for &sig in tables.dtw.keys().chain(tables.rules.values().flat_map(|files| files.keys())).filter(|s| chosen(s)) {
+        let members = pairs.entry(sig.min(sig.flipped())).or_default();
+        if !members.contains(&sig) {
+            members.push(sig);
+        }
+    }
+    let mut in_order: Vec<(Signature, Vec<Signature>)> = pairs.into_iter().collect();
+    in_order.sort_by_key(|(first, _)| (first.pieces(), first.men(), *first));
+    in_order.into_iter().map(|(first, pair)| (pair_name(first, pair.len()), pair)).collect()
+}
+
+/// A pair's name in the ledger: `0105+0501` (its smaller signature first), or one
+/// signature where the pair checked has one member.
+fn pair_name(first: Signature, members: usize) -> String {
+    if members == 1 {
+        first.to_string()
+    } else {
+        format!("{first}+{}", first.flipped())
+    }
+}
+
+/// The positions derived for `pair`: one per position of each DTW and rule table.
+fn positions_derived(tables: &Tables, pair: &[Signature]) -> u64 {
+    let kinds = |s: &Signature| {
+        tables.dtw.contains_key(s) as u64 + tables.rules.values().filter(|f| f.contains_key(s)).count() as u64
+    };
+    pair.iter().map(|s| tables.index[s].len() * kinds(s)).sum()
+}
+
+/// Derives every value of `pair` again (one pass for each rule set present, the first
+/// checking the theoretical values too, each successor made and located once for both),
+/// holding the pair's values resident where `resident_bytes` allows. Returns the pair's
+/// statistics in the ledger's words, empty where some figure could not be counted.
+fn derive_pair(
+    tables: &mut Tables,
+    variant: Variant,
+    pair: &[Signature],
+    resident_bytes: usize,
+    cache: &BlockCache,
+    findings: &Findings,
+    progress: &(dyn Fn(u64) + Sync),
+) -> String {
+    let positions: u64 = pair.iter().map(|s| tables.index[s].len()).sum();
+    let needed = positions * RESIDENT_BYTES_PER_POSITION;
+    let resident = needed <= resident_bytes as u64;
+    if tables.resident_bytes() + needed > resident_bytes as u64 {
+        tables.forget_kept();
+    }
+    if resident {
+        hold_resident_dtw(tables, pair, cache, findings);
+    }
+    let theory_stats: Vec<(Signature, TableStats)> = if pair.iter().all(|s| tables.resident_dtw.contains_key(s)) {
+        pair.iter().map(|s| (*s, count_theory(&tables.resident_dtw[s]))).collect()
+    } else {
+        Vec::new()
+    };
+    let mut rule_stats = Vec::new();
+    let sets: Vec<Option<DrawRuleSet>> = match tables.rules.keys().copied().collect::<Vec<_>>() {
+        sets if sets.is_empty() => vec![None],
+        sets => sets.into_iter().map(Some).collect(),
+    };
+    for (pass, set) in sets.into_iter().enumerate() {
+        let rules = set.map(|set| DrawRules::new(set, &variant));
+        if let Some(rules) = &rules {
+            if resident {
+                hold_resident_rules(tables, rules, pair, cache, findings);
+            }
+            rule_stats.extend(count_pair_rules(tables, rules, pair, cache, findings));
+        }
+        for &sig in pair {
+            check_signature(tables, sig, pass == 0, rules.as_ref(), cache, findings, progress);
+        }
+        if let Some((set, values)) = tables.resident_rules.take() {
+            tables.kept_rules.insert(set, values);
+        }
+    }
+    if tables.resident_bytes() > resident_bytes as u64 {
+        tables.forget_kept();
+    }
+    tables.resident_index.clear();
+    // The statistics only where every figure of the pair was counted.
+    if theory_stats.len() == pair.len() {
+        crate::verify::statistics::to_ledger_words(&theory_stats, &rule_stats)
+    } else {
+        String::new()
+    }
+}
+
+/// Holds the DTW values of `pair` resident: the side that stores its values first, the
+/// other side's found through it.
+fn hold_resident_dtw(tables: &mut Tables, pair: &[Signature], cache: &BlockCache, findings: &Findings) {
+    for sig in stored_first(pair, &tables.dtw) {
+        match resident_dtw(tables, sig, cache) {
+            Ok(Some(values)) => {
+                tables.resident_index.push((sig, tables.index[&sig].clone()));
+                tables.resident_dtw.insert(sig, values);
+            }
+            Ok(None) => {}
+            Err(e) => findings.bad(e),
+        }
+    }
+}
+
+/// Holds the rule values of `rules` of `pair` resident, beside those kept from the pairs
+/// checked before.
+fn hold_resident_rules(
+    tables: &mut Tables,
+    rules: &DrawRules,
+    pair: &[Signature],
+    cache: &BlockCache,
+    findings: &Findings,
+) {
+    tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
+    for sig in stored_first(pair, &tables.rules[&rules.set]) {
+        let Some(context) = rules.context(sig) else { continue };
+        match resident_rules(tables, rules, context, sig, cache) {
+            Ok(Some(values)) => {
+                if let Some((_, resident)) = tables.resident_rules.as_mut() {
+                    resident.insert(sig, values);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => findings.bad(e),
+        }
+    }
+}
+
+/// The rule statistics of the members of `pair` that keep a count, where their theory
+/// and rule values are all resident (none otherwise).
+fn count_pair_rules(
+    tables: &Tables,
+    rules: &DrawRules,
+    pair: &[Signature],
+    cache: &BlockCache,
+    findings: &Findings,
+) -> Vec<(Signature, DrawRuleSet, RuleStats)> {
+    let ruled = || pair.iter().filter(|s| rules.context(**s).is_some());
+    let resident = |s: &Signature| {
+        tables.resident_rules.as_ref().is_some_and(|(_, r)| r.contains_key(s)) && tables.resident_dtw.contains_key(s)
+    };
+    if !ruled().all(resident) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for &sig in ruled() {
+        match count_rules(tables, rules, sig, cache) {
+            Ok(Some(counted)) => out.push((sig, rules.set, counted)),
+            Ok(None) => {}
+            Err(e) => findings.bad(e),
+        }
+    }
+    out
+}
+
+/// What the checks find, gathered from every worker: bad files, disagreements (the
+/// first `max_reported` of each kind in detail) and counts.
+struct Findings {
+    disagreements: Mutex<Vec<Disagreement>>,
+    rule_disagreements: Mutex<Vec<RuleDisagreement>>,
+    bad: Mutex<Vec<String>>,
+    count: AtomicU64,
+    rule_count: AtomicU64,
+    checked: AtomicU64,
+    rule_checked: AtomicU64,
+    unverified: AtomicU64,
     max_reported: usize,
 }
 
-impl Findings<'_> {
+impl Findings {
+    fn new(max_reported: usize) -> Findings {
+        Findings {
+            disagreements: Mutex::default(),
+            rule_disagreements: Mutex::default(),
+            bad: Mutex::default(),
+            count: AtomicU64::new(0),
+            rule_count: AtomicU64::new(0),
+            checked: AtomicU64::new(0),
+            rule_checked: AtomicU64::new(0),
+            unverified: AtomicU64::new(0),
+            max_reported,
+        }
+    }
+
     fn bad(&self, e: TableError) {
-        self.bad.lock().expect("no panics while held").push(e.to_string());
+        self.bad.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
     }
 
     fn disagreement(&self, d: Disagreement) {
         self.count.fetch_add(1, Ordering::Relaxed);
-        let mut found = self.disagreements.lock().expect("no panics while held");
+        let mut found = self.disagreements.lock().unwrap_or_else(|p| p.into_inner());
         if found.len() < self.max_reported {
             found.push(d);
         }
@@ -944,10 +997,36 @@ impl Findings<'_> {
 
     fn rule_disagreement(&self, d: RuleDisagreement) {
         self.rule_count.fetch_add(1, Ordering::Relaxed);
-        let mut found = self.rule_disagreements.lock().expect("no panics while held");
+        let mut found = self.rule_disagreements.lock().unwrap_or_else(|p| p.into_inner());
         if found.len() < self.max_reported {
             found.push(d);
         }
+    }
+
+    /// Everything found so far that makes a pair unsound: disagreements, positions left
+    /// unverified, and bad files.
+    fn so_far(&self) -> (u64, usize) {
+        let counted = self.count.load(Ordering::Relaxed)
+            + self.rule_count.load(Ordering::Relaxed)
+            + self.unverified.load(Ordering::Relaxed);
+        (counted, self.bad.lock().unwrap_or_else(|p| p.into_inner()).len())
+    }
+
+    fn into_report(self, report: &mut VerifyReport) {
+        fn taken<T>(found: Mutex<Vec<T>>) -> Vec<T> {
+            found.into_inner().unwrap_or_else(|p| p.into_inner())
+        }
+        report.positions = self.checked.into_inner();
+        report.rule_positions = self.rule_checked.into_inner();
+        let mut bad = taken(self.bad);
+        bad.sort();
+        bad.dedup();
+        report.bad_files.extend(bad);
+        report.disagreements = taken(self.disagreements);
+        report.disagreement_count = self.count.into_inner();
+        report.rule_disagreements = taken(self.rule_disagreements);
+        report.rule_disagreement_count = self.rule_count.into_inner();
+        report.unverified = self.unverified.into_inner();
     }
 }
 
@@ -1055,27 +1134,9 @@ fn check_signature(
     findings: &Findings,
     progress: &(dyn Fn(u64) + Sync),
 ) {
-    // A pair member whose files hold nothing is read through its colour flip, checked there.
-    let theory_files = match (theory, tables.dtw.get(&sig), tables.wld.get(&sig)) {
-        (true, Some(dtw), Some(wld)) if !(dtw.header().by_search() && wld.header().by_search()) => Some((dtw, wld)),
-        _ => None,
-    };
-    let rule_file = rules.and_then(|rules| {
-        let context = rules.context(sig)?;
-        let file = tables.rules.get(&rules.set)?.get(&sig)?;
-        (!file.header().by_search()).then_some((rules, context, file))
-    });
-    if theory_files.is_none() && rule_file.is_none() {
-        return;
-    }
+    let Some(check) = SignatureCheck::new(tables, sig, theory, rules) else { return };
     let index = &tables.index[&sig];
-    let resident_dtw = tables.resident_dtw.get(&sig);
-    let resident_rules = tables
-        .resident_rules
-        .as_ref()
-        .filter(|(set, _)| rules.is_some_and(|r| r.set == *set))
-        .and_then(|(_, r)| r.get(&sig));
-    let kinds = theory_files.is_some() as u64 + rule_file.is_some() as u64;
+    let kinds = check.theory_files.is_some() as u64 + check.rule_file.is_some() as u64;
     let chunks = index.len().div_ceil(CHECK_CHUNK);
     (0..chunks).into_par_iter().for_each_init(
         || Worker::new(shared),
@@ -1083,100 +1144,160 @@ fn check_signature(
             let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
             let n = range.end - range.start;
             for (at, position) in range.clone().zip(index.positions(range)) {
-                let (dtw_held, wld_held) = theory_files.map_or((false, false), |(dtw, wld)| {
-                    (dtw.header().holds(&position), wld.header().holds(&position))
-                });
-                let rule_held = rule_file.is_some_and(|(_, _, file)| file.header().holds(&position));
-                if !(dtw_held || wld_held || rule_held) {
-                    continue;
-                }
-                // Drawn in theory (a DTW value this run checks from its own successors)
-                // means undecided under every count: a count only turns wins into draws,
-                // so no move can lead to a position lost within it.
-                let drawn = resident_dtw.is_some_and(|v| v[at as usize] == Score::DRAW.raw());
-                let settled = position.settled_score();
-                let rule_from_children = rule_held && !drawn && !position.is_drawn_by_material();
-                if (dtw_held && settled.is_none()) || rule_from_children {
-                    worker.gather(tables, &position, dtw_held, rule_from_children);
-                }
-                if let Some((dtw, wld)) = theory_files.filter(|_| dtw_held || wld_held) {
-                    let found = (|| {
-                        // A position whose DTW is not stored is checked by its WLD alone,
-                        // against the DTW its successors give (resident: derived once).
-                        let derived = match settled {
-                            Some(settled) => Some(settled),
-                            None if dtw_held => worker.derive(tables, &position)?,
-                            None => tables.score(&position, &mut worker.cache)?,
-                        };
-                        let Some(derived) = derived else { return Ok(None) };
-                        let stored = match resident_dtw {
-                            Some(values) if dtw_held => Some(Score::from_raw(values[at as usize])),
-                            _ if dtw_held => worker.cache.value(sig, dtw, at)?,
-                            _ => Some(derived),
-                        };
-                        let stored_wld = if wld_held {
-                            worker.cache.value(sig, wld, at)?.map(Score::wld)
-                        } else {
-                            Some(derived.wld())
-                        };
-                        Ok(stored.zip(stored_wld).map(|(s, w)| (derived, s, w)))
-                    })();
-                    match found {
-                        Ok(Some((derived, stored, stored_wld))) => {
-                            findings.checked.fetch_add(1, Ordering::Relaxed);
-                            if stored != derived || stored_wld != derived.wld() {
-                                findings.disagreement(Disagreement {
-                                    signature: sig,
-                                    fen: position.fen(),
-                                    stored,
-                                    stored_wld,
-                                    derived,
-                                });
-                            }
-                        }
-                        Ok(None) => {
-                            findings.unverified.fetch_add(1, Ordering::Relaxed);
-                        }
-                        Err(e) => return findings.bad(e),
-                    }
-                }
-                let Some((rules, context, file)) = rule_file.filter(|_| rule_held) else { continue };
-                let stored = match resident_rules {
-                    Some(values) => Ok(rule_entry(values, at as usize)),
-                    None => worker.cache.rule_value(sig, file, at),
-                };
-                let stored = match stored {
-                    Ok(Some(v)) => v,
-                    Ok(None) => break,
+                match check.position(worker, at, &position, findings) {
+                    Ok(true) => {}
+                    Ok(false) => break,
                     Err(e) => return findings.bad(e),
-                };
-                let derived = if !rule_from_children {
-                    Ok(RuleScore::NONE)
-                } else {
-                    worker.derive_rule(tables, rules, context, &position)
-                };
-                let derived = match derived {
-                    Ok(d) => d,
-                    Err(Gap::Missing) => {
-                        findings.unverified.fetch_add(1, Ordering::Relaxed);
-                        continue;
-                    }
-                    Err(Gap::Bad(e)) => return findings.bad(e),
-                };
-                findings.rule_checked.fetch_add(1, Ordering::Relaxed);
-                if stored != derived {
-                    findings.rule_disagreement(RuleDisagreement {
-                        set: rules.set,
-                        signature: sig,
-                        fen: position.fen(),
-                        stored,
-                        derived,
-                    });
                 }
             }
             progress(n * kinds);
         },
     );
+}
+
+/// What [`check_signature`] checks of one signature: its theory files (DTW, WLD) when
+/// they hold values, its rule file and count, and its resident values.
+struct SignatureCheck<'t> {
+    tables: &'t Tables,
+    sig: Signature,
+    theory_files: Option<(&'t TableFile, &'t TableFile)>,
+    rule_file: Option<(&'t DrawRules, kabe_probe::rules::Context, &'t TableFile)>,
+    resident_dtw: Option<&'t Vec<u16>>,
+    resident_rules: Option<&'t Vec<u8>>,
+}
+
+impl<'t> SignatureCheck<'t> {
+    /// `None` when `sig` has nothing to check here.
+    fn new(tables: &'t Tables, sig: Signature, theory: bool, rules: Option<&'t DrawRules>) -> Option<Self> {
+        // A pair member whose files hold nothing is read through its colour flip, checked there.
+        let theory_files = match (theory, tables.dtw.get(&sig), tables.wld.get(&sig)) {
+            (true, Some(dtw), Some(wld)) if !(dtw.header().by_search() && wld.header().by_search()) => Some((dtw, wld)),
+            _ => None,
+        };
+        let rule_file = rules.and_then(|rules| {
+            let context = rules.context(sig)?;
+            let file = tables.rules.get(&rules.set)?.get(&sig)?;
+            (!file.header().by_search()).then_some((rules, context, file))
+        });
+        if theory_files.is_none() && rule_file.is_none() {
+            return None;
+        }
+        let resident_rules = tables
+            .resident_rules
+            .as_ref()
+            .filter(|(set, _)| rules.is_some_and(|r| r.set == *set))
+            .and_then(|(_, r)| r.get(&sig));
+        let resident_dtw = tables.resident_dtw.get(&sig);
+        Some(SignatureCheck { tables, sig, theory_files, rule_file, resident_dtw, resident_rules })
+    }
+
+    /// Checks the values the files hold for `position` (index `at`); `Ok(false)` where
+    /// the rest of the chunk cannot be read.
+    fn position(
+        &self,
+        worker: &mut Worker,
+        at: u64,
+        position: &Position,
+        findings: &Findings,
+    ) -> Result<bool, TableError> {
+        let (dtw_held, wld_held) = self
+            .theory_files
+            .map_or((false, false), |(dtw, wld)| (dtw.header().holds(position), wld.header().holds(position)));
+        let rule_held = self.rule_file.is_some_and(|(_, _, file)| file.header().holds(position));
+        if !(dtw_held || wld_held || rule_held) {
+            return Ok(true);
+        }
+        // Drawn in theory (a DTW value this run checks from its own successors) means
+        // undecided under every count: a count only turns wins into draws, so no move
+        // can lead to a position lost within it.
+        let drawn = self.resident_dtw.is_some_and(|v| v[at as usize] == Score::DRAW.raw());
+        let settled = position.settled_score();
+        let rule_from_children = rule_held && !drawn && !position.is_drawn_by_material();
+        if (dtw_held && settled.is_none()) || rule_from_children {
+            worker.gather(self.tables, position, dtw_held, rule_from_children);
+        }
+        if dtw_held || wld_held {
+            self.theory(worker, at, position, (dtw_held, wld_held), findings)?;
+        }
+        if rule_held {
+            return self.rule(worker, at, position, rule_from_children, findings);
+        }
+        Ok(true)
+    }
+
+    /// Checks the DTW and WLD values held for `position` against the DTW its successors
+    /// give (a position whose DTW is not stored by its WLD alone).
+    fn theory(
+        &self,
+        worker: &mut Worker,
+        at: u64,
+        position: &Position,
+        (dtw_held, wld_held): (bool, bool),
+        findings: &Findings,
+    ) -> Result<(), TableError> {
+        let Some((dtw, wld)) = self.theory_files else { return Ok(()) };
+        let derived = match position.settled_score() {
+            Some(settled) => Some(settled),
+            None if dtw_held => worker.derive(self.tables, position)?,
+            None => self.tables.score(position, &mut worker.cache)?,
+        };
+        let Some(derived) = derived else {
+            findings.unverified.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        };
+        let stored = match self.resident_dtw {
+            Some(values) if dtw_held => Some(Score::from_raw(values[at as usize])),
+            _ if dtw_held => worker.cache.value(self.sig, dtw, at)?,
+            _ => Some(derived),
+        };
+        let stored_wld =
+            if wld_held { worker.cache.value(self.sig, wld, at)?.map(Score::wld) } else { Some(derived.wld()) };
+        let Some((stored, stored_wld)) = stored.zip(stored_wld) else {
+            findings.unverified.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        };
+        findings.checked.fetch_add(1, Ordering::Relaxed);
+        if stored != derived || stored_wld != derived.wld() {
+            let fen = position.fen();
+            findings.disagreement(Disagreement { signature: self.sig, fen, stored, stored_wld, derived });
+        }
+        Ok(())
+    }
+
+    /// Checks the rule value held for `position` against the one its successors give
+    /// (undecided where it is drawn in theory or by its material); `Ok(false)` past the
+    /// table's end.
+    fn rule(
+        &self,
+        worker: &mut Worker,
+        at: u64,
+        position: &Position,
+        from_children: bool,
+        findings: &Findings,
+    ) -> Result<bool, TableError> {
+        let Some((rules, context, file)) = self.rule_file else { return Ok(true) };
+        let stored = match self.resident_rules {
+            Some(values) => rule_entry(values, at as usize),
+            None => worker.cache.rule_value(self.sig, file, at)?,
+        };
+        let Some(stored) = stored else { return Ok(false) };
+        let derived =
+            if from_children { worker.derive_rule(self.tables, rules, context, position) } else { Ok(RuleScore::NONE) };
+        let derived = match derived {
+            Ok(d) => d,
+            Err(Gap::Missing) => {
+                findings.unverified.fetch_add(1, Ordering::Relaxed);
+                return Ok(true);
+            }
+            Err(Gap::Bad(e)) => return Err(e),
+        };
+        findings.rule_checked.fetch_add(1, Ordering::Relaxed);
+        if stored != derived {
+            let (set, signature, fen) = (rules.set, self.sig, position.fen());
+            findings.rule_disagreement(RuleDisagreement { set, signature, fen, stored, derived });
+        }
+        Ok(true)
+    }
 }
 
 /// The rule tables a set present under `dir` lacks: for each draw-rule set with a table
