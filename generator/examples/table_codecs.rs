@@ -155,12 +155,8 @@ fn table_bytes(codec: &Codec, index: &MaterialIndex, v: &Values) -> Option<(u64,
     Some((sizes.iter().map(|s| s.0).sum(), sizes.iter().map(|s| s.1).sum()))
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let dir = std::path::PathBuf::from(&args[1]);
-    let variant = Variant::by_name(&args[2]).expect("variant");
-    let set: DrawRuleSet = args.get(3).map_or("fmjd", String::as_str).parse().expect("rule set");
-    let block = 1 << 14;
+/// The codecs compared: the format's own and the alternatives measured.
+fn codecs(block: usize) -> Vec<Codec> {
     let codec =
         |name, kind, entries, layout, level| Codec { name, kind, entries, layout, level, block, men_fastest: false };
     let entries = |f: fn(&Values, usize) -> Option<u16>| f;
@@ -193,6 +189,54 @@ fn main() {
         block: 1 << 16,
         men_fastest: false,
     });
+    codecs
+}
+
+/// One table's DTW and rule values (a set built with both sides) and which of its
+/// positions have a capture.
+fn side_values(dir: &std::path::Path, variant: Variant, set: DrawRuleSet, s: Signature) -> (MaterialIndex, Values) {
+    let index = MaterialIndex::new(variant, s).expect("index");
+    let file = TableFile::open(&kabe_generator::table_path(dir, &variant, s, Metric::Dtw), &variant, s, Metric::Dtw)
+        .expect("DTW table");
+    assert!(!file.header().by_search(), "{s}: found by search; build the set with --both-sides");
+    let scores = file.all_scores().expect("read");
+    let rule_path = kabe_generator::table_path(dir, &variant, s, Metric::Rules(set));
+    let rules = rule_path.exists().then(|| {
+        TableFile::open(&rule_path, &variant, s, Metric::Rules(set))
+            .expect("rule table")
+            .all_rule_scores()
+            .expect("read")
+    });
+    let n = scores.len() as u64;
+    let capture: Vec<bool> = (0..n.div_ceil(1 << 14))
+        .into_par_iter()
+        .flat_map_iter(|c| {
+            let range = c << 14..((c + 1) << 14).min(n);
+            index.positions(range).map(|p| p.has_capture()).collect::<Vec<_>>()
+        })
+        .collect();
+    (index, Values { scores, rules, capture })
+}
+
+/// The processor's model name, for the figures' machine.
+fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_default()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let dir = std::path::PathBuf::from(&args[1]);
+    let variant = Variant::by_name(&args[2]).expect("variant");
+    let set: DrawRuleSet = args.get(3).map_or("fmjd", String::as_str).parse().expect("rule set");
+    let block = 1 << 14;
+    let mut codecs = codecs(block);
     if let Some(only) = args.get(4) {
         codecs.retain(|c| c.name.contains(only.as_str()));
     }
@@ -211,35 +255,15 @@ fn main() {
         let pair: Vec<Signature> = if sig.flipped() == sig { vec![sig] } else { vec![sig, sig.flipped()] };
         let mut per_side: Vec<Vec<Option<(u64, f64)>>> = Vec::new();
         for &s in &pair {
-            let index = MaterialIndex::new(variant, s).expect("index");
-            let file =
-                TableFile::open(&kabe_generator::table_path(&dir, &variant, s, Metric::Dtw), &variant, s, Metric::Dtw)
-                    .expect("DTW table");
-            assert!(!file.header().by_search(), "{s}: found by search; build the set with --both-sides");
-            let scores = file.all_scores().expect("read");
-            let rule_path = kabe_generator::table_path(&dir, &variant, s, Metric::Rules(set));
-            let rules = rule_path.exists().then(|| {
-                TableFile::open(&rule_path, &variant, s, Metric::Rules(set))
-                    .expect("rule table")
-                    .all_rule_scores()
-                    .expect("read")
-            });
-            let n = scores.len() as u64;
-            let capture: Vec<bool> = (0..n.div_ceil(1 << 14))
-                .into_par_iter()
-                .flat_map_iter(|c| {
-                    let range = c << 14..((c + 1) << 14).min(n);
-                    index.positions(range).map(|p| p.has_capture()).collect::<Vec<_>>()
-                })
-                .collect();
+            let (index, v) = side_values(&dir, variant, set, s);
+            let n = v.scores.len() as u64;
             positions += n;
             blocks += n.div_ceil(block as u64);
-            captures += capture.iter().filter(|&&c| c).count() as u64;
-            if rules.is_some() {
+            captures += v.capture.iter().filter(|&&c| c).count() as u64;
+            if v.rules.is_some() {
                 ruled_positions += n;
             }
             by_pieces.entry(s.pieces()).or_insert((0, vec![0; codecs.len()])).0 += n;
-            let v = Values { scores, rules, capture };
             per_side.push(codecs.iter().map(|c| table_bytes(c, &index, &v)).collect());
         }
         for k in 0..codecs.len() {
@@ -250,14 +274,7 @@ fn main() {
             by_pieces.get_mut(&sig.pieces()).expect("entry").1[k] += sides.iter().min().copied().unwrap_or(0);
         }
     }
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|c| {
-            c.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_default();
+    let cpu = cpu_name();
     println!(
         "{} tables in {}: {positions} positions ({ruled_positions} with {} rule tables), {captures} with a capture ({:.1}%); {cpu}",
         variant.name,

@@ -228,8 +228,7 @@ pub fn generate_pair(
     crate::args::check_signature(&variant, sig)?;
     let memory = memory.unwrap_or_else(default_memory);
     let start = Instant::now();
-    let first = sig.min(sig.flipped());
-    let name = if first == first.flipped() { first.to_string() } else { format!("{first}+{}", first.flipped()) };
+    let name = kabe_generator::TablePair::of(sig);
     outln!("{} {name}: building in {} (memory budget {})", variant.name, dir.display(), mebibytes(memory.bytes))?;
     match build_pair_job(variant, sig, rules, dir, memory, &|_| {})? {
         PairJob::AlreadyComplete => outln!("{} {name}: already complete", variant.name)?,

@@ -5,13 +5,14 @@
 //! other replaced by one that holds no values ([`kabe_probe::table::TableFlags::BY_SEARCH`]),
 //! as Kingsrow's larger tables and Scan's bitbases store one side to move.
 //!
-//! Done last, once no table of the set is still to be built: a build reads the tables it
-//! depends on through the reader, where a table found by search costs a search per probe.
+//! Done once a pair is whole: its WLD and DTW files and, for every rule set with tables
+//! here whose counts the material keeps, its rule table. A pair still waiting for its
+//! rule tables keeps both sides, which its own rule pass reads without a search.
 
 use std::path::Path;
 
-use kabe_probe::table::TableFile;
-use kabe_probe::{MaterialIndex, Signature, Variant};
+use kabe_probe::table::{Metric, TableFile};
+use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant};
 
 use crate::build::write::write_table_by_search;
 use crate::build::{table_path, BuildError};
@@ -43,6 +44,9 @@ pub fn keep_one_side(dir: &Path, variant: Variant, max_pieces: u32) -> Result<On
             continue;
         }
         let Some(flip_metrics) = found.get(&flip) else { continue };
+        if !whole(&found, sig, variant) {
+            continue;
+        }
         for &metric in metrics.iter().filter(|m| flip_metrics.contains(m)) {
             let open = |s: Signature| -> Result<TableFile, BuildError> {
                 let file = TableFile::open(&table_path(dir, &variant, s, metric), &variant, s, metric)?;
@@ -65,4 +69,23 @@ pub fn keep_one_side(dir: &Path, variant: Variant, max_pieces: u32) -> Result<On
     }
     crate::verify::carry_ledger(dir, variant, &holding).map_err(ledger_error)?;
     Ok(done)
+}
+
+/// Whether both signatures of the pair of `sig` have their WLD and DTW files and, for
+/// every rule set with a table among `found` whose counts they keep, their rule table.
+fn whole(found: &std::collections::BTreeMap<Signature, Vec<Metric>>, sig: Signature, variant: Variant) -> bool {
+    let sets: std::collections::BTreeSet<DrawRuleSet> = found
+        .values()
+        .flatten()
+        .filter_map(|m| match m {
+            Metric::Rules(set) => Some(*set),
+            _ => None,
+        })
+        .collect();
+    [sig, sig.flipped()].iter().all(|s| {
+        let Some(metrics) = found.get(s) else { return false };
+        let ruled = sets.iter().filter(|set| DrawRules::new(**set, &variant).context(*s).is_some());
+        [Metric::Wld, Metric::Dtw].iter().all(|m| metrics.contains(m))
+            && ruled.into_iter().all(|set| metrics.contains(&Metric::Rules(*set)))
+    })
 }

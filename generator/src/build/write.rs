@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use kabe_probe::table::{
-    encode_block, encode_rule_block, encode_wld_block, file_name, Header, Metric, TableFlags, FORMAT_VERSION,
+    encode_dtw_block, encode_rule_block, encode_wld_block, file_name, Header, Metric, TableFlags, FORMAT_VERSION,
     HEADER_LEN,
 };
 use kabe_probe::{DrawRuleSet, MaterialIndex, RuleScore, Score};
@@ -189,7 +189,7 @@ fn encode_entries(metric: Metric, entry_bits: u8, chunk: &[Score], captures: &[b
         Metric::Rules(_) => {
             encode_rule_block(&chunk.iter().map(|s| RuleScore::from_raw(s.raw())).collect::<Vec<_>>(), dont_care)
         }
-        Metric::Dtw => encode_block(metric, entry_bits, chunk, dont_care),
+        Metric::Dtw => encode_dtw_block(entry_bits, chunk, dont_care),
     }
 }
 

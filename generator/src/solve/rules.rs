@@ -311,6 +311,62 @@ struct ComponentSolver<'a, O, V> {
     oracle: &'a PairOracle<'a, O, V>,
 }
 
+/// The nodes of one component, numbered part after part (a part: one men placement of
+/// one table, its king placements in index order), and where each node's state lives:
+/// the pair's own value slots, or `own` where the pair's values are not in memory.
+struct Nodes<'a, V> {
+    pair: &'a PairValues<V>,
+    component: &'a Component,
+    /// King placements a part.
+    kings: usize,
+    n: usize,
+    own: Vec<AtomicU16>,
+    /// The men of each part, unranked once: a node's position only places its kings.
+    men: Vec<SquareSets>,
+    /// The lowest decided state waiting in each chunk of [`CHUNK`] nodes.
+    chunk_min: Vec<AtomicU16>,
+}
+
+impl<'a, V: RuleValues> Nodes<'a, V> {
+    fn new(pair: &'a PairValues<V>, component: &'a Component) -> Nodes<'a, V> {
+        let kings = pair.tables[0].king_placements() as usize;
+        let n = component.parts.len() * kings;
+        let own = match pair.values.in_place() {
+            Some(_) => Vec::new(),
+            None => (0..n).map(|_| AtomicU16::new(RuleScore::NONE.raw())).collect(),
+        };
+        let men = component.parts.iter().map(|&(t, m)| pair.tables[t].men_of(m)).collect();
+        let chunk_min = (0..n.div_ceil(CHUNK)).map(|_| AtomicU16::new(NOTHING)).collect();
+        Nodes { pair, component, kings, n, own, men, chunk_min }
+    }
+
+    #[inline]
+    fn slot(&self, local: usize) -> &AtomicU16 {
+        match self.pair.values.in_place() {
+            Some(values) => {
+                let (t, m) = self.component.parts[local / self.kings];
+                &values[t][m as usize * self.kings + local % self.kings]
+            }
+            None => &self.own[local],
+        }
+    }
+
+    #[inline]
+    fn position_of(&self, local: usize) -> Position {
+        let part = local / self.kings;
+        self.pair.tables[self.component.parts[part].0].place_kings(&self.men[part], (local % self.kings) as u64)
+    }
+
+    fn positions_in(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = Position> + '_ {
+        let kings = self.kings as u64;
+        part_positions(&self.pair.tables, &self.component.parts, kings, range.start as u64..range.end as u64)
+    }
+
+    fn chunk_range(&self, c: usize) -> std::ops::Range<usize> {
+        c * CHUNK..((c + 1) * CHUNK).min(self.n)
+    }
+}
+
 /// A node's moves: how many stay inside the component (quiet king moves), and what
 /// those leaving it give.
 #[derive(Default, Clone, Copy)]
@@ -352,38 +408,45 @@ where
     /// positions; `progress` gets one unit per node initialised and one per node resolved
     /// or left undecided.
     fn solve(&self, component: &Component, progress: &(dyn Fn(u64) + Sync)) -> Result<u64, PairError<O, V>> {
-        let kings = self.pair.tables[0].king_placements() as usize;
-        let n = component.parts.len() * kings;
-        let own: Vec<AtomicU16> = match self.pair.values.in_place() {
-            Some(_) => Vec::new(),
-            None => (0..n).map(|_| AtomicU16::new(RuleScore::NONE.raw())).collect(),
-        };
-        let slot = |local: usize| match self.pair.values.in_place() {
-            Some(values) => {
-                let (t, m) = component.parts[local / kings];
-                &values[t][m as usize * kings + local % kings]
-            }
-            None => &own[local],
-        };
-        // The men of each part, unranked once: a node's position only places its kings.
-        let men: Vec<SquareSets> = component.parts.iter().map(|&(t, m)| self.pair.tables[t].men_of(m)).collect();
-        let position_of = |local: usize| {
-            let part = local / kings;
-            self.pair.tables[component.parts[part].0].place_kings(&men[part], (local % kings) as u64)
-        };
-        let positions_in = |range: std::ops::Range<usize>| {
-            part_positions(&self.pair.tables, &component.parts, kings as u64, range.start as u64..range.end as u64)
-        };
-        let chunk_min: Vec<AtomicU16> = (0..n.div_ceil(CHUNK)).map(|_| AtomicU16::new(NOTHING)).collect();
-        let chunk_range = |c: usize| c * CHUNK..((c + 1) * CHUNK).min(n);
-
+        let nodes = Nodes::new(self.pair, component);
         // 1. Initialise every node from its moves.
+        self.initialise(&nodes, progress)?;
+        // 2. Propagate ply by ply: a loss in `ply` makes its parents wins in `ply + 1`,
+        // a win takes one move off each parent's count.
+        let mut resolved_total = 0u64;
+        loop {
+            let next = nodes.chunk_min.par_iter().map(|m| m.load(Ordering::Acquire)).min().unwrap_or(NOTHING);
+            if next == NOTHING {
+                break;
+            }
+            resolved_total += self.propagate(&nodes, next >> 1, progress)?;
+        }
+        // 3. Nodes left pending are undecided within the cap.
+        (0..nodes.n).into_par_iter().for_each(|local| {
+            if nodes.slot(local).load(Ordering::Relaxed) >= PENDING {
+                nodes.slot(local).store(RuleScore::NONE.raw(), Ordering::Relaxed);
+            }
+        });
+        progress(nodes.n as u64 - resolved_total);
+        if self.pair.values.in_place().is_none() {
+            for (part, &(t, m)) in nodes.own.chunks(nodes.kings).zip(&component.parts) {
+                let raw: Vec<u16> = part.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+                self.pair.values.put(t, m * nodes.kings as u64, &raw).map_err(SliceError::Store)?;
+            }
+        }
+        Ok(nodes.n as u64)
+    }
+
+    /// Every node's first state from its moves: drawn in theory, won or lost through an
+    /// exit, or pending with its quiet king moves counted.
+    fn initialise(&self, nodes: &Nodes<'_, V>, progress: &(dyn Fn(u64) + Sync)) -> Result<(), PairError<O, V>> {
+        let (kings, component) = (nodes.kings, nodes.component);
         let scratch = || (MoveList::new(), Vec::with_capacity(CHUNK), Vec::with_capacity(CHUNK));
-        chunk_min.par_iter().enumerate().try_for_each_init(scratch, |(moves, positions, stored), (c, min)| {
+        nodes.chunk_min.par_iter().enumerate().try_for_each_init(scratch, |(moves, positions, stored), (c, min)| {
             let mut lowest = NOTHING;
-            let range = chunk_range(c);
+            let range = nodes.chunk_range(c);
             positions.clear();
-            positions.extend(positions_in(range.clone()));
+            positions.extend(nodes.positions_in(range.clone()));
             // The theoretical results, a part (consecutive indices of one table) at a time.
             stored.clear();
             let mut local = range.start;
@@ -398,142 +461,145 @@ where
                 local = end;
             }
             for ((local, position), result) in range.clone().zip(positions.iter()).zip(stored.iter()) {
-                if *result == Some(Wld::Draw) {
-                    slot(local).store(CANNOT_LOSE, Ordering::Relaxed);
-                    continue;
-                }
-                let e = self.exits(position, moves)?;
-                let state = match e.win.filter(|&w| w <= self.cap) {
-                    Some(w) => RuleScore::win(w).raw(),
-                    None if e.cannot_lose || e.loss > self.cap => CANNOT_LOSE,
-                    None if e.internal == 0 => RuleScore::loss(e.loss).raw(),
-                    None => {
-                        assert!(e.internal < 255, "{}: more than 254 king moves", position.fen());
-                        PENDING | e.loss.min(EXIT_UNKNOWN) << 8 | e.internal
-                    }
+                let state = match result {
+                    Some(Wld::Draw) => CANNOT_LOSE,
+                    _ => self.first_state(position, moves)?,
                 };
                 if state < PENDING {
                     lowest = lowest.min(state);
                 }
-                slot(local).store(state, Ordering::Relaxed);
+                nodes.slot(local).store(state, Ordering::Relaxed);
             }
             min.store(lowest, Ordering::Release);
-            progress(chunk_range(c).len() as u64);
+            progress(range.len() as u64);
             Ok::<_, PairError<O, V>>(())
-        })?;
+        })
+    }
 
-        // 2. Propagate ply by ply: a loss in `ply` makes its parents wins in `ply + 1`,
-        // a win takes one move off each parent's count.
-        let lower = |local: usize, state: u16| lower_in_chunk(slot(local), &chunk_min[local / CHUNK], state);
-        let local_of = |normalized: &Position| {
-            let t = self.table_of(normalized);
-            let index = self.pair.tables[t].index(normalized);
-            let part = component
-                .parts
-                .iter()
-                .position(|&(pt, pm)| pt == t && index / kings as u64 == pm)
-                .expect("a king move keeps the men: same component");
-            part * kings + (index % kings as u64) as usize
-        };
-        let mut resolved_total = 0u64;
-        loop {
-            let next = chunk_min.par_iter().map(|m| m.load(Ordering::Acquire)).min().unwrap_or(NOTHING);
-            if next == NOTHING {
-                break;
+    /// The first state of a node not drawn in theory, from its exits and its count of
+    /// quiet king moves.
+    fn first_state(&self, position: &Position, moves: &mut MoveList) -> Result<u16, PairError<O, V>> {
+        let e = self.exits(position, moves)?;
+        Ok(match e.win.filter(|&w| w <= self.cap) {
+            Some(w) => RuleScore::win(w).raw(),
+            None if e.cannot_lose || e.loss > self.cap => CANNOT_LOSE,
+            None if e.internal == 0 => RuleScore::loss(e.loss).raw(),
+            None => {
+                assert!(e.internal < 255, "{}: more than 254 king moves", position.fen());
+                PENDING | e.loss.min(EXIT_UNKNOWN) << 8 | e.internal
             }
-            let ply = next >> 1;
-            let resolved = chunk_min
-                .par_iter()
-                .enumerate()
-                .map_init(MoveList::new, |moves, (c, min)| {
-                    if min.load(Ordering::Acquire) >> 1 > ply {
-                        return Ok(0);
-                    }
-                    min.swap(NOTHING, Ordering::AcqRel);
-                    let mut later = NOTHING;
-                    let mut resolved = 0u64;
-                    // The parents' slots lie all over the pair's values: gathered a batch
-                    // at a time with their cache lines fetched ahead (as in the
-                    // theoretical solver), so that the misses overlap.
-                    let mut batch: Vec<usize> = Vec::with_capacity(PARENT_BATCH + 64);
-                    let mut batch_won = false;
-                    let apply = |batch: &mut Vec<usize>, won: bool, moves: &mut MoveList| {
-                        let mut failure = None;
-                        for &p in batch.iter() {
-                            if !won {
-                                lower(p, RuleScore::win(ply + 1).raw());
-                            } else if failure.is_none() {
-                                failure =
-                                    self.count_won_child(slot(p), || position_of(p), ply, moves, |s| lower(p, s)).err();
-                            }
-                        }
-                        batch.clear();
-                        failure.map_or(Ok(()), Err)
-                    };
-                    for local in chunk_range(c) {
-                        let state = slot(local).load(Ordering::Acquire);
-                        if state >= PENDING || state >> 1 < ply {
-                            continue;
-                        }
-                        if state >> 1 > ply {
-                            later = later.min(state);
-                            continue;
-                        }
-                        resolved += 1;
-                        let won = state & 1 == 1;
-                        if ply >= self.cap {
-                            continue; // parents would be decided after the cap
-                        }
-                        // A batch holds the parents of wins only or of losses only.
-                        if batch_won != won {
-                            apply(&mut batch, batch_won, moves)?;
-                            batch_won = won;
-                        }
-                        let turned_back = position_of(local).flipped();
-                        // The parents share their men: one part, found once.
-                        let mut part_base: Option<(usize, usize)> = None;
-                        let (mut ranks_for, mut ranks): (Option<Square>, OneKingMoved) = (None, OneKingMoved::EMPTY);
-                        turned_back.for_each_quiet_predecessor(Unmoves::KINGS, |parent, step| {
-                            // The mover is White.
-                            let (t, base) = *part_base.get_or_insert_with(|| {
-                                let p = local_of(parent);
-                                (component.parts[p / kings].0, p - p % kings)
-                            });
-                            let (from, to) = (step.from, step.to);
-                            if ranks_for != Some(to) {
-                                self.pair.tables[t].one_king_moved_into(parent, from, &mut ranks);
-                                ranks_for = Some(to);
-                            }
-                            let p = base + ranks.king_rank(from) as usize;
-                            prefetch(slot(p));
-                            batch.push(p);
-                        });
-                        if batch.len() >= PARENT_BATCH {
-                            apply(&mut batch, batch_won, moves)?;
+        })
+    }
+
+    /// One ply of propagation: every node decided in `ply` passes its value to its
+    /// parents. Returns the nodes resolved.
+    fn propagate(
+        &self,
+        nodes: &Nodes<'_, V>,
+        ply: u16,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<u64, PairError<O, V>> {
+        let lower =
+            |local: usize, state: u16| lower_in_chunk(nodes.slot(local), &nodes.chunk_min[local / CHUNK], state);
+        nodes
+            .chunk_min
+            .par_iter()
+            .enumerate()
+            .map_init(MoveList::new, |moves, (c, min)| {
+                if min.load(Ordering::Acquire) >> 1 > ply {
+                    return Ok(0);
+                }
+                min.swap(NOTHING, Ordering::AcqRel);
+                let mut later = NOTHING;
+                let mut resolved = 0u64;
+                // The parents' slots lie all over the pair's values: gathered a batch
+                // at a time with their cache lines fetched ahead (as in the
+                // theoretical solver), so that the misses overlap.
+                let mut batch: Vec<usize> = Vec::with_capacity(PARENT_BATCH + 64);
+                let mut batch_won = false;
+                let apply = |batch: &mut Vec<usize>, won: bool, moves: &mut MoveList| {
+                    let mut failure = None;
+                    for &p in batch.iter() {
+                        if !won {
+                            lower(p, RuleScore::win(ply + 1).raw());
+                        } else if failure.is_none() {
+                            failure = self
+                                .count_won_child(nodes.slot(p), || nodes.position_of(p), ply, moves, |s| lower(p, s))
+                                .err();
                         }
                     }
-                    apply(&mut batch, batch_won, moves)?;
-                    min.fetch_min(later, Ordering::AcqRel);
-                    progress(resolved);
-                    Ok(resolved)
-                })
-                .try_reduce(|| 0, |a, b| Ok(a + b))?;
-            resolved_total += resolved;
-        }
-        // 3. Nodes left pending are undecided within the cap.
-        (0..n).into_par_iter().for_each(|local| {
-            if slot(local).load(Ordering::Relaxed) >= PENDING {
-                slot(local).store(RuleScore::NONE.raw(), Ordering::Relaxed);
+                    batch.clear();
+                    failure.map_or(Ok(()), Err)
+                };
+                for local in nodes.chunk_range(c) {
+                    let state = nodes.slot(local).load(Ordering::Acquire);
+                    if state >= PENDING || state >> 1 < ply {
+                        continue;
+                    }
+                    if state >> 1 > ply {
+                        later = later.min(state);
+                        continue;
+                    }
+                    resolved += 1;
+                    let won = state & 1 == 1;
+                    if ply >= self.cap {
+                        continue; // parents would be decided after the cap
+                    }
+                    // A batch holds the parents of wins only or of losses only.
+                    if batch_won != won {
+                        apply(&mut batch, batch_won, moves)?;
+                        batch_won = won;
+                    }
+                    self.parents_into(nodes, local, &mut batch);
+                    if batch.len() >= PARENT_BATCH {
+                        apply(&mut batch, batch_won, moves)?;
+                    }
+                }
+                apply(&mut batch, batch_won, moves)?;
+                min.fetch_min(later, Ordering::AcqRel);
+                progress(resolved);
+                Ok(resolved)
+            })
+            .try_reduce(|| 0, |a, b| Ok(a + b))
+    }
+
+    /// Pushes onto `batch` the nodes of the quiet king moves into node `local` (its
+    /// parents, in the component: they share its men), their slots fetched ahead.
+    fn parents_into(&self, nodes: &Nodes<'_, V>, local: usize, batch: &mut Vec<usize>) {
+        let kings = nodes.kings;
+        let turned_back = nodes.position_of(local).flipped();
+        // The parents share their men: one part, found once.
+        let mut part_base: Option<(usize, usize)> = None;
+        let (mut ranks_for, mut ranks): (Option<Square>, OneKingMoved) = (None, OneKingMoved::EMPTY);
+        turned_back.for_each_quiet_predecessor(Unmoves::KINGS, |parent, step| {
+            // The mover is White.
+            let (t, base) = *part_base.get_or_insert_with(|| {
+                let p = self.local_of(nodes, parent);
+                (nodes.component.parts[p / kings].0, p - p % kings)
+            });
+            let (from, to) = (step.from, step.to);
+            if ranks_for != Some(to) {
+                self.pair.tables[t].one_king_moved_into(parent, from, &mut ranks);
+                ranks_for = Some(to);
             }
+            let p = base + ranks.king_rank(from) as usize;
+            prefetch(nodes.slot(p));
+            batch.push(p);
         });
-        progress(n as u64 - resolved_total);
-        if self.pair.values.in_place().is_none() {
-            for (part, &(t, m)) in own.chunks(kings).zip(&component.parts) {
-                let raw: Vec<u16> = part.iter().map(|a| a.load(Ordering::Relaxed)).collect();
-                self.pair.values.put(t, m * kings as u64, &raw).map_err(SliceError::Store)?;
-            }
-        }
-        Ok(n as u64)
+    }
+
+    /// The node of a position of the component (normalized, White to move).
+    fn local_of(&self, nodes: &Nodes<'_, V>, normalized: &Position) -> usize {
+        let kings = nodes.kings;
+        let t = self.table_of(normalized);
+        let index = self.pair.tables[t].index(normalized);
+        let part = nodes
+            .component
+            .parts
+            .iter()
+            .position(|&(pt, pm)| pt == t && index / kings as u64 == pm)
+            .expect("a king move keeps the men: same component");
+        part * kings + (index % kings as u64) as usize
     }
 
     /// One more of the parent's king moves is known to lose (its child won in `ply`);

@@ -644,9 +644,9 @@ fn open_tables(dir: &Path, variant: Variant) -> std::io::Result<Tables> {
 
 /// The pairs of `tables` (one signature, or a signature and its flip) with their names.
 fn pairs_of(tables: &Tables) -> Vec<(String, Vec<Signature>)> {
-    let firsts: std::collections::BTreeSet<Signature> = tables.dtw.keys().map(|s| *s.min(&s.flipped())).collect();
-    let pair = |first: Signature| if first == first.flipped() { vec![first] } else { vec![first, first.flipped()] };
-    firsts.into_iter().map(|first| (pair_name(first, pair(first).len()), pair(first))).collect()
+    let pairs: std::collections::BTreeSet<crate::TablePair> =
+        tables.dtw.keys().map(|s| crate::TablePair::of(*s)).collect();
+    pairs.into_iter().map(|pair| (pair.to_string(), pair.to_vec())).collect()
 }
 
 /// The ledger lines that hold for the files under `dir` now, by pair name: what
@@ -703,7 +703,7 @@ pub fn verify_with(
     let mut report = VerifyReport::default();
     let found = tables_in(dir, &variant)?;
     let mut tables = open_checked(dir, variant, &found, &mut report);
-    report.bad_files.extend(missing_rule_tables(dir, &variant, &found));
+    report.bad_files.extend(missing_rule_tables(dir, &variant, &found, options.only));
     let cache = BlockCache::new(options.cache_bytes);
     let findings = Findings::new(options.max_reported);
     let ledger_path = dir.join(variant.name).join(LEDGER_NAME);
@@ -808,17 +808,16 @@ fn pairs_in_build_order(tables: &Tables, only: Option<&[Signature]>) -> Vec<(Str
     }
     let mut in_order: Vec<(Signature, Vec<Signature>)> = pairs.into_iter().collect();
     in_order.sort_by_key(|(first, _)| (first.pieces(), first.men(), *first));
-    in_order.into_iter().map(|(first, pair)| (pair_name(first, pair.len()), pair)).collect()
+    in_order.into_iter().map(|(_, pair)| (pair_name(&pair), pair)).collect()
 }
 
-/// A pair's name in the ledger: `0105+0501` (its smaller signature first), or one
-/// signature where the pair checked has one member.
-fn pair_name(first: Signature, members: usize) -> String {
-    if members == 1 {
-        first.to_string()
-    } else {
-        format!("{first}+{}", first.flipped())
-    }
+/// A pair's name in the ledger: as [`crate::TablePair`] names it (`0105+0501`) where both
+/// members are checked, else the one member checked, so that checking one side never
+/// stands for the other.
+fn pair_name(members: &[Signature]) -> String {
+    let mut members = members.to_vec();
+    members.sort();
+    members.iter().map(Signature::to_string).collect::<Vec<_>>().join("+")
 }
 
 /// The positions derived for `pair`: one per position of each DTW and rule table.
@@ -1301,9 +1300,14 @@ impl<'t> SignatureCheck<'t> {
 }
 
 /// The rule tables a set present under `dir` lacks: for each draw-rule set with a table
-/// here, every signature of at most as many pieces as its largest table whose material
-/// keeps a rule table, and whose theoretical tables are here.
-fn missing_rule_tables(dir: &Path, variant: &Variant, found: &BTreeMap<Signature, Vec<Metric>>) -> Vec<String> {
+/// here, every signature (of `only`, when given) of at most as many pieces as its largest
+/// table whose material keeps a rule table, and whose theoretical tables are here.
+fn missing_rule_tables(
+    dir: &Path,
+    variant: &Variant,
+    found: &BTreeMap<Signature, Vec<Metric>>,
+    only: Option<&[Signature]>,
+) -> Vec<String> {
     let sets: std::collections::BTreeSet<DrawRuleSet> = found
         .values()
         .flatten()
@@ -1319,7 +1323,8 @@ fn missing_rule_tables(dir: &Path, variant: &Variant, found: &BTreeMap<Signature
         let metric = Metric::Rules(set);
         let reach = found.iter().filter(|(_, m)| m.contains(&metric)).map(|(s, _)| pieces(s)).max().unwrap_or(0);
         for (sig, metrics) in found {
-            if pieces(sig) <= reach && rules.context(*sig).is_some() && !metrics.contains(&metric) {
+            let chosen = only.is_none_or(|o| o.contains(sig));
+            if chosen && pieces(sig) <= reach && rules.context(*sig).is_some() && !metrics.contains(&metric) {
                 missing.push(format!(
                     "{}: missing (the {set} rule table of {sig}; the set has rule tables up to {reach} pieces)",
                     table_path(dir, variant, *sig, metric).display()

@@ -418,14 +418,14 @@ pub fn encode_wld_block(scores: &[Score], dont_care: impl Fn(usize) -> bool) -> 
     super::runs::encode(&values)
 }
 
-/// The uncompressed bytes of one DTW block of `scores` (WLD blocks: [`encode_wld_block`]);
-/// a position `dont_care` says holds no value of its own repeats the entry before it.
-pub fn encode_block(metric: Metric, entry_bits: u8, scores: &[Score], dont_care: impl Fn(usize) -> bool) -> Vec<u8> {
-    let entry = |s: &Score| match (metric, entry_bits) {
-        (Metric::Dtw, 8) => s.plies().map_or(u8::MAX as u16, |p| p),
-        (Metric::Dtw, _) => s.raw(),
-        (Metric::Wld, _) => panic!("WLD blocks are run-length coded: encode_wld_block"),
-        (Metric::Rules(_), _) => panic!("rule tables hold rule scores: encode_rule_block"),
+/// The uncompressed bytes of one DTW block of `scores`, entries of `entry_bits` (8: the
+/// plies, 255 for a draw; otherwise 16: [`Score::raw`]); a position `dont_care` says holds
+/// no value of its own repeats the entry before it. (WLD blocks: [`encode_wld_block`],
+/// rule blocks: [`encode_rule_block`].)
+pub fn encode_dtw_block(entry_bits: u8, scores: &[Score], dont_care: impl Fn(usize) -> bool) -> Vec<u8> {
+    let entry = |s: &Score| match entry_bits {
+        8 => s.plies().map_or(u8::MAX as u16, |p| p),
+        _ => s.raw(),
     };
     let mut last = entry(&Score::DRAW);
     let values = scores.iter().enumerate().map(|(i, s)| {

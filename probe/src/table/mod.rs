@@ -42,7 +42,7 @@ pub(crate) use reader::open_regular;
 pub mod runs;
 
 pub use format::{
-    build_command, build_command_with, decode_entry, encode_block, encode_rule_block, encode_wld_block, wld_code,
+    build_command, build_command_with, decode_entry, encode_dtw_block, encode_rule_block, encode_wld_block, wld_code,
     Header, Metric, TableError, TableFlags, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
 };
 pub use reader::TableFile;
