@@ -6,7 +6,10 @@
 //! their files as the build reaches them, within the budget; [`finished::lookup`]) so that a
 //! build's memory is a budget ([`MemoryBudget`]), whatever the number of pieces.
 //!
-//! The crate is laid out by pass, each folder with a head comment on what lives there:
+//! The crate is laid out by pass, each folder with a head comment on what lives there,
+//! over `pair` ([`TablePair`]: a signature and its colour flip, the unit of work, and the
+//! tables it reads); dependencies run one way, from `build` down to `verify`, `solve`
+//! and `finished`:
 //!
 //! - `build`: what to build and in which order, within a memory budget, resuming and
 //!   repairing what is on disk; a pair as a cluster job; the files written;
@@ -23,13 +26,13 @@ mod build;
 mod check;
 pub mod finished;
 pub mod games;
+mod pair;
 mod solve;
 mod verify;
 
 pub use build::budget::{parse_cache_bytes, MemoryBudget};
 pub use build::lock::BuildLock;
 pub use build::one_side::{keep_one_side, OneSide};
-pub use build::pair::{TableId, TablePair};
 pub use build::plan::{Job, Plan, Rates};
 pub use build::write::{
     table_bytes, write_rule_table, write_table, write_tables, BLOCK_POSITIONS, WLD_BLOCK_POSITIONS,
@@ -45,6 +48,7 @@ pub use finished::lookup::{FileOracle, Finished, RuleInputs};
 pub use finished::registry::MissingTable;
 pub use finished::registry::{Registry, SolvedTable};
 pub use finished::working::{in_build_order, inputs_closure, Working, WorkingSet};
+pub use pair::{TableId, TablePair};
 pub use solve::rules::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};
 pub use solve::whole::{solve_pair, STATE_BYTES_PER_POSITION};
 pub use verify::manifest::{

@@ -2,8 +2,6 @@
 //! resuming from the complete tables already there.
 
 //!
-//! - [`pair::TablePair`]: a signature and its colour flip, the unit of work, and the
-//!   tables a pair reads;
 //! - `budget`: the memory a build may use, `plan`: the same build as a job graph for a
 //!   cluster, `lock`: one build at a time in a table folder;
 //! - this module: build order, batches within the budget, resumption and repair, one
@@ -15,7 +13,6 @@
 pub mod budget;
 pub mod lock;
 pub mod one_side;
-pub mod pair;
 pub mod plan;
 pub mod write;
 
@@ -28,9 +25,9 @@ use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
 use rayon::prelude::*;
 
 use crate::build::budget::MemoryBudget;
-use crate::build::pair::TablePair;
 use crate::build::write::{write_rule_table, write_tables};
 use crate::finished::working::{Working, WorkingSet};
+use crate::pair::TablePair;
 use crate::solve::rules::{solve_rule_pair, solve_rule_pair_on_disk};
 use crate::solve::slices::{FileStore, SliceError};
 use crate::solve::whole::solve_pair;

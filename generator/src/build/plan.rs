@@ -9,11 +9,11 @@ use kabe_probe::table::Metric;
 use kabe_probe::{DrawRules, Signature, Variant};
 
 use crate::build::budget::MemoryBudget;
-use crate::build::pair::{TableId, TablePair};
 use crate::build::{
     pair_state_bytes_on, positions_of, rule_pair_bytes, scoped_steps, sliced_state_bytes, table_path, Scope,
     SLICE_STORE_CACHE_MAX,
 };
+use crate::pair::{TableId, TablePair};
 
 /// One job of the graph: a signature and its colour flip, solved together.
 #[derive(Clone, Debug)]

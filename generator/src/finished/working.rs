@@ -28,8 +28,8 @@ use kabe_probe::table::{decode_entry, file_name, Metric, TableError, TableFile};
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld};
 
-use crate::build::pair::TablePair;
 use crate::finished::lookup::{Finished, RuleInputs};
+use crate::pair::TablePair;
 
 /// The pairs whose tables `pairs` read (their captures and promotions, with the rule
 /// tables of `rules`), and the pairs those read in turn: a position a file leaves out is

@@ -15,11 +15,9 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use kabe_probe::table::Metric;
+use kabe_probe::table::{Metric, TableDir};
 use kabe_probe::{Signature, Variant};
 use sha2::{Digest, Sha256};
-
-use crate::build::table_path;
 
 /// One file of a manifest.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,7 +185,7 @@ pub fn manifest_of(
     for (sig, metrics) in crate::tables_in(dir, &variant)? {
         let positions = kabe_probe::MaterialIndex::new(variant, sig).map_or(0, |i| i.len());
         for metric in metrics {
-            let path = table_path(dir, &variant, sig, metric);
+            let path = TableDir::new(dir).path(&variant, sig, metric);
             let bytes = std::fs::metadata(&path)?.len();
             manifest.entries.push(ManifestEntry {
                 file: format!("{sig}.{}.kabe", metric.name()),
@@ -225,7 +223,7 @@ pub fn check_manifest(dir: &Path, variant: Variant, manifest: &Manifest) -> std:
     }
     for (sig, metrics) in crate::tables_in(dir, &variant)? {
         for metric in metrics {
-            let name = table_path(dir, &variant, sig, metric);
+            let name = TableDir::new(dir).path(&variant, sig, metric);
             let name = name.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if !listed.contains_key(name.as_str()) {
                 differences.push(Difference::NotListed { file: name });

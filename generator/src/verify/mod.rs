@@ -32,7 +32,6 @@ use kabe_probe::{
 };
 use rayon::prelude::*;
 
-use crate::build::table_path;
 use crate::verify::statistics::{RuleStats, TableStats};
 
 /// A stored value that its successors contradict.
@@ -435,7 +434,7 @@ pub fn positions_to_verify(dir: &Path, variant: Variant, only: Option<&[Signatur
 fn ledger_digest(tables: &Tables, pair: &[Signature]) -> u64 {
     let mut sigs: Vec<Signature> = pair
         .iter()
-        .flat_map(|&s| crate::build::pair::successors(s))
+        .flat_map(|&s| crate::pair::successors(s))
         .chain(pair.iter().copied())
         .flat_map(|s| [s, s.flipped()])
         .collect();
@@ -629,7 +628,8 @@ fn open_tables(dir: &Path, variant: Variant) -> std::io::Result<Tables> {
     let mut tables = Tables::default();
     for (sig, metrics) in tables_in(dir, &variant)? {
         for metric in metrics {
-            let Ok(file) = TableFile::open(&table_path(dir, &variant, sig, metric), &variant, sig, metric) else {
+            let Ok(file) = TableFile::open(&TableDir::new(dir).path(&variant, sig, metric), &variant, sig, metric)
+            else {
                 continue;
             };
             match metric {
@@ -776,11 +776,11 @@ fn open_checked(
 /// The table file of `sig` and `metric`, its checksum checked; one found by search needs
 /// its colour flip on disk, holding values.
 fn open_whole(dir: &Path, variant: Variant, sig: Signature, metric: Metric) -> Result<TableFile, TableError> {
-    let path = table_path(dir, &variant, sig, metric);
+    let path = TableDir::new(dir).path(&variant, sig, metric);
     let file = TableFile::open(&path, &variant, sig, metric)?;
     file.verify_checksum()?;
     if file.header().by_search() {
-        let flip = table_path(dir, &variant, sig.flipped(), metric);
+        let flip = TableDir::new(dir).path(&variant, sig.flipped(), metric);
         if !flip.exists() {
             return Err(TableError::FlipMissing { path: flip, reader: path });
         }
@@ -1327,7 +1327,7 @@ fn missing_rule_tables(
             if chosen && pieces(sig) <= reach && rules.context(*sig).is_some() && !metrics.contains(&metric) {
                 missing.push(format!(
                     "{}: missing (the {set} rule table of {sig}; the set has rule tables up to {reach} pieces)",
-                    table_path(dir, variant, *sig, metric).display()
+                    TableDir::new(dir).path(variant, *sig, metric).display()
                 ));
             }
         }
