@@ -46,9 +46,8 @@ fn run(program: &Path, tables: &Path, libs: &Path) {
 
 #[test]
 fn the_c_program_probes_through_the_shared_and_the_static_library() {
-    let work = std::env::temp_dir().join(format!("kabe-capi-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).expect("temp dir");
+    let folder = tempfile::Builder::new().prefix("kabe-capi-").tempdir().expect("temp dir");
+    let work = folder.path();
     let tables = work.join("tables");
     kabe_generator::build(Variant::RUSSIAN, 4, &tables, &|_| {}).expect("build");
     let rules = DrawRules::new(DrawRuleSet::Ussr1953, &Variant::RUSSIAN);
@@ -64,5 +63,4 @@ fn the_c_program_probes_through_the_shared_and_the_static_library() {
     let linked = work.join("probe_test_static");
     compile(&linked, &[static_lib.to_str().expect("utf-8 path"), "-lm", "-ldl"]);
     run(&linked, &tables, &libs);
-    let _ = std::fs::remove_dir_all(&work);
 }
