@@ -43,6 +43,9 @@ echo "== Rust tests"
 cargo test --doc --workspace --release --quiet
 cargo nextest run --workspace --release
 
+echo "== the Turkish rules against the brute force to 3 pieces (left out of the suite for its minutes)"
+cargo nextest run --workspace --release --run-ignored only -E 'test(=turkish_up_to_three_pieces)'
+
 echo "== deep perft vectors (every count in data/perft)"
 cargo run --release --quiet --bin kabe -- perft --vectors data/perft/*.perft | tail -n 3
 
