@@ -15,7 +15,7 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
 fi
-cargo build --release --quiet --bin kabe
+cargo build --release --quiet --workspace --bins --examples # as the test build (scripts/test.sh)
 log=$(mktemp)
 target/release/kabe serve --tables "$tables" --bind 127.0.0.1:0 >"$log" 2>&1 &
 server=$!

@@ -32,7 +32,7 @@ manifest=$manifests/$variant-2-$pieces.txt
 input_manifest=$manifests/$variant-2-$inputs.txt
 
 if [ -z "${KABE:-}" ]; then
-  cargo build --release --quiet --bin kabe
+  cargo build --release --quiet --workspace --bins --examples # as the test build (scripts/test.sh)
   KABE=target/release/kabe
 fi
 kabe() { nice -n "${NICE:-19}" "$KABE" "$@"; }

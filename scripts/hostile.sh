@@ -15,7 +15,7 @@ quick=false
 [ "${1:-}" = --quick ] && quick=true
 # KABE=path/to/kabe runs the list against another build (an older one, to compare).
 if [ -z "${KABE:-}" ]; then
-  cargo build --release --quiet --bin kabe || exit 2
+  cargo build --release --quiet --workspace --bins --examples || exit 2 # as the test build (scripts/test.sh)
 fi
 kabe=$(realpath "${KABE:-target/release/kabe}")
 work=$(realpath -m target/hostile)

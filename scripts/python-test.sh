@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 work=$root/target/python
 kabe=$root/target/release/kabe
-cargo build --release --quiet --bin kabe
+cargo build --release --quiet --workspace --bins --examples # as the test build (scripts/test.sh)
 
 tables=${1:-}
 if [ -z "$tables" ]; then

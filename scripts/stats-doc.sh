@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 variant=${1:?variant}
 dir=${2:?table directory}
 rules=${3:-}
-cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin kabe
+cargo build --release --quiet --manifest-path "$root/Cargo.toml" --workspace --bins --examples # as the test build (scripts/test.sh)
 kabe="$root/target/release/kabe"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -43,29 +43,39 @@ echo "== Rust tests"
 cargo test --doc --workspace --release --quiet
 cargo nextest run --workspace --release
 
+echo "== the Turkish rules against the brute force to 3 pieces (left out of the suite for its minutes)"
+cargo nextest run --workspace --release --run-ignored only -E 'test(=turkish_up_to_three_pieces)'
+
+# The binary every step below runs (and the scripts it calls build the same way): the one
+# the test build made. `--workspace --bins --examples` resolves the dependencies' features
+# as the test build did (the dev-dependencies' unified in), so nothing is compiled again; a
+# plain `cargo run --bin kabe` resolves them without and compiles most of the workspace anew.
+cargo build --release --quiet --workspace --bins --examples
+kabe=$PWD/target/release/kabe
+
 echo "== deep perft vectors (every count in data/perft)"
-cargo run --release --quiet --bin kabe -- perft --vectors data/perft/*.perft | tail -n 3
+"$kabe" perft --vectors data/perft/*.perft | tail -n 3
 
 echo "== endgame tables: build, verify through the reader, statistics"
 tables=target/ci-tables
 rm -rf "$tables"
 for spec in international:4 russian:4 kabe:3 turkish:3; do
   v=${spec%:*}; n=${spec#*:}
-  cargo run --release --quiet --bin kabe -- generate --variant "$v" --pieces "$n" --tables "$tables" 2>/dev/null
-  cargo run --release --quiet --bin kabe -- verify --variant "$v" --tables "$tables"
+  "$kabe" generate --variant "$v" --pieces "$n" --tables "$tables" 2>/dev/null
+  "$kabe" verify --variant "$v" --tables "$tables"
   # Byte for byte the set recorded in the repository (SHA-256 of every file).
-  cargo run --release --quiet --bin kabe -- manifest --variant "$v" --tables "$tables" --check "data/manifests/$v-2-$n.txt" | tail -n 1
+  "$kabe" manifest --variant "$v" --tables "$tables" --check "data/manifests/$v-2-$n.txt" | tail -n 1
 done
 echo "== a set grown pair by pair (scripts/grow-set.sh): the same files as a whole build, resumed on a bare machine"
 grown=target/ci-grown
 rm -rf "$grown" "$grown-manifests"
 mkdir -p "$grown-manifests"
-MANIFESTS="$grown-manifests" KABE=target/release/kabe bash scripts/grow-set.sh russian 3 "$grown" >target/grow-set.txt 2>&1 ||
+MANIFESTS="$grown-manifests" KABE=$kabe bash scripts/grow-set.sh russian 3 "$grown" >target/grow-set.txt 2>&1 ||
   { cat target/grow-set.txt; exit 1; }
 grep -h '^[0-9]' "$grown-manifests"/russian-2-*.txt | sort >target/grow-set-files.txt
 grep '^[0-9]' data/manifests/russian-2-4.txt | awk '{ n = 0; for (i = 1; i <= 4; i++) n += substr($1, i, 1); if (n <= 3) print }' | sort | cmp - target/grow-set-files.txt
 rm -rf "$grown"
-MANIFESTS="$grown-manifests" KABE=target/release/kabe bash scripts/grow-set.sh russian 3 "$grown" 2>&1 | tail -n 1
+MANIFESTS="$grown-manifests" KABE=$kabe bash scripts/grow-set.sh russian 3 "$grown" 2>&1 | tail -n 1
 echo "== the explorer (kabe serve) in headless Chromium: load, hover, play, back, count, edit, 8x8, Turkish, phone"
 bash scripts/browser-test.sh "$tables"
 
@@ -74,21 +84,21 @@ bash scripts/slurm/test.sh "$tables"
 
 # Output goes to a file, not into `head`: kabe dies quietly of SIGPIPE when its reader
 # stops early, which `set -o pipefail` would count as a failure.
-cargo run --release --quiet --bin kabe -- stats --variant russian --tables "$tables" >target/stats-russian.txt
+"$kabe" stats --variant russian --tables "$tables" >target/stats-russian.txt
 head -n 6 target/stats-russian.txt
 
 echo "== draw rules: rule tables against the brute force (every counter state), a probe"
-cargo run --release --quiet --bin kabe -- check-rules --variant international --pieces 3 --tables "$tables" | tail -n 1
-cargo run --release --quiet --bin kabe -- check-rules --layered --variant russian --pieces 4 --tables "$tables" | tail -n 1
-cargo run --release --quiet --bin kabe -- stats --variant russian --rules ussr1953 --tables "$tables" | tail -n 3
-cargo run --release --quiet --bin kabe -- probe "W:WK46,K47,K48:BK5" --counters 6.3=30 --tables "$tables" >target/probe-6.3.txt
+"$kabe" check-rules --variant international --pieces 3 --tables "$tables" | tail -n 1
+"$kabe" check-rules --layered --variant russian --pieces 4 --tables "$tables" | tail -n 1
+"$kabe" stats --variant russian --rules ussr1953 --tables "$tables" | tail -n 3
+"$kabe" probe "W:WK46,K47,K48:BK5" --counters 6.3=30 --tables "$tables" >target/probe-6.3.txt
 head -n 2 target/probe-6.3.txt
 
 echo "== game analysis and studies on data/ (the README's main command on the tables above)"
-KABE_TABLES="$tables" cargo run --release --quiet --bin kabe -- analyze data/games/international.pdn | tail -n 2
-cargo run --release --quiet --bin kabe -- analyze data/games/*.pdn data/studies/*.pdn --tables "$tables" --no-generate | tail -n 2
+KABE_TABLES="$tables" "$kabe" analyze data/games/international.pdn | tail -n 2
+"$kabe" analyze data/games/*.pdn data/studies/*.pdn --tables "$tables" --no-generate | tail -n 2
 # The Blonde 1819 study needs 5-piece tables: build only what its material reaches.
-cargo run --release --quiet --bin kabe -- study "W:WK2,K5:B12,22,39" --generate --tables "$tables" --json 2>/dev/null >target/study-blonde.json
+"$kabe" study "W:WK2,K5:B12,22,39" --generate --tables "$tables" --json 2>/dev/null >target/study-blonde.json
 python3 - <<'PY'
 import json
 s = json.load(open("target/study-blonde.json"))
@@ -96,7 +106,7 @@ assert s["sound"] and s["keys"] == ["2-11"], s
 assert [m["move"] for m in s["main_line"][:5]] == ["2-11", "12-17", "11-6", "39-43", "5-28"], s["main_line"]
 print("study Blonde 1819: sound, key move 2-11, main line", " ".join(m["move"] for m in s["main_line"]))
 PY
-cargo run --release --quiet --bin kabe -- analyze data/studies/studies.pdn --tables "$tables" --pieces 5 --format json >target/study-blonde-solution.json
+"$kabe" analyze data/studies/studies.pdn --tables "$tables" --pieces 5 --format json >target/study-blonde-solution.json
 python3 - <<'PY'
 import json
 d = json.load(open("target/study-blonde-solution.json"))
@@ -109,7 +119,7 @@ PY
 
 echo "== compositions of 13-20 pieces proved by search down into the 4-piece tables, published solutions checked"
 status=0
-cargo run --release --quiet --bin kabe -- study --pdn data/studies/compositions/Cat.D1.pdn --variant international --tables "$tables" --json \
+"$kabe" study --pdn data/studies/compositions/Cat.D1.pdn --variant international --tables "$tables" --json \
   >target/compositions-d1.json || status=$?
 [ "$status" -le 1 ] || exit "$status" # 1: not every composition sound, which the check below weighs
 python3 - <<'PY'
@@ -124,8 +134,8 @@ PY
 
 # Two games of the 1950 USSR championship whose endings need 5 pieces: moves that threw a
 # result away, and the 30-move rule (16b) turning White's theoretical win into a draw.
-cargo run --release --quiet --bin kabe -- generate --variant russian --pieces 5 --tables "$tables" 2>/dev/null | tail -n 1
-cargo run --release --quiet --bin kabe -- analyze data/games/russian-rules.pdn --tables "$tables" --pieces 5 --no-generate --format json >target/russian-rules.json
+"$kabe" generate --variant russian --pieces 5 --tables "$tables" 2>/dev/null | tail -n 1
+"$kabe" analyze data/games/russian-rules.pdn --tables "$tables" --pieces 5 --no-generate --format json >target/russian-rules.json
 python3 - <<'PY'
 import json
 d = json.load(open("target/russian-rules.json"))

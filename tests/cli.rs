@@ -1,6 +1,8 @@
 //! End-to-end tests of the `kabe` binary: output, JSON, and one-line errors with a
 //! non-zero exit code.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn kabe(args: &[&str]) -> Output {
@@ -103,8 +105,7 @@ fn perft_divide_sums_to_the_total() {
 
 #[test]
 fn perft_vectors_pass_and_a_wrong_count_fails() {
-    let dir = std::env::temp_dir().join(format!("kabe-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = common::temp_dir("cli-vectors");
     let good = dir.join("good.perft");
     std::fs::write(&good, "id s\nvariant russian\nfen W:W21-32:B1-12\nperft 3 302\n").expect("write");
     let o = kabe(&["perft", "--vectors", good.to_str().expect("utf8")]);
@@ -206,8 +207,7 @@ fn numeric_flags_out_of_range_are_refused_by_name() {
 fn analysis_memory_is_bounded_whatever_the_file() {
     // Under a 400 MB address-space limit: one game of 10 MB of one-letter words (once
     // 788 MB), 30 MB of junk lines (once 2.6 GB for 200 MB), 20 MB of random bytes.
-    let dir = std::env::temp_dir().join(format!("kabe-analyze-memory-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::temp_dir("analyze-memory");
     std::fs::create_dir_all(dir.join("tables")).expect("dir");
     let mut words = b"[GameType \"20\"]\n\n".to_vec();
     while words.len() < 10 << 20 {
@@ -242,14 +242,11 @@ fn analysis_memory_is_bounded_whatever_the_file() {
             assert!(stdout(&o).contains("more than the 1 MiB a game may have"), "{}", stdout(&o));
         }
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn a_table_directory_that_is_a_file_or_needs_a_missing_home_is_named() {
-    let dir = std::env::temp_dir().join(format!("kabe-table-dir-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = common::temp_dir("table-dir");
     let file = dir.join("not-a-folder");
     std::fs::write(&file, "x").expect("write");
     let pdn = dir.join("g.pdn");
@@ -290,7 +287,6 @@ fn a_table_directory_that_is_a_file_or_needs_a_missing_home_is_named() {
         .expect("run kabe");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("HOME is not set; give --tables DIR"), "{}", stderr(&o));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Every numeric flag of every command, in a context where an accepted value finishes at
@@ -299,9 +295,7 @@ fn a_table_directory_that_is_a_file_or_needs_a_missing_home_is_named() {
 /// taken, and never a panic, a signal or a hang.
 #[test]
 fn every_numeric_flag_takes_extreme_values_without_a_panic_or_a_hang() {
-    let dir = std::env::temp_dir().join(format!("kabe-flags-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = common::temp_dir("flags");
     let empty = |name: &str| {
         let d = dir.join(name);
         std::fs::create_dir_all(&d).expect("dir");
@@ -363,5 +357,4 @@ fn every_numeric_flag_takes_extreme_values_without_a_panic_or_a_hang() {
             }
         }
     }
-    std::fs::remove_dir_all(&dir).ok();
 }

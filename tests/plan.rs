@@ -2,15 +2,14 @@
 //! order, give the files of a whole `kabe generate`; a job refuses missing and corrupt
 //! inputs by name; a Slurm submission leaves out what is done.
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kabe-plan-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).expect("temp dir");
-    dir
+fn temp_dir(name: &str) -> common::TempDir {
+    common::temp_dir(&format!("plan-{name}"))
 }
 
 fn kabe(args: &[&str], dir: &Path) -> Output {
@@ -45,7 +44,7 @@ fn pair_job(variant: &str, sig: &str, dir: &Path) -> Output {
 /// equal a whole `kabe generate --both-sides`'s, then that the plan's last step (`kabe
 /// generate` over the finished pairs, which keeps one table of each pair) gives a whole
 /// `kabe generate`'s; returns the directory of the jobs' files.
-fn jobs_in_order_give_a_whole_build(variant: &str) -> PathBuf {
+fn jobs_in_order_give_a_whole_build(variant: &str) -> common::TempDir {
     let whole = temp_dir(&format!("whole-{variant}"));
     assert!(kabe(&["generate", "--variant", variant, "--pieces", "3", "--both-sides"], &whole).status.success());
     let dir = temp_dir(&format!("jobs-{variant}"));
@@ -73,8 +72,6 @@ fn jobs_in_order_give_a_whole_build(variant: &str) -> PathBuf {
     assert!(kabe(&["generate", "--variant", variant, "--pieces", "3"], &dir).status.success());
     assert_eq!(files(&dir, variant), files(&compact, variant), "{variant}: one side kept");
     assert!(plan(&dir, variant)["jobs"].as_array().expect("jobs").iter().all(|j| j["status"] == "done"));
-    let _ = fs::remove_dir_all(&whole);
-    let _ = fs::remove_dir_all(&compact);
     dir
 }
 
@@ -86,7 +83,6 @@ fn the_jobs_of_the_plan_in_order_give_the_files_of_a_whole_build() {
     let out = pair_job("russian", "0111", &dir);
     assert!(out.status.success() && text(&out).contains("already complete"), "{}", text(&out));
     assert_eq!(fs::metadata(dir.join("russian/1101.dtw.kabe")).and_then(|m| m.modified()).expect("mtime"), before);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// The orthogonal board and its draw by material go through the same job graph: Turkish
@@ -94,8 +90,7 @@ fn the_jobs_of_the_plan_in_order_give_the_files_of_a_whole_build() {
 /// (draw rules `none`) are the files a whole build writes.
 #[test]
 fn turkish_jobs_of_the_plan_give_the_files_of_a_whole_build() {
-    let dir = jobs_in_order_give_a_whole_build("turkish");
-    let _ = fs::remove_dir_all(&dir);
+    jobs_in_order_give_a_whole_build("turkish");
 }
 
 #[test]
@@ -123,7 +118,6 @@ fn a_job_refuses_missing_and_corrupt_inputs_by_name_and_writes_nothing() {
 
     let out = pair_job("russian", "5555", &dir);
     assert!(text(&out).contains("signature 5555 has no table"), "{}", text(&out));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -149,5 +143,4 @@ fn a_slurm_submission_leaves_out_the_jobs_done_and_waits_on_the_rest() {
     }
     assert!(job.contains("generate --pair 0111 --variant russian --rules ussr1953"), "{job}");
     assert!(!sub.join("jobs/0101.sbatch").exists());
-    let _ = fs::remove_dir_all(&dir);
 }

@@ -2,9 +2,11 @@
 //! the shape its OpenAPI document describes; bad requests get 4xx JSON errors naming
 //! what was wrong; malformed and hostile requests never bring it down.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
@@ -21,8 +23,9 @@ impl Drop for Server {
     }
 }
 
-fn tables() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kabe-serve-tables-{}", std::process::id()));
+/// International, Russian and Turkish tables up to 3 pieces, in a folder of the test's own.
+fn tables() -> common::TempDir {
+    let dir = common::temp_dir("serve-tables");
     for variant in ["international", "russian", "turkish"] {
         let ok = Command::new(env!("CARGO_BIN_EXE_kabe"))
             .args(["generate", "--variant", variant, "--pieces", "3", "--tables"])
@@ -211,7 +214,6 @@ fn the_api_answers_as_kabe_probe_does_in_the_documented_shape() {
             assert_eq!(line["end"], probed["line_end"], "{line_path}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -238,7 +240,6 @@ fn a_composition_beyond_the_tables_is_proved_as_kabe_study_proves_it() {
         v["moves"].as_array().expect("moves").iter().map(|m| m["outcome"].clone()).collect()
     };
     assert_eq!(outcomes(&answer), outcomes(&studied));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -268,7 +269,6 @@ fn a_table_truncated_or_removed_under_the_server_is_an_error_naming_it_never_a_c
     assert!(server.child.try_wait().expect("status").is_none(), "the server is still running");
     let (status, _) = get(&server.addr, "/api/variants");
     assert_eq!(status, 200);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -302,7 +302,6 @@ fn bad_requests_get_a_4xx_json_error_naming_what_was_wrong() {
         assert_eq!(body["error"], kind, "{path}: {body}");
         assert!(body["message"].as_str().expect("message").contains(says), "{path}: {body}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -344,7 +343,6 @@ fn malformed_and_hostile_requests_do_not_bring_the_server_down() {
     let (status, body) = raw(&server.addr, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     assert_eq!(status, 200);
     assert!(body.contains("<title>kabe explorer</title>"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -378,7 +376,6 @@ fn idle_connections_are_closed_and_capped() {
     let (status, body) = get(&server.addr, "/api/variants");
     assert_eq!(status, 200, "{body}");
     assert!(server.child.try_wait().expect("status").is_none(), "the server is still running");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

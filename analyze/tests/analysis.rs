@@ -299,7 +299,8 @@ fn a_third_repetition_draws_and_the_move_allowing_it_is_flagged() {
 fn pdn_output_reads_back_to_the_same_games() {
     let tb = tables();
     // The player's comments, variations, NAGs and marks come back as written.
-    let annotated = std::env::temp_dir().join(format!("kabe-annotated-{}.pdn", std::process::id()));
+    let folder = tempfile::Builder::new().prefix("kabe-annotated-").tempdir().expect("temp dir");
+    let annotated = folder.path().join("annotated.pdn");
     std::fs::write(
         &annotated,
         "[Event \"annotated\"]\n[GameType \"20\"]\n{Before the first move} 1. 32-28 {a comment\nover two lines} \

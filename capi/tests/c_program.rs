@@ -7,18 +7,21 @@ use std::process::Command;
 use kabe_probe::{DrawRuleSet, DrawRules, Variant};
 
 /// `target/<profile>` of this test run, with `libkabe.so` and `libkabe.a` built in it:
-/// a test build makes only the rlib, so the C libraries are built here (cargo's lock is
-/// free while tests run; everything but the final link is already compiled).
+/// a test build leaves them in deps/ only, so they are built here (cargo's lock is free
+/// while tests run). The workspace's libraries and examples are the test build's selection
+/// (`cargo nextest run --workspace`): the dependencies' features resolve as they did there
+/// and nothing is compiled again (`-p kabe-capi` alone would compile kabe-rules and
+/// kabe-probe anew).
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable");
     let dir = exe.ancestors().nth(2).expect("target/<profile>/deps/<test>").to_path_buf();
     let mut build = Command::new(env!("CARGO"));
-    build.args(["build", "--quiet", "-p", "kabe-capi", "--lib"]);
+    build.args(["build", "--quiet", "--workspace", "--lib", "--examples"]);
     if dir.ends_with("release") {
         build.arg("--release");
     }
     let status = build.status().expect("running cargo");
-    assert!(status.success(), "cargo build -p kabe-capi failed");
+    assert!(status.success(), "cargo build of the C libraries failed");
     dir
 }
 
@@ -46,9 +49,8 @@ fn run(program: &Path, tables: &Path, libs: &Path) {
 
 #[test]
 fn the_c_program_probes_through_the_shared_and_the_static_library() {
-    let work = std::env::temp_dir().join(format!("kabe-capi-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).expect("temp dir");
+    let folder = tempfile::Builder::new().prefix("kabe-capi-").tempdir().expect("temp dir");
+    let work = folder.path();
     let tables = work.join("tables");
     kabe_generator::build(Variant::RUSSIAN, 4, &tables, &|_| {}).expect("build");
     let rules = DrawRules::new(DrawRuleSet::Ussr1953, &Variant::RUSSIAN);
@@ -64,5 +66,4 @@ fn the_c_program_probes_through_the_shared_and_the_static_library() {
     let linked = work.join("probe_test_static");
     compile(&linked, &[static_lib.to_str().expect("utf-8 path"), "-lm", "-ldl"]);
     run(&linked, &tables, &libs);
-    let _ = std::fs::remove_dir_all(&work);
 }

@@ -3,10 +3,9 @@
 //! through the files under a small memory budget gives the same value for every
 //! position. Large sets are compared by `benches/generate.sh`.
 
+mod common;
 #[path = "reference/queue_solver.rs"]
 mod queue_solver;
-
-use std::path::PathBuf;
 
 use kabe_generator::{build_scope, keep_one_side, table_path, BuildError, MemoryBudget, Registry, Scope};
 use kabe_probe::table::{Metric, TableFile};
@@ -32,8 +31,7 @@ fn reference(variant: Variant, max_pieces: u32) -> Registry {
 /// the reader's search; then keeps one table of each pair and compares every `stride`-th
 /// position through the reader again (the dropped tables are found by search).
 fn compare(variant: Variant, max_pieces: u32, budget: MemoryBudget, stride: usize) -> u64 {
-    let dir: PathBuf = std::env::temp_dir().join(format!("kabe-reference-{}-{}", variant.name, std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::temp_dir(&format!("reference-{}", variant.name));
     let built = build_scope(variant, Scope::Pieces(max_pieces), &dir, budget, &|_| {}).expect("build");
     let old = reference(variant, max_pieces);
     let tb = Tablebase::open(&dir).expect("open");
@@ -72,7 +70,6 @@ fn compare(variant: Variant, max_pieces: u32, budget: MemoryBudget, stride: usiz
             assert_eq!(tb.probe_wld(&p).expect("probe"), e.wld(), "{} {sig} index {i}, one side kept", variant.name);
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     compared
 }
 
@@ -89,13 +86,11 @@ fn international_and_kabe_up_to_3_pieces_equal_the_first_solver() {
 
 #[test]
 fn a_pair_beyond_the_budget_is_an_error_naming_it_before_any_work() {
-    let dir = std::env::temp_dir().join(format!("kabe-budget-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::temp_dir("budget");
     // 0401 and its flip: 21 M positions, 42 MB of state; 256 MiB leaves 32 MiB for pairs.
     let e = build_scope(Variant::INTERNATIONAL, Scope::Pieces(5), &dir, MemoryBudget::new(256 << 20), &|_| {})
         .expect_err("too small a budget");
     assert!(matches!(e, BuildError::Memory { .. }), "{e}");
     assert!(e.to_string().contains("raise --memory"), "{e}");
     assert!(!dir.join("international").read_dir().is_ok_and(|mut d| d.next().is_some()), "no table was built");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,9 +2,11 @@
 //! without files), on Russian tables up to 4 pieces of which one table of each pair is
 //! found by search: values, capture resolution, the cache, errors, threads.
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
+use std::sync::{Arc, Mutex, Weak};
 
 use kabe_generator::{build, build_rules, keep_one_side, solve_all, solve_rules, MemoryOracle, Registry, RuleRegistry};
 use kabe_probe::rules::exact::{verdict, Oracle};
@@ -12,11 +14,8 @@ use kabe_probe::table::TableError;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant, Wld};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kabe-tablebase-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).expect("temp dir");
-    dir
+fn temp_dir(name: &str) -> common::TempDir {
+    common::temp_dir(&format!("tablebase-{name}"))
 }
 
 /// Builds the files (reading finished tables back through the files), keeps one table
@@ -32,14 +31,22 @@ fn build_into(dir: &Path, pieces: u32) -> (Registry, RuleRegistry) {
     (theory, rule_tables)
 }
 
-/// Russian tables up to 4 pieces, built once for the whole file.
-fn tables() -> &'static (PathBuf, (Registry, RuleRegistry)) {
-    static TABLES: OnceLock<(PathBuf, (Registry, RuleRegistry))> = OnceLock::new();
-    TABLES.get_or_init(|| {
-        let dir = temp_dir("four");
-        let solved = build_into(&dir, 4);
-        (dir, solved)
-    })
+type Tables = (common::TempDir, (Registry, RuleRegistry));
+
+/// Russian tables up to 4 pieces, shared by the tests of this file that run at once, and
+/// removed when the last of them lets go (a static would never be dropped; nextest runs
+/// each test in a process of its own, so there each test builds and removes its set).
+fn tables() -> Arc<Tables> {
+    static TABLES: Mutex<Weak<Tables>> = Mutex::new(Weak::new());
+    let mut shared = TABLES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(tables) = shared.upgrade() {
+        return tables;
+    }
+    let dir = temp_dir("four");
+    let solved = build_into(&dir, 4);
+    let tables = Arc::new((dir, solved));
+    *shared = Arc::downgrade(&tables);
+    tables
 }
 
 fn signatures(pieces: u32) -> Vec<Signature> {
@@ -55,7 +62,8 @@ fn positions(sig: Signature) -> impl Iterator<Item = Position> {
 
 #[test]
 fn every_value_matches_the_generator_solved_in_memory() {
-    let (dir, (registry, rule_tables)) = tables();
+    let tables = tables();
+    let (dir, (registry, rule_tables)) = &*tables;
     let tb = Tablebase::builder(dir).cache_bytes(1 << 20).open().expect("open");
     assert_eq!(tb.max_pieces(), 4);
     assert_eq!(tb.max_pieces_of(&Variant::RUSSIAN), 4);
@@ -91,7 +99,8 @@ fn every_value_matches_the_generator_solved_in_memory() {
 
 #[test]
 fn a_run_of_stored_values_is_what_each_position_stores() {
-    let (dir, _) = tables();
+    let tables = tables();
+    let (dir, _) = &*tables;
     // A small cache, so that runs cross blocks that must be read again.
     let tb = Tablebase::builder(dir).cache_bytes(1 << 16).open().expect("open");
     let mut compared = 0;
@@ -116,7 +125,8 @@ fn a_run_of_stored_values_is_what_each_position_stores() {
 
 #[test]
 fn positions_beyond_the_tables_are_resolved_through_their_captures() {
-    let (dir, _) = tables();
+    let tables = tables();
+    let (dir, _) = &*tables;
     // Only the tables up to 3 pieces: 4-piece positions with a capture must be resolved.
     let small = temp_dir("three");
     build_into(&small, 3);
@@ -163,7 +173,8 @@ fn positions_beyond_the_tables_are_resolved_through_their_captures() {
 
 #[test]
 fn a_cached_only_probe_never_reads_and_the_cache_keeps_its_bound() {
-    let (dir, _) = tables();
+    let tables = tables();
+    let (dir, _) = &*tables;
     let tb = Tablebase::builder(dir).cache_bytes(64 * 4096).open().expect("open");
     let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8").expect("fen");
     assert_eq!(tb.probe_wld_cached(&p).expect("cached"), None);
@@ -181,7 +192,8 @@ fn a_cached_only_probe_never_reads_and_the_cache_keeps_its_bound() {
 
 #[test]
 fn threads_share_one_tablebase_and_agree_with_one_thread() {
-    let (dir, _) = tables();
+    let tables = tables();
+    let (dir, _) = &*tables;
     let tb = Tablebase::builder(dir).cache_bytes(1 << 16).open().expect("open");
     let all: Vec<Position> = signatures(4).into_iter().flat_map(|s| positions(s).step_by(97)).collect();
     let alone: Vec<Wld> = all.iter().map(|p| tb.probe_wld(p).expect("probe")).collect();
@@ -254,7 +266,8 @@ fn bad_directories_and_files_are_errors_naming_them() {
 
 #[test]
 fn several_tablebases_side_by_side_with_other_rules() {
-    let (dir, _) = tables();
+    let tables = tables();
+    let (dir, _) = &*tables;
     let a = Tablebase::open(dir).expect("open");
     let b = Tablebase::builder(dir).rules(DrawRuleSet::Ussr1953).cache_bytes(1 << 12).open().expect("open");
     let p = Position::from_fen(Variant::RUSSIAN, "W:WKh8,Ke7,Kf6:BKa3").expect("fen");
@@ -265,7 +278,7 @@ fn several_tablebases_side_by_side_with_other_rules() {
     let best = a.best_moves(&p, &Counters::fresh(&rules, &p)).expect("moves");
     assert!(!best.is_empty() && best.iter().all(|m| m.exact == Wld::Win));
     // The tables in memory see the same.
-    let (_, (registry, rule_tables)) = tables();
+    let (_, (registry, rule_tables)) = &*tables;
     let reader = MemoryOracle::new(registry, rule_tables);
     assert_eq!(reader.theoretical(&p).expect("dtw"), a.probe_dtw(&p).expect("dtw"));
 }
@@ -322,5 +335,4 @@ fn one_tablebase_answers_under_the_rule_set_each_counters_carry() {
     };
     assert!(matches!(tb.probe(&p, &bogus), Err(ProbeError::Counters(_))), "an article the set lacks");
     assert_eq!(bogus.governing(&p), Some(("16b", 60)), "the unknown count is ignored, not indexed");
-    let _ = fs::remove_dir_all(&dir);
 }

@@ -1,8 +1,10 @@
 //! Table files: resumable, bit-identical builds; every kind of bad file is an error that
 //! names it; verification catches a wrong value even when the checksum is right.
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kabe_generator::{
     build, build_rules, keep_one_side, solve_all, table_bytes, table_path, verify, verify_with, write_rule_table,
@@ -12,11 +14,8 @@ use kabe_probe::table::{Metric, TableError, TableFile};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, RuleScore, Score, Signature, Variant};
 use proptest::prelude::*;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kabe-test-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).expect("temp dir");
-    dir
+fn temp_dir(name: &str) -> common::TempDir {
+    common::temp_dir(&format!("test-{name}"))
 }
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -242,7 +241,7 @@ fn a_one_side_set_verifies_alike_held_in_memory_or_not_and_a_planted_value_is_ca
 }
 
 /// International 2-3 with its `fmjd` rule tables, as `kabe generate` builds it.
-fn build_with_rules(name: &str) -> PathBuf {
+fn build_with_rules(name: &str) -> common::TempDir {
     let dir = temp_dir(name);
     let v = Variant::INTERNATIONAL;
     build(v, 3, &dir, &|_| {}).expect("build");
@@ -429,9 +428,6 @@ fn a_pair_built_on_a_compact_set_equals_one_built_on_both_sides_and_in_memory() 
     assert!(expected.len() > 2 * four.len(), "WLD, DTW and some rule tables: {}", expected.len());
     assert!(four_pieces(&both) == expected, "built on both sides");
     assert!(four_pieces(&compact) == expected, "built on a compact set");
-    for dir in [both, compact, reference] {
-        fs::remove_dir_all(dir).expect("clean up");
-    }
 }
 
 fn build_rules_base(variant: Variant, rules: DrawRules, dir: &Path, pieces: u32) {
@@ -514,9 +510,7 @@ fn a_lost_empty_or_damaged_file_is_named_the_rest_answers_and_a_build_makes_the_
         assert!(named > 0, "{what}: no probe of {probed} needed {name}");
         build_compact(&dir);
         assert_eq!(files(&dir), reference, "{what}: the set rebuilt differs from a clean build");
-        fs::remove_dir_all(&dir).ok();
     }
-    fs::remove_dir_all(&clean).ok();
 }
 
 #[test]
@@ -539,5 +533,4 @@ fn a_second_build_into_the_same_folder_is_refused_while_the_first_holds_it() {
     assert!(matches!(build(v, 2, &dir, &|_| {}), Err(BuildError::Locked { .. })));
     drop((one, two));
     build(v, 2, &dir, &|_| {}).expect("once the others are done");
-    fs::remove_dir_all(&dir).ok();
 }

@@ -11,7 +11,7 @@ positions=${1:-10000}
 venvs="$root/target/difftest"
 kabe="$root/target/release/kabe"
 
-cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin kabe
+cargo build --release --quiet --manifest-path "$root/Cargo.toml" --workspace --bins --examples # as the test build (scripts/test.sh)
 
 make_venv() { # name, pip requirement, module it installs
   local dir="$venvs/$1"

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 work=$(realpath -m target/slurm-test)
 rm -rf "$work"
 mkdir -p "$work"
-cargo build --release --quiet --bin kabe
+cargo build --release --quiet --workspace --bins --examples # as the test build (scripts/test.sh)
 kabe=$PWD/target/release/kabe
 ref=${1:-}
 if [ -z "$ref" ]; then

@@ -1,0 +1,36 @@
+//! What the integration tests share: a temporary folder that goes when the test does.
+
+#![allow(dead_code)] // each suite uses what it needs
+
+use std::ffi::OsStr;
+use std::ops::Deref;
+use std::path::Path;
+
+/// A folder under the system's temporary directory, removed with everything in it when
+/// the value is dropped: at the end of the test, whether it passed or failed (a failing
+/// assertion unwinds through the drop). Reads as the `Path` it is.
+pub struct TempDir(tempfile::TempDir);
+
+/// A fresh, empty folder named `kabe-{name}-` and a random suffix.
+pub fn temp_dir(name: &str) -> TempDir {
+    TempDir(tempfile::Builder::new().prefix(&format!("kabe-{name}-")).tempdir().expect("temp dir"))
+}
+
+impl Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<OsStr> for TempDir {
+    fn as_ref(&self) -> &OsStr {
+        self.0.path().as_os_str()
+    }
+}
