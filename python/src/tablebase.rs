@@ -27,8 +27,6 @@ pub struct Tablebase {
     single_variant: Option<Variant>,
 }
 
-use kabe_analyze::json::wld_word as word;
-
 fn wld_int(w: Wld) -> i8 {
     match w {
         Wld::Win => 1,
@@ -339,7 +337,7 @@ impl Tablebase {
             ProveError::Probe(e) => probe_error(e),
             other => PyValueError::new_err(other.to_string()),
         })?;
-        to_python(py, &proof.to_json())
+        to_python(py, &kabe_analyze::json::proof_json(&proof))
     }
 
     /// Fresh counters for `position` under the rules this tablebase applies to it.
@@ -428,13 +426,13 @@ impl Verdict {
     /// `"win"`, `"draw"` or `"loss"` for the side to move, under the draw rules.
     #[getter]
     fn exact(&self) -> &'static str {
-        word(self.inner.exact)
+        self.inner.exact.word()
     }
 
     /// The rule-free result (as the published databases give it).
     #[getter]
     fn theoretical(&self) -> &'static str {
-        word(self.inner.theoretical.wld())
+        self.inner.theoretical.wld().word()
     }
 
     /// Plies to the end of the game in theory (None for a draw).
@@ -500,7 +498,7 @@ impl MoveVerdict {
     /// `"win"`, `"draw"` or `"loss"` for the side making the move.
     #[getter]
     fn exact(&self) -> &'static str {
-        word(self.inner.exact)
+        self.inner.exact.word()
     }
 
     /// The position after the move.
