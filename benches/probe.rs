@@ -76,125 +76,128 @@ fn throughput(tb: &Tablebase, positions: &[Position], threads: usize) -> f64 {
     (threads * rounds * positions.len()) as f64 / start.elapsed().as_secs_f64()
 }
 
+fn sorted(mut times: Vec<f64>) -> Vec<f64> {
+    times.sort_by(f64::total_cmp);
+    times
+}
+
+/// The median cost of reading the timer, measured as a probe is: taken off each
+/// single-probe time.
+fn timer_cost() -> f64 {
+    let overhead = (0..100_000).map(|_| {
+        let t = Instant::now();
+        black_box(());
+        t.elapsed().as_nanos() as f64
+    });
+    percentile(&sorted(overhead.collect()), 0.5)
+}
+
+/// Nanoseconds of `probe` on each of `positions`, less `timer`, sorted.
+fn single_probe_ns(positions: &[Position], timer: f64, probe: impl Fn(&Position)) -> Vec<f64> {
+    let times = positions.iter().map(|p| {
+        let t = Instant::now();
+        probe(black_box(p));
+        t.elapsed().as_nanos() as f64 - timer
+    });
+    sorted(times.collect())
+}
+
+/// Cold WLD probes, sorted: all of them, those with no capture to play, those with one.
+struct Cold {
+    all: Vec<f64>,
+    quiet: Vec<f64>,
+    capture: Vec<f64>,
+}
+
+/// Cold: a tablebase whose cache holds a few blocks, so that nearly every probe decodes
+/// the blocks it reads (the file pages are in the OS cache; the zstd contexts made by a
+/// warm-up). Capture positions apart: they probe what their captures reach. Read by
+/// positional reads (the default) or memory-mapped.
+fn cold_wld(dir: &PathBuf, positions: &[Position], mapped: bool) -> Cold {
+    let builder = Tablebase::builder(dir).cache_bytes(64 << 10);
+    // SAFETY: nothing writes the bench's tables while they are open.
+    let builder = if mapped { unsafe { builder.memory_map() } } else { builder };
+    let cold_tb = builder.open().expect("open");
+    for p in &positions[..100] {
+        black_box(cold_tb.probe_wld(p).expect("probe"));
+    }
+    let (mut all, mut quiet, mut capture) = (Vec::new(), Vec::new(), Vec::new());
+    for p in &positions[100..20_100] {
+        let t = Instant::now();
+        black_box(cold_tb.probe_wld(p).expect("probe"));
+        let ns = t.elapsed().as_nanos() as f64;
+        all.push(ns);
+        if p.has_capture() {
+            capture.push(ns)
+        } else {
+            quiet.push(ns)
+        }
+    }
+    Cold { all: sorted(all), quiet: sorted(quiet), capture: sorted(capture) }
+}
+
+/// Cold stored values alone (`probe_wld_stored`), sorted, on positions a table holds.
+fn cold_stored(dir: &PathBuf, stored_positions: &[Position]) -> Vec<f64> {
+    let cold_tb = Tablebase::builder(dir).cache_bytes(64 << 10).open().expect("open");
+    for p in &stored_positions[..100] {
+        black_box(cold_tb.probe_wld_stored(p).expect("probe"));
+    }
+    let times = stored_positions[100..stored_positions.len().min(20_100)].iter().map(|p| {
+        let t = Instant::now();
+        black_box(cold_tb.probe_wld_stored(p).expect("probe"));
+        t.elapsed().as_nanos() as f64
+    });
+    sorted(times.collect())
+}
+
+/// Positions in the blocks [`decode_medians`] decodes.
+const DECODED_BLOCK: usize = 16_384;
+
+/// The run decoder alone on the worst block of 16K positions (every run one position)
+/// and the best (one run), medians in microseconds: the cold probe's p99 is set by blocks
+/// of short runs.
+fn decode_medians() -> (f64, f64) {
+    let block = DECODED_BLOCK;
+    let worst: Vec<u8> = (0..block).map(|i| (i % 3) as u8).collect();
+    let decode_us = |values: &[u8]| {
+        let code = kabe_probe::table::runs::encode(values);
+        let times = (0..2_000).map(|_| {
+            let t = Instant::now();
+            black_box(kabe_probe::table::runs::decode_packed(black_box(&code), block).expect("decodes"));
+            t.elapsed().as_nanos() as f64 / 1e3
+        });
+        percentile(&sorted(times.collect()), 0.5)
+    };
+    (decode_us(&worst), decode_us(&vec![1u8; block]))
+}
+
 fn figures(dir: &PathBuf, positions: &[Position]) {
     // A tablebase holding only the WLD blocks the sample needs, as an engine probing WLD has.
     let tb = &Tablebase::builder(dir).cache_bytes(256 << 20).open().expect("open");
     for p in positions {
         tb.probe_wld(p).expect("probe");
     }
-    // Timer cost, measured the same way, is taken off each single-probe time.
-    let mut overhead: Vec<f64> = (0..100_000)
-        .map(|_| {
-            let t = Instant::now();
-            black_box(());
-            t.elapsed().as_nanos() as f64
-        })
-        .collect();
-    overhead.sort_by(f64::total_cmp);
-    let timer = percentile(&overhead, 0.5);
-    let mut ns: Vec<f64> = positions
-        .iter()
-        .map(|p| {
-            let t = Instant::now();
-            black_box(tb.probe_wld(black_box(p)).expect("probe"));
-            t.elapsed().as_nanos() as f64 - timer
-        })
-        .collect();
-    ns.sort_by(f64::total_cmp);
+    let timer = timer_cost();
+    let ns = single_probe_ns(positions, timer, |p| {
+        black_box(tb.probe_wld(p).expect("probe"));
+    });
     // The same positions' stored values alone (`probe_wld_stored`: no search; the
     // positions a table leaves out answer `None` at once).
     let stored_positions: Vec<Position> =
         positions.iter().filter(|p| tb.probe_wld_stored(p).expect("probe").is_some()).copied().collect();
-    let mut stored_ns: Vec<f64> = stored_positions
-        .iter()
-        .map(|p| {
-            let t = Instant::now();
-            black_box(tb.probe_wld_stored(black_box(p)).expect("probe"));
-            t.elapsed().as_nanos() as f64 - timer
-        })
-        .collect();
-    stored_ns.sort_by(f64::total_cmp);
+    let stored_ns = single_probe_ns(&stored_positions, timer, |p| {
+        black_box(tb.probe_wld_stored(p).expect("probe"));
+    });
     // Interleaved trials, medians: this machine is a VM whose neighbours come and go.
-    let (mut ones, mut twos): (Vec<f64>, Vec<f64>) =
+    let (ones, twos): (Vec<f64>, Vec<f64>) =
         (0..7).map(|_| (throughput(tb, positions, 1), throughput(tb, positions, 2))).unzip();
-    ones.sort_by(f64::total_cmp);
-    twos.sort_by(f64::total_cmp);
-    let (one, two) = (percentile(&ones, 0.5), percentile(&twos, 0.5));
+    let (one, two) = (percentile(&sorted(ones), 0.5), percentile(&sorted(twos), 0.5));
     let stats = tb.cache_stats();
-
-    // Cold: a tablebase whose cache holds a few blocks, so that nearly every probe
-    // decodes the blocks it reads (the file pages are in the OS cache; the zstd contexts
-    // made by a warm-up). Capture positions apart: they probe what their captures reach.
-    // Read by positional reads (the default) and, for comparison, memory-mapped.
-    let cold_run = |mapped: bool| {
-        let cold_tb = {
-            let builder = Tablebase::builder(dir).cache_bytes(64 << 10);
-            // SAFETY: nothing writes the bench's tables while they are open.
-            if mapped {
-                unsafe { builder.memory_map() }
-            } else {
-                builder
-            }
-        }
-        .open()
-        .expect("open");
-        for p in &positions[..100] {
-            black_box(cold_tb.probe_wld(p).expect("probe"));
-        }
-        let (mut cold, mut cold_quiet, mut cold_capture) = (Vec::new(), Vec::new(), Vec::new());
-        for p in &positions[100..20_100] {
-            let t = Instant::now();
-            black_box(cold_tb.probe_wld(p).expect("probe"));
-            let ns = t.elapsed().as_nanos() as f64;
-            cold.push(ns);
-            if p.has_capture() {
-                cold_capture.push(ns)
-            } else {
-                cold_quiet.push(ns)
-            }
-        }
-        (cold, cold_quiet, cold_capture)
-    };
-    let cold_stored = {
-        let cold_tb = Tablebase::builder(dir).cache_bytes(64 << 10).open().expect("open");
-        for p in &stored_positions[..100] {
-            black_box(cold_tb.probe_wld_stored(p).expect("probe"));
-        }
-        let mut times: Vec<f64> = stored_positions[100..stored_positions.len().min(20_100)]
-            .iter()
-            .map(|p| {
-                let t = Instant::now();
-                black_box(cold_tb.probe_wld_stored(p).expect("probe"));
-                t.elapsed().as_nanos() as f64
-            })
-            .collect();
-        times.sort_by(f64::total_cmp);
-        times
-    };
-    let (mut mapped_cold, _, _) = cold_run(true);
-    mapped_cold.sort_by(f64::total_cmp);
-    let (mut cold, mut cold_quiet, mut cold_capture) = cold_run(false);
-    cold_quiet.sort_by(f64::total_cmp);
-    cold_capture.sort_by(f64::total_cmp);
-    cold.sort_by(f64::total_cmp);
-
-    // The run decoder alone on the worst block of 16K positions (every run one position)
-    // and the best (one run), as the cold probe's p99 is set by blocks of short runs.
-    let block = 16_384;
-    let worst: Vec<u8> = (0..block).map(|i| (i % 3) as u8).collect();
-    let decode_us = |values: &[u8]| {
-        let code = kabe_probe::table::runs::encode(values);
-        let mut times: Vec<f64> = (0..2_000)
-            .map(|_| {
-                let t = Instant::now();
-                black_box(kabe_probe::table::runs::decode_packed(black_box(&code), block).expect("decodes"));
-                t.elapsed().as_nanos() as f64 / 1e3
-            })
-            .collect();
-        times.sort_by(f64::total_cmp);
-        percentile(&times, 0.5)
-    };
-    let (decode_worst, decode_best) = (decode_us(&worst), decode_us(&vec![1u8; block]));
+    let cold_stored = cold_stored(dir, &stored_positions);
+    let mapped_cold = cold_wld(dir, positions, true).all;
+    let Cold { all: cold, quiet: cold_quiet, capture: cold_capture } = cold_wld(dir, positions, false);
+    let (decode_worst, decode_best) = decode_medians();
+    let block = DECODED_BLOCK;
 
     println!();
     println!("== probe figures: international, {} random positions of 2-{PIECES} pieces ==", positions.len());

@@ -73,6 +73,25 @@ pub struct PositionNote {
     pub played: Option<PlayedMove>,
 }
 
+impl PositionNote {
+    /// Plies to the end of the game when the exact result is the theoretical one and no
+    /// count can stop it (then both walk the same line); `None` otherwise.
+    pub fn exact_plies(&self) -> Option<u16> {
+        let same_line = self.verdict.within == kabe_probe::RuleScore::from_score(self.verdict.theoretical);
+        (self.exact == self.verdict.exact && self.exact != Wld::Draw && same_line)
+            .then(|| self.verdict.theoretical.plies())
+            .flatten()
+    }
+
+    /// Plies to the move that secures the exact result under the counts: the end of the
+    /// game, or a capture or promotion that starts a fresh count in a position already won.
+    pub fn secured_plies(&self) -> Option<u16> {
+        (self.exact == self.verdict.exact && self.exact != Wld::Draw)
+            .then(|| self.verdict.within.decided().map(|(_, p)| p))
+            .flatten()
+    }
+}
+
 /// The move played from a position, judged.
 #[derive(Clone, Debug)]
 pub struct PlayedMove {

@@ -10,7 +10,8 @@
 //! - [`study`]: the study checker (key move, main line, duals);
 //! - [`prove`]: proof-number search from any position down into the tables, every proof
 //!   replayed by an independent checker (compositions of any size);
-//! - [`json`]: the JSON of a verdict and a move, which every front end writes.
+//! - [`json`]: the presentation layer: every JSON shape a user reads (verdict, move,
+//!   line, study, proof, report) and the words for a result, which every front end writes.
 //!
 //! Dependencies run one way: `pdn` <- `replay` <- `repetition` <- `annotate` <-
 //! `analysis` <- `report`.

@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 use std::io::{self, Write};
 
 use kabe_probe::{Color, Position, Wld};
-use serde_json::{json, Value};
 
 use crate::analysis::{GameOutcome, Summary};
 use crate::annotate::{repetition_article, GameAnnotation, MoveError, PositionNote};
@@ -66,32 +65,13 @@ fn absolute(position: &Position, result: Wld, plies: Option<u16>) -> String {
     let winner = match result {
         Wld::Win => position.turn(),
         Wld::Loss => position.turn().opposite(),
-        Wld::Draw => return "draw".to_string(),
+        Wld::Draw => return Wld::Draw.to_string(),
     };
     match plies {
         Some(0) => format!("{} has won", color_name(winner)),
         Some(p) => format!("{} wins in {p}", color_name(winner)),
         None => format!("{} wins", color_name(winner)),
     }
-}
-
-use crate::json::wld_word as word;
-
-/// Plies to the end of the game when the exact result is the theoretical one and no
-/// count can stop it (then both walk the same line); `None` otherwise.
-fn exact_plies(note: &PositionNote) -> Option<u16> {
-    let same_line = note.verdict.within == kabe_probe::RuleScore::from_score(note.verdict.theoretical);
-    (note.exact == note.verdict.exact && note.exact != Wld::Draw && same_line)
-        .then(|| note.verdict.theoretical.plies())
-        .flatten()
-}
-
-/// Plies to the move that secures the exact result under the counts: the end of the
-/// game, or a capture or promotion that starts a fresh count in a position already won.
-fn secured_plies(note: &PositionNote) -> Option<u16> {
-    (note.exact == note.verdict.exact && note.exact != Wld::Draw)
-        .then(|| note.verdict.within.decided().map(|(_, p)| p))
-        .flatten()
 }
 
 /// What the rules do here, in words: the count that decides, a repetition.
@@ -210,7 +190,7 @@ impl Report for TextReport<'_> {
                         Some(m) => format!("{}{}", m.text, m.error.as_ref().map_or("", mark)),
                         None => "end".to_string(),
                     };
-                    let exact = absolute(&note.position, note.exact, exact_plies(note));
+                    let exact = absolute(&note.position, note.exact, note.exact_plies());
                     let theory =
                         absolute(&note.position, note.verdict.theoretical.wld(), note.verdict.theoretical.plies());
                     let mut extra = rule_note(annotation, &replay.start, note);
@@ -365,12 +345,12 @@ impl Report for PdnReport<'_> {
                     parts.push(error_text(&note.position, e));
                 }
                 if let Some(next) = annotation.positions.iter().find(|n| n.ply == ply + 1) {
-                    let mut after = absolute(&next.position, next.exact, exact_plies(next));
+                    let mut after = absolute(&next.position, next.exact, next.exact_plies());
                     let theory =
                         absolute(&next.position, next.verdict.theoretical.wld(), next.verdict.theoretical.plies());
                     if next.exact != next.verdict.theoretical.wld() {
                         after.push_str(&format!(" (theory: {theory})"));
-                    } else if let (None, Some(dtw)) = (exact_plies(next), next.verdict.theoretical.plies()) {
+                    } else if let (None, Some(dtw)) = (next.exact_plies(), next.verdict.theoretical.plies()) {
                         // Won within the counts, by a line the counts may lengthen: the DTW.
                         after.push_str(&format!(" (DTW {dtw})"));
                     }
@@ -409,125 +389,6 @@ struct JsonReport<'w> {
     games: usize,
 }
 
-fn result_json(position: &Position, result: Wld, plies: Option<u16>) -> Value {
-    let winner = match result {
-        Wld::Win => Some(position.turn()),
-        Wld::Loss => Some(position.turn().opposite()),
-        Wld::Draw => None,
-    };
-    json!({
-        "result": word(result),
-        "winner": winner.map(|c| color_name(c).to_ascii_lowercase()),
-        "plies": plies,
-    })
-}
-
-fn position_json(start: &Position, note: &PositionNote) -> Value {
-    let counters: serde_json::Map<String, Value> = note
-        .counters
-        .describe(start.variant())
-        .split(',')
-        .filter_map(|p| p.split_once('='))
-        .map(|(a, n)| (a.to_string(), json!(n.parse::<u16>().unwrap_or(0))))
-        .collect();
-    let rule = note.verdict.count.map(|(article, left)| {
-        json!({
-            "article": article,
-            "plies_left": left,
-            "runs_out_at": move_number(start, note.ply + usize::from(left)),
-        })
-    });
-    let played = note.played.as_ref().map(|m| {
-        json!({
-            "move": m.text,
-            "result": word(m.result),
-            "error": m.error.as_ref().map(|e| json!({
-                "from": word(e.from),
-                "to": word(e.to),
-                "best": e.best,
-                "best_win_plies": e.best_win_plies,
-            })),
-        })
-    });
-    json!({
-        "ply": note.ply,
-        "move_number": note.move_number,
-        "to_move": color_name(note.position.turn()).to_ascii_lowercase(),
-        "fen": note.position.fen(),
-        "pieces": note.position.piece_count(),
-        "counters": counters,
-        "occurrences": note.occurrences,
-        "exact": result_json(&note.position, note.exact, exact_plies(note)),
-        "secured_in": secured_plies(note),
-        "theoretical": result_json(&note.position, note.verdict.theoretical.wld(), note.verdict.theoretical.plies()),
-        "rule": rule,
-        "rule_decides": note.verdict.rule_decides(),
-        "repetition": note.repetition.map(|r| match r {
-            RepetitionEffect::Draws => "draws",
-            RepetitionEffect::Unresolved => "unresolved",
-        }),
-        "played": played,
-    })
-}
-
-/// One game of the JSON report (`analyze/JSON.md`, GAME): also what the Python package's
-/// `kabe.analyze` yields.
-pub fn game_json(file: &str, game: &PdnGame, outcome: &GameOutcome) -> Value {
-    let mut v = json!({
-        "file": file,
-        "game": game.number,
-        "line": game.line,
-        "white": game.tag("White"),
-        "black": game.tag("Black"),
-        "event": game.tag("Event"),
-        "date": game.tag("Date"),
-        "result": game.result,
-        "plies": game.moves.len(),
-        "skipped_text": game.errors.iter().map(|(line, text)| json!({"line": line, "text": text})).collect::<Vec<_>>(),
-    });
-    let fields = match outcome {
-        GameOutcome::Failed(e) => json!({"status": "failed", "error": e.to_string()}),
-        GameOutcome::Skipped(e) => json!({"status": "skipped", "error": e.to_string()}),
-        GameOutcome::NoTables { replay } => json!({"status": "no_tables", "variant": replay.variant.name}),
-        GameOutcome::Analysed { replay, annotation } => {
-            json!({
-                "status": "analysed",
-                "variant": replay.variant.name,
-                "variant_guessed": replay.guessed,
-                "rules": annotation.rules.name(),
-                "from_setup": annotation.from_setup,
-                "positions": annotation.positions.iter().map(|n| position_json(&replay.start, n)).collect::<Vec<_>>(),
-                "ended_by_rule": annotation.ended.map(|e| json!({
-                    "ply": e.ply,
-                    "move_number": move_number(&replay.start, e.ply),
-                    "article": e.article,
-                    "repetition": e.repetition,
-                })),
-                "missing_tables": annotation.missing.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            })
-        }
-    };
-    if let (Value::Object(map), Value::Object(more)) = (&mut v, fields) {
-        map.extend(more);
-    }
-    v
-}
-
-/// The summary of the JSON report (`analyze/JSON.md`, SUMMARY).
-pub fn summary_json(s: &Summary) -> Value {
-    json!({
-        "read": s.read,
-        "analysed": s.analysed,
-        "failed": s.failed,
-        "skipped": s.skipped,
-        "positions": s.positions,
-        "errors": s.errors,
-        "ended_by_rule": s.ended_by_rule,
-        "missing_tables": s.missing.iter().map(|(v, sig)| format!("{v} {sig}")).collect::<Vec<_>>(),
-        "variants_without_tables": s.variants_without_tables,
-    })
-}
-
 impl Report for JsonReport<'_> {
     fn game(&mut self, file: &str, game: &PdnGame, outcome: &GameOutcome) -> io::Result<()> {
         // Written game by game, so memory stays flat for any number of games.
@@ -537,7 +398,7 @@ impl Report for JsonReport<'_> {
             writeln!(self.out, ",")?;
         }
         self.games += 1;
-        serde_json::to_writer(&mut self.out, &game_json(file, game, outcome))?;
+        serde_json::to_writer(&mut self.out, &crate::json::game_json(file, game, outcome))?;
         Ok(())
     }
 
@@ -545,7 +406,7 @@ impl Report for JsonReport<'_> {
         if self.games == 0 {
             write!(self.out, "{{\"schema\":\"kabe-analysis/1\",\"games\":[")?;
         }
-        writeln!(self.out, "\n],\"summary\":{}}}", summary_json(s))?;
+        writeln!(self.out, "\n],\"summary\":{}}}", crate::json::summary_json(s))?;
         self.out.flush()
     }
 }

@@ -6,7 +6,6 @@
 use kabe_probe::rules::exact::Verdict;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Counters, Position, Wld};
-use serde_json::{json, Value};
 
 use crate::replay::move_number;
 
@@ -64,42 +63,6 @@ impl StudyReport {
     /// One key move, no dual in the main line, and a result to reach (not a loss).
     pub fn is_sound(&self) -> bool {
         self.faults.is_empty()
-    }
-
-    /// The report as JSON: `verdict`, `keys`, `main_line` (with `duals`), `end`, `sound`,
-    /// `faults`.
-    pub fn to_json(&self) -> Value {
-        let word = |w: Wld| match w {
-            Wld::Win => "win",
-            Wld::Draw => "draw",
-            Wld::Loss => "loss",
-        };
-        json!({
-            "fen": self.position.fen(),
-            "verdict": {
-                "exact": word(self.verdict.exact),
-                "plies": self.verdict.within.decided().map(|(_, p)| p).filter(|_| self.verdict.exact != Wld::Draw),
-                "theoretical": word(self.verdict.theoretical.wld()),
-                "theoretical_plies": self.verdict.theoretical.plies(),
-                "count": self.verdict.count.map(|(a, left)| json!({"article": a, "plies_left": left})),
-            },
-            "keys": self.keys,
-            "main_line": self.line.iter().map(|m| json!({
-                "number": m.number,
-                "move": m.text,
-                "solver": m.solver,
-                "duals": m.duals,
-                "result": word(m.result),
-                "plies": m.plies,
-            })).collect::<Vec<_>>(),
-            "end": match &self.end {
-                LineEnd::GameOver => json!({"kind": "game_over"}),
-                LineEnd::CountExpired(a) => json!({"kind": "count_expired", "article": a}),
-                LineEnd::Cut(n) => json!({"kind": "cut", "plies": n}),
-            },
-            "sound": self.is_sound(),
-            "faults": self.faults,
-        })
     }
 }
 

@@ -369,8 +369,9 @@ kabe_options kabe_default_options(void);
  bytes). See capi/README.md for every function's arguments, returns and errors.
 
  # Safety
- `dir` is a NUL-terminated path; `options` is null (defaults) or valid; `out` is valid;
- `error` is null or valid for `error_len` bytes.
+ `dir` is null or a NUL-terminated path; `options` is null (defaults) or valid for reads
+ of a `kabe_options` whose `rules` is null or NUL-terminated; `out` is null or valid for
+ writes of a pointer; `error` is null or valid for writes of `error_len` bytes.
  */
 int kabe_open(const char *dir,
               const kabe_options *options,
@@ -391,7 +392,7 @@ void kabe_close(kabe_tablebase *tb);
  or a negative status.
 
  # Safety
- `tb` is null or a valid handle.
+ `tb` is null or a handle from `kabe_open` not yet closed.
  */
 int kabe_max_pieces(const kabe_tablebase *tb, int variant);
 
@@ -400,7 +401,9 @@ int kabe_max_pieces(const kabe_tablebase *tb, int variant);
  `*result` (`KABE_WIN`, `KABE_DRAW`, `KABE_LOSS`).
 
  # Safety
- Pointers are valid (or null, which is `KABE_ERR_ARGUMENT`).
+ `tb` is null or a handle from `kabe_open` not yet closed; `position` is null or valid
+ for reads of a `kabe_position`; `result` is null or valid for writes of an `int`
+ (null is `KABE_ERR_ARGUMENT`).
  */
 int kabe_probe_wld(const kabe_tablebase *tb, const kabe_position *position, int *result);
 
@@ -409,7 +412,7 @@ int kabe_probe_wld(const kabe_tablebase *tb, const kabe_position *position, int 
  in memory. For deep in a search.
 
  # Safety
- Pointers are valid (or null, which is `KABE_ERR_ARGUMENT`).
+ As `kabe_probe_wld`.
  */
 int kabe_probe_wld_cached(const kabe_tablebase *tb, const kabe_position *position, int *result);
 
@@ -420,7 +423,7 @@ int kabe_probe_wld_cached(const kabe_tablebase *tb, const kabe_position *positio
  search. For an engine's search, which looks one ply further anyway.
 
  # Safety
- Pointers are valid (or null, which is `KABE_ERR_ARGUMENT`).
+ As `kabe_probe_wld`.
  */
 int kabe_probe_wld_stored(const kabe_tablebase *tb, const kabe_position *position, int *result);
 
@@ -430,7 +433,11 @@ int kabe_probe_wld_stored(const kabe_tablebase *tb, const kabe_position *positio
  chosen at open).
 
  # Safety
- Pointers are valid; `counters` may be null.
+ `tb` is null or a handle from `kabe_open` not yet closed; `position` is null or valid
+ for reads of a `kabe_position`; `counters` is null or valid for reads of a
+ `kabe_counters` whose strings are null or NUL-terminated; `verdict` is null or valid
+ for writes of a `kabe_verdict` (a null handle, position or verdict is
+ `KABE_ERR_ARGUMENT`).
  */
 int kabe_probe(const kabe_tablebase *tb,
                const kabe_position *position,
@@ -442,7 +449,9 @@ int kabe_probe(const kabe_tablebase *tb,
  `capacity`); `*count` is set to their number. `KABE_ERR_BUFFER` when they do not fit.
 
  # Safety
- Pointers are valid; `moves` has room for `capacity` entries; `counters` may be null.
+ `tb`, `position` and `counters` as for `kabe_probe`; `moves` is null or valid for
+ writes of `capacity` `kabe_move` entries; `count` is null or valid for writes of a
+ `size_t` (a null handle, position or count is `KABE_ERR_ARGUMENT`).
  */
 int kabe_best_moves(const kabe_tablebase *tb,
                     const kabe_position *position,
@@ -456,7 +465,8 @@ int kabe_best_moves(const kabe_tablebase *tb,
  into `buf`; returns the probe's status. For messages after a failed `kabe_probe_wld`.
 
  # Safety
- Pointers are valid; `buf` has room for `len` bytes.
+ `tb` and `position` as for `kabe_probe_wld`; `buf` is null or valid for writes of `len`
+ bytes.
  */
 int kabe_explain(const kabe_tablebase *tb, const kabe_position *position, char *buf, uintptr_t len);
 

@@ -277,7 +277,8 @@ fn position_of(p: &KabePosition) -> Result<Position, c_int> {
 }
 
 /// # Safety
-/// `tb` and `position` are null or valid.
+/// `tb` is null or a handle from `kabe_open` not yet closed; `position` is null or valid
+/// for reads of a `KabePosition`.
 unsafe fn handle_and_position<'a>(
     tb: *const KabeTablebase,
     position: *const KabePosition,
@@ -289,18 +290,22 @@ unsafe fn handle_and_position<'a>(
 }
 
 /// # Safety
-/// `counters` is null or valid, its article null or NUL-terminated.
+/// `counters` is null or valid for reads of a `KabeCounters`, and its `rules` and
+/// `material_article` are each null or NUL-terminated.
 unsafe fn counters_of(tb: &Tablebase, position: &Position, counters: *const KabeCounters) -> Result<Counters, c_int> {
     let default = *tb.draw_rules(position.variant()).ok_or(KABE_ERR_VARIANT)?;
-    // SAFETY: as the caller promises.
+    // SAFETY: `counters` is null or valid for reads of a `KabeCounters`, as this function's
+    // contract says.
     let Some(c) = (unsafe { counters.as_ref() }) else { return Ok(Counters::fresh(&default, position)) };
-    // SAFETY: as the caller promises.
+    // SAFETY: `c.rules` is null or NUL-terminated, as this function's contract says of the
+    // counters' strings.
     let rules = match unsafe { optional_str(c.rules) }? {
         None => default,
         Some(name) => DrawRules::new(name.parse::<DrawRuleSet>().map_err(|_| KABE_ERR_COUNTERS)?, position.variant()),
     };
     let rules = &rules;
-    // SAFETY: as the caller promises.
+    // SAFETY: `c.material_article` is null or NUL-terminated, as this function's contract
+    // says of the counters' strings.
     let article = unsafe { optional_str(c.material_article) }?;
     let material = match article {
         None => None,
@@ -330,8 +335,9 @@ pub extern "C" fn kabe_default_options() -> KabeOptions {
 /// bytes). See capi/README.md for every function's arguments, returns and errors.
 ///
 /// # Safety
-/// `dir` is a NUL-terminated path; `options` is null (defaults) or valid; `out` is valid;
-/// `error` is null or valid for `error_len` bytes.
+/// `dir` is null or a NUL-terminated path; `options` is null (defaults) or valid for reads
+/// of a `kabe_options` whose `rules` is null or NUL-terminated; `out` is null or valid for
+/// writes of a pointer; `error` is null or valid for writes of `error_len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn kabe_open(
     dir: *const c_char,
@@ -341,7 +347,8 @@ pub unsafe extern "C" fn kabe_open(
     error_len: usize,
 ) -> c_int {
     guarded(|| {
-        // SAFETY: as the caller promises.
+        // SAFETY: `error` is null or valid for writes of `error_len` bytes, as kabe_open's
+        // contract says.
         let fail = |code: c_int, text: &str| unsafe {
             write_text(text, error, error_len);
             code
@@ -351,10 +358,11 @@ pub unsafe extern "C" fn kabe_open(
         }
         // SAFETY: out is valid (checked non-null above); a failure leaves it NULL.
         unsafe { *out = std::ptr::null_mut() };
-        // SAFETY: as the caller promises.
+        // SAFETY: `dir` is null (refused) or NUL-terminated, as kabe_open's contract says.
         let dir = unsafe { optional_str(dir) }.ok().flatten().ok_or_else(|| fail(KABE_ERR_ARGUMENT, "bad dir"))?;
-        // SAFETY: as the caller promises.
         let defaults = kabe_default_options();
+        // SAFETY: `options` is null (the defaults) or valid for reads of a `KabeOptions`, as
+        // kabe_open's contract says.
         let options = unsafe { options.as_ref() }.unwrap_or(&defaults);
         if options.cache_bytes > kabe_probe::tablebase::MAX_CACHE_BYTES {
             let most = kabe_probe::tablebase::MAX_CACHE_BYTES;
@@ -364,7 +372,8 @@ pub unsafe extern "C" fn kabe_open(
             ));
         }
         let mut builder = Tablebase::builder(Path::new(dir)).cache_bytes(options.cache_bytes);
-        // SAFETY: as the caller promises.
+        // SAFETY: `options.rules` is null or NUL-terminated, as kabe_open's contract says of
+        // the options (KabeOptions::rules).
         if let Some(name) = unsafe { optional_str(options.rules) }.map_err(|c| fail(c, "rules is not UTF-8"))? {
             let set: DrawRuleSet = name.parse().map_err(|e| fail(KABE_ERR_ARGUMENT, &format!("{e}")))?;
             builder = builder.rules(set);
@@ -392,53 +401,73 @@ pub unsafe extern "C" fn kabe_close(tb: *mut KabeTablebase) {
 /// or a negative status.
 ///
 /// # Safety
-/// `tb` is null or a valid handle.
+/// `tb` is null or a handle from `kabe_open` not yet closed.
 #[no_mangle]
 pub unsafe extern "C" fn kabe_max_pieces(tb: *const KabeTablebase, variant: c_int) -> c_int {
-    // SAFETY: as the caller promises.
+    // SAFETY: `tb` is null or a live handle from kabe_open, as kabe_max_pieces's contract says.
     let Some(tb) = (unsafe { tb.as_ref() }) else { return KABE_ERR_ARGUMENT };
     let Some(v) = usize::try_from(variant).ok().and_then(|i| Variant::ALL.get(i)) else { return KABE_ERR_ARGUMENT };
     tb.tb.max_pieces_of(v) as c_int
+}
+
+/// The one body of the `kabe_probe_wld*` functions: the handle and position read,
+/// `probe` asked, its answer written to `*result` as `KABE_WIN`, `KABE_DRAW` or
+/// `KABE_LOSS`, a failure returned as its status.
+///
+/// # Safety
+/// As each `kabe_probe_wld*` documents: `tb` is null or a handle from `kabe_open` not yet
+/// closed, `position` null or valid for reads of a `KabePosition`, `result` null or valid
+/// for writes of a `c_int`.
+unsafe fn probe_wld_into(
+    tb: *const KabeTablebase,
+    position: *const KabePosition,
+    result: *mut c_int,
+    probe: impl FnOnce(&Tablebase, &Position) -> Result<Wld, c_int>,
+) -> c_int {
+    guarded(|| {
+        // SAFETY: `tb` and `position` are null or valid, as this function's contract says.
+        let (tb, p) = unsafe { handle_and_position(tb, position) }?;
+        let w = probe(tb, &p)?;
+        // SAFETY: `result` is null (refused here) or valid for writes, as this function's
+        // contract says.
+        unsafe { result.as_mut() }.map(|r| *r = wld_code(w)).ok_or(KABE_ERR_ARGUMENT)
+    })
 }
 
 /// Win, draw or loss for the side to move, ignoring the counted draw rules, into
 /// `*result` (`KABE_WIN`, `KABE_DRAW`, `KABE_LOSS`).
 ///
 /// # Safety
-/// Pointers are valid (or null, which is `KABE_ERR_ARGUMENT`).
+/// `tb` is null or a handle from `kabe_open` not yet closed; `position` is null or valid
+/// for reads of a `kabe_position`; `result` is null or valid for writes of an `int`
+/// (null is `KABE_ERR_ARGUMENT`).
 #[no_mangle]
 pub unsafe extern "C" fn kabe_probe_wld(
     tb: *const KabeTablebase,
     position: *const KabePosition,
     result: *mut c_int,
 ) -> c_int {
-    guarded(|| {
-        // SAFETY: as the caller promises.
-        let (tb, p) = unsafe { handle_and_position(tb, position) }?;
-        let w = tb.probe_wld(&p).map_err(|e| status_of(&e))?;
-        // SAFETY: as the caller promises.
-        unsafe { result.as_mut() }.map(|r| *r = wld_code(w)).ok_or(KABE_ERR_ARGUMENT)
-    })
+    // SAFETY: the caller's promise above is the helper's contract.
+    unsafe { probe_wld_into(tb, position, result, |tb, p| tb.probe_wld(p).map_err(|e| status_of(&e))) }
 }
 
 /// As `kabe_probe_wld`, but never reads a file: `KABE_NOT_CACHED` when the block is not
 /// in memory. For deep in a search.
 ///
 /// # Safety
-/// Pointers are valid (or null, which is `KABE_ERR_ARGUMENT`).
+/// As `kabe_probe_wld`.
 #[no_mangle]
 pub unsafe extern "C" fn kabe_probe_wld_cached(
     tb: *const KabeTablebase,
     position: *const KabePosition,
     result: *mut c_int,
 ) -> c_int {
-    guarded(|| {
-        // SAFETY: as the caller promises.
-        let (tb, p) = unsafe { handle_and_position(tb, position) }?;
-        let w = tb.probe_wld_cached(&p).map_err(|e| status_of(&e))?.ok_or(KABE_NOT_CACHED)?;
-        // SAFETY: as the caller promises.
-        unsafe { result.as_mut() }.map(|r| *r = wld_code(w)).ok_or(KABE_ERR_ARGUMENT)
-    })
+    // SAFETY: the caller's promise (as kabe_probe_wld's) is the helper's contract.
+    unsafe {
+        probe_wld_into(tb, position, result, |tb, p| {
+            tb.probe_wld_cached(p).map_err(|e| status_of(&e))?.ok_or(KABE_NOT_CACHED)
+        })
+    }
 }
 
 /// The WLD value the position's table stores, one lookup and no search:
@@ -447,20 +476,19 @@ pub unsafe extern "C" fn kabe_probe_wld_cached(
 /// search. For an engine's search, which looks one ply further anyway.
 ///
 /// # Safety
-/// Pointers are valid (or null, which is `KABE_ERR_ARGUMENT`).
+/// As `kabe_probe_wld`.
 #[no_mangle]
 pub unsafe extern "C" fn kabe_probe_wld_stored(
     tb: *const KabeTablebase,
     position: *const KabePosition,
     result: *mut c_int,
 ) -> c_int {
-    guarded(|| {
-        // SAFETY: as the caller promises.
-        let (tb, p) = unsafe { handle_and_position(tb, position) }?;
-        let w = tb.probe_wld_stored(&p).map_err(|e| status_of(&e))?.ok_or(KABE_NOT_STORED)?;
-        // SAFETY: as the caller promises.
-        unsafe { result.as_mut() }.map(|r| *r = wld_code(w)).ok_or(KABE_ERR_ARGUMENT)
-    })
+    // SAFETY: the caller's promise (as kabe_probe_wld's) is the helper's contract.
+    unsafe {
+        probe_wld_into(tb, position, result, |tb, p| {
+            tb.probe_wld_stored(p).map_err(|e| status_of(&e))?.ok_or(KABE_NOT_STORED)
+        })
+    }
 }
 
 /// The exact verdict under the draw rules of `counters` (their `rules`, else the set
@@ -468,7 +496,11 @@ pub unsafe extern "C" fn kabe_probe_wld_stored(
 /// chosen at open).
 ///
 /// # Safety
-/// Pointers are valid; `counters` may be null.
+/// `tb` is null or a handle from `kabe_open` not yet closed; `position` is null or valid
+/// for reads of a `kabe_position`; `counters` is null or valid for reads of a
+/// `kabe_counters` whose strings are null or NUL-terminated; `verdict` is null or valid
+/// for writes of a `kabe_verdict` (a null handle, position or verdict is
+/// `KABE_ERR_ARGUMENT`).
 #[no_mangle]
 pub unsafe extern "C" fn kabe_probe(
     tb: *const KabeTablebase,
@@ -477,9 +509,11 @@ pub unsafe extern "C" fn kabe_probe(
     verdict: *mut KabeVerdict,
 ) -> c_int {
     guarded(|| {
-        // SAFETY: as the caller promises.
+        // SAFETY: `tb` and `position` are null or valid (a live handle; a readable
+        // `kabe_position`), as kabe_probe's contract says.
         let (tb, p) = unsafe { handle_and_position(tb, position) }?;
-        // SAFETY: as the caller promises.
+        // SAFETY: `counters` is null or a readable `kabe_counters` whose strings are null or
+        // NUL-terminated, as kabe_probe's contract says.
         let counters = unsafe { counters_of(tb, &p, counters) }?;
         let v = tb.probe(&p, &counters).map_err(|e| status_of(&e))?;
         let mut article = [0 as c_char; 8];
@@ -495,7 +529,8 @@ pub unsafe extern "C" fn kabe_probe(
             plies_left: v.count.map_or(-1, |(_, left)| c_int::from(left)),
             article,
         };
-        // SAFETY: as the caller promises.
+        // SAFETY: `verdict` is null (refused) or valid for writes of a `kabe_verdict`, as
+        // kabe_probe's contract says.
         unsafe { verdict.as_mut() }.map(|r| *r = out).ok_or(KABE_ERR_ARGUMENT)
     })
 }
@@ -504,7 +539,9 @@ pub unsafe extern "C" fn kabe_probe(
 /// `capacity`); `*count` is set to their number. `KABE_ERR_BUFFER` when they do not fit.
 ///
 /// # Safety
-/// Pointers are valid; `moves` has room for `capacity` entries; `counters` may be null.
+/// `tb`, `position` and `counters` as for `kabe_probe`; `moves` is null or valid for
+/// writes of `capacity` `kabe_move` entries; `count` is null or valid for writes of a
+/// `size_t` (a null handle, position or count is `KABE_ERR_ARGUMENT`).
 #[no_mangle]
 pub unsafe extern "C" fn kabe_best_moves(
     tb: *const KabeTablebase,
@@ -515,12 +552,15 @@ pub unsafe extern "C" fn kabe_best_moves(
     count: *mut usize,
 ) -> c_int {
     guarded(|| {
-        // SAFETY: as the caller promises.
+        // SAFETY: `tb` and `position` are null or valid (a live handle; a readable
+        // `kabe_position`), as kabe_best_moves's contract says.
         let (tb, p) = unsafe { handle_and_position(tb, position) }?;
-        // SAFETY: as the caller promises.
+        // SAFETY: `counters` is null or a readable `kabe_counters` whose strings are null or
+        // NUL-terminated, as kabe_best_moves's contract says.
         let counters = unsafe { counters_of(tb, &p, counters) }?;
         let best = tb.best_moves(&p, &counters).map_err(|e| status_of(&e))?;
-        // SAFETY: as the caller promises.
+        // SAFETY: `count` is null (refused) or valid for writes of a `size_t`, as
+        // kabe_best_moves's contract says.
         let count = unsafe { count.as_mut() }.ok_or(KABE_ERR_ARGUMENT)?;
         *count = best.len();
         if best.len() > capacity {
@@ -549,7 +589,8 @@ pub unsafe extern "C" fn kabe_best_moves(
 /// into `buf`; returns the probe's status. For messages after a failed `kabe_probe_wld`.
 ///
 /// # Safety
-/// Pointers are valid; `buf` has room for `len` bytes.
+/// `tb` and `position` as for `kabe_probe_wld`; `buf` is null or valid for writes of `len`
+/// bytes.
 #[no_mangle]
 pub unsafe extern "C" fn kabe_explain(
     tb: *const KabeTablebase,
@@ -557,20 +598,21 @@ pub unsafe extern "C" fn kabe_explain(
     buf: *mut c_char,
     len: usize,
 ) -> c_int {
-    // SAFETY: as the caller promises.
+    // SAFETY: `tb` and `position` are null or valid (a live handle; a readable
+    // `kabe_position`), as kabe_explain's contract says.
     guarded(|| match unsafe { handle_and_position(tb, position) } {
         Err(code) => {
-            // SAFETY: as the caller promises.
+            // SAFETY: `buf` is null or valid for writes of `len` bytes, as kabe_explain's contract says.
             unsafe { write_text(status_text(code).to_str().unwrap_or(""), buf, len) };
             Err(code)
         }
         Ok((tb, p)) => {
             let outcome = tb.probe_wld(&p);
             let text = match &outcome {
-                Ok(w) => format!("{w:?}"),
+                Ok(w) => w.to_string(),
                 Err(e) => e.to_string(),
             };
-            // SAFETY: as the caller promises.
+            // SAFETY: `buf` is null or valid for writes of `len` bytes, as kabe_explain's contract says.
             unsafe { write_text(&text, buf, len) };
             outcome.map(|_| ()).map_err(|e| status_of(&e))
         }

@@ -20,8 +20,9 @@ typing: kabe does not import them. Results are for the side to move.
 
 from __future__ import annotations
 
+import functools
 import os
-from typing import Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, Optional, Sequence, Union
 
 from . import _native
 from ._native import (
@@ -63,6 +64,32 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _none_where_missing(name: str, probe: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``get_*`` twin of a probe (python-chess's convention): the probe itself, but
+    None where a table is missing instead of MissingTableError."""
+
+    @functools.wraps(probe)
+    def get(self: Tablebase, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return probe(self, *args, **kwargs)
+        except MissingTableError:
+            return None
+
+    get.__name__ = get.__qualname__ = name
+    get.__doc__ = f"As {probe.__name__}, but None where a table is missing."
+    return get
+
+
+for _name, _probe in (
+    ("get", Tablebase.probe),
+    ("get_wld", Tablebase.probe_wld),
+    ("get_dtw", Tablebase.probe_dtw),
+    ("get_best_moves", Tablebase.best_moves),
+):
+    setattr(Tablebase, _name, _none_where_missing(_name, _probe))
+del _name, _probe
 
 
 def open_tablebase(

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::BufReader;
 use std::sync::Arc;
 
-use kabe_analyze::report::{game_json, summary_json};
+use kabe_analyze::json::{game_json, summary_json};
 use kabe_analyze::{Analyzer, PdnReader, Reach, Summary};
 use kabe_probe::tablebase::Tablebase as Inner;
 use kabe_probe::Variant;

@@ -13,11 +13,13 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::counters::Counters;
-use crate::errors::{probe_error, CounterError, MissingTableError, TableError};
+use crate::errors::{probe_error, CounterError, TableError};
 use crate::json::to_python;
 use crate::position::{position_arg, variant_named, Move, Position};
 
-/// Endgame tables of one directory (see `kabe.open_tablebase`).
+/// Endgame tables of one directory (see `kabe.open_tablebase`). The `get_*` twins of the
+/// probes (None where a table is missing) are made once, for every probe, in
+/// `kabe/__init__.py`.
 #[pyclass(module = "kabe._native", frozen)]
 pub struct Tablebase {
     /// `None` once closed.
@@ -26,8 +28,6 @@ pub struct Tablebase {
     /// The only variant open, for FEN strings that do not say.
     single_variant: Option<Variant>,
 }
-
-use kabe_analyze::json::wld_word as word;
 
 fn wld_int(w: Wld) -> i8 {
     match w {
@@ -110,15 +110,6 @@ fn open_variants(tables: &Inner) -> String {
     Variant::ALL.iter().filter(|v| tables.draw_rules(v).is_some()).map(|v| v.name).collect::<Vec<_>>().join(", ")
 }
 
-/// `Ok(None)` for a missing table (the `get_*` methods), the error otherwise.
-fn missing_as_none<T>(r: PyResult<T>, py: Python<'_>) -> PyResult<Option<T>> {
-    match r {
-        Ok(v) => Ok(Some(v)),
-        Err(e) if e.is_instance_of::<MissingTableError>(py) => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
 #[pymethods]
 impl Tablebase {
     /// Opens the tables under `path` (a directory with one folder per variant).
@@ -190,12 +181,6 @@ impl Tablebase {
         py.detach(|| tables.probe_wld_stored(&p)).map(|w| w.map(wld_int)).map_err(probe_error)
     }
 
-    /// As probe_wld, but None where the table is missing.
-    #[pyo3(signature = (position, *, variant=None))]
-    fn get_wld(&self, py: Python<'_>, position: &Bound<'_, PyAny>, variant: Option<&str>) -> PyResult<Option<i8>> {
-        missing_as_none(self.probe_wld(py, position, variant), py)
-    }
-
     /// `(wld, plies)`: the rule-free result for the side to move (1, 0, -1) and the plies
     /// to the end of the game under perfect play (None for a draw).
     ///
@@ -215,17 +200,6 @@ impl Tablebase {
         let p = self.position(position, variant)?;
         let score = py.detach(|| tables.probe_dtw(&p)).map_err(probe_error)?;
         Ok((wld_int(score.wld()), score.plies()))
-    }
-
-    /// As probe_dtw, but None where the table is missing.
-    #[pyo3(signature = (position, *, variant=None))]
-    fn get_dtw(
-        &self,
-        py: Python<'_>,
-        position: &Bound<'_, PyAny>,
-        variant: Option<&str>,
-    ) -> PyResult<Option<(i8, Option<u16>)>> {
-        missing_as_none(self.probe_dtw(py, position, variant), py)
     }
 
     /// The exact verdict under the draw rules for `counters` (None: the counts start now).
@@ -251,18 +225,6 @@ impl Tablebase {
         Ok(Verdict { inner })
     }
 
-    /// As probe, but None where a table is missing.
-    #[pyo3(signature = (position, counters=None, *, variant=None))]
-    fn get(
-        &self,
-        py: Python<'_>,
-        position: &Bound<'_, PyAny>,
-        counters: Option<&Bound<'_, PyAny>>,
-        variant: Option<&str>,
-    ) -> PyResult<Option<Verdict>> {
-        missing_as_none(self.probe(py, position, counters, variant), py)
-    }
-
     /// The moves that keep the exact verdict, best first.
     ///
     ///     >>> tb = kabe.open_tablebase(TABLES)
@@ -277,18 +239,6 @@ impl Tablebase {
         variant: Option<&str>,
     ) -> PyResult<Vec<MoveVerdict>> {
         self.moves_by(py, position, counters, variant, Inner::best_moves)
-    }
-
-    /// As best_moves, but None where a table is missing.
-    #[pyo3(signature = (position, counters=None, *, variant=None))]
-    fn get_best_moves(
-        &self,
-        py: Python<'_>,
-        position: &Bound<'_, PyAny>,
-        counters: Option<&Bound<'_, PyAny>>,
-        variant: Option<&str>,
-    ) -> PyResult<Option<Vec<MoveVerdict>>> {
-        missing_as_none(self.best_moves(py, position, counters, variant), py)
     }
 
     /// Every legal move with its verdict, best first.
@@ -339,7 +289,7 @@ impl Tablebase {
             ProveError::Probe(e) => probe_error(e),
             other => PyValueError::new_err(other.to_string()),
         })?;
-        to_python(py, &proof.to_json())
+        to_python(py, &kabe_analyze::json::proof_json(&proof))
     }
 
     /// Fresh counters for `position` under the rules this tablebase applies to it.
@@ -428,13 +378,13 @@ impl Verdict {
     /// `"win"`, `"draw"` or `"loss"` for the side to move, under the draw rules.
     #[getter]
     fn exact(&self) -> &'static str {
-        word(self.inner.exact)
+        self.inner.exact.word()
     }
 
     /// The rule-free result (as the published databases give it).
     #[getter]
     fn theoretical(&self) -> &'static str {
-        word(self.inner.theoretical.wld())
+        self.inner.theoretical.wld().word()
     }
 
     /// Plies to the end of the game in theory (None for a draw).
@@ -500,7 +450,7 @@ impl MoveVerdict {
     /// `"win"`, `"draw"` or `"loss"` for the side making the move.
     #[getter]
     fn exact(&self) -> &'static str {
-        word(self.inner.exact)
+        self.inner.exact.word()
     }
 
     /// The position after the move.

@@ -22,6 +22,22 @@ impl Wld {
             Wld::Draw => Wld::Draw,
         }
     }
+
+    /// `win`, `draw` or `loss`: the one spelling of a result, in text, in JSON (the
+    /// presentation layer, `kabe_analyze::json`), in Python and in C's messages.
+    pub const fn word(self) -> &'static str {
+        match self {
+            Wld::Win => "win",
+            Wld::Draw => "draw",
+            Wld::Loss => "loss",
+        }
+    }
+}
+
+impl fmt::Display for Wld {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
+    }
 }
 
 /// A position's value with its distance to win (DTW): the number of plies to the end of
@@ -92,9 +108,8 @@ impl fmt::Debug for Score {
 impl fmt::Display for Score {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.wld() {
-            Wld::Draw => f.write_str("draw"),
-            Wld::Win => write!(f, "win in {}", self.0),
-            Wld::Loss => write!(f, "loss in {}", self.0),
+            Wld::Draw => write!(f, "{}", Wld::Draw),
+            w => write!(f, "{w} in {}", self.0),
         }
     }
 }

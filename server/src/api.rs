@@ -5,15 +5,15 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
+use kabe_analyze::json::{color_word, line_end_text, line_json, move_json, proof_summary_json, verdict_json};
 use kabe_analyze::prove::{prove, Budget, ProveError};
-use kabe_probe::rules::exact::{LineEnd, MoveVerdict};
+use kabe_probe::rules::exact::MoveVerdict;
 use kabe_probe::table::TableError;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Color, Counters, DrawRuleSet, DrawRules, NotationStyle, PieceKind, Position, Square, Variant};
 use serde_json::{json, Value};
 
 use crate::error::ApiError;
-use crate::json::{move_json, verdict_json, wld_word};
 use crate::Explorer;
 
 /// Longest FEN accepted: 50 pieces of 4 characters and more than enough separators.
@@ -207,13 +207,6 @@ fn pieces_json(position: &Position) -> Value {
     Value::Array(pieces)
 }
 
-fn color_word(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
 /// Every count of the rule set at this position: its plies, limit and meaning.
 fn counts_json(rules: &DrawRules, counters: &Counters) -> Value {
     let mut counts = Vec::new();
@@ -305,31 +298,13 @@ pub fn mainline(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
     let start = asked.position;
     let (line, end) =
         asked.tb.best_line(&start, &asked.counters, MAX_LINE).map_err(|e| probe_error(asked.tb, &start, e))?;
-    let moves: Vec<Value> = line
-        .iter()
-        .scan(start, |before, next| {
-            let m = json!({
-                "move": before.move_text(&next.mv),
-                "exact": wld_word(next.exact),
-                "fen_after": next.position.fen(),
-                "counters_after": next.counters.describe_at(&next.position),
-            });
-            *before = next.position;
-            Some(m)
-        })
-        .collect();
-    let end = match end {
-        LineEnd::GameOver => "game over".to_string(),
-        LineEnd::CountExpired(article) => format!("drawn by {article}"),
-        LineEnd::Unbounded => format!("draw (line cut after {MAX_LINE} plies)"),
-    };
     Ok(json!({
         "fen": start.fen(),
         "variant": start.variant().name,
         "rules": asked.rules.set.name(),
         "counters": asked.counters.describe_at(&start),
-        "moves": moves,
-        "end": end,
+        "moves": line_json(&start, &line),
+        "end": line_end_text(end, MAX_LINE),
     }))
 }
 
@@ -360,9 +335,8 @@ pub fn proof(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
         ProveError::Probe(e) => probe_error(asked.tb, p, e),
         other => ApiError::Table(relative_to(asked.tb.dir(), &other.to_string())),
     })?;
-    let mut answer = found.to_json();
+    let mut answer = proof_summary_json(&found);
     if let Some(map) = answer.as_object_mut() {
-        map.remove("proof");
         map.insert("variant".into(), json!(p.variant().name));
         map.insert("rules".into(), json!(asked.rules.set.name()));
         map.insert("tables_reach".into(), json!(asked.tb.max_pieces_of(p.variant())));

@@ -7,7 +7,6 @@
 
 mod api;
 mod error;
-pub use kabe_analyze::json;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

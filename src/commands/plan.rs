@@ -229,19 +229,7 @@ fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) 
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let dir = dir.canonicalize().with_context(|| format!("resolving {}", dir.display()))?;
     let kabe = kabe.canonicalize().with_context(|| format!("finding the kabe binary {}", kabe.display()))?;
-    for sub in ["jobs", "logs"] {
-        std::fs::create_dir_all(out.join(sub)).with_context(|| format!("creating {}", out.join(sub).display()))?;
-    }
-    let out = out.canonicalize().with_context(|| format!("resolving {}", out.display()))?;
-    // Scripts of an earlier plan written here would be submitted by nothing, but mislead.
-    for entry in
-        std::fs::read_dir(out.join("jobs")).with_context(|| format!("reading {}", out.join("jobs").display()))?
-    {
-        let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "sbatch") {
-            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
-        }
-    }
+    let out = prepare_out(out)?;
     let mut submit = String::from(
         "#!/usr/bin/env bash\n\
          # Submits the kabe build below to Slurm, each job after the jobs whose tables it reads.\n\
@@ -268,8 +256,46 @@ fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) 
         let _ = writeln!(submit, "echo \"$j{name} {}\" | tee -a submitted.txt", job.name());
         written += 1;
     }
-    // Last, after every job: one table of each pair kept, the other found by search.
-    let last = format!(
+    std::fs::write(out.join("jobs").join("last.sbatch"), last_script(plan, &dir, &out, &kabe))
+        .with_context(|| format!("writing {}", out.join("jobs").display()))?;
+    let all: Vec<String> =
+        plan.jobs.iter().enumerate().filter(|(i, _)| !done[*i]).map(|(_, j)| format!("$j{}", job_id(j))).collect();
+    let dependency = if all.is_empty() { String::new() } else { format!(" --dependency=afterok:{}", all.join(":")) };
+    let _ = writeln!(submit, "jlast=$(submit{dependency} \"$@\" jobs/last.sbatch)");
+    let _ = writeln!(submit, "echo \"$jlast last\" | tee -a submitted.txt");
+    if let Some(at) = submit.find(": >submitted.txt") {
+        submit.insert_str(at, &node_check(plan, done));
+    }
+    let submit_path = out.join("submit.sh");
+    std::fs::write(&submit_path, submit).with_context(|| format!("writing {}", submit_path.display()))?;
+    std::fs::write(out.join("plan.json"), plan_json(plan, done, &dir).to_string())
+        .with_context(|| format!("writing {}", out.join("plan.json").display()))?;
+    Ok(written)
+}
+
+/// Makes `out`'s `jobs` and `logs` folders, with no batch script of an earlier plan left
+/// in `jobs`; returns `out` resolved.
+fn prepare_out(out: &Path) -> anyhow::Result<PathBuf> {
+    for sub in ["jobs", "logs"] {
+        std::fs::create_dir_all(out.join(sub)).with_context(|| format!("creating {}", out.join(sub).display()))?;
+    }
+    let out = out.canonicalize().with_context(|| format!("resolving {}", out.display()))?;
+    // Scripts of an earlier plan written here would be submitted by nothing, but mislead.
+    for entry in
+        std::fs::read_dir(out.join("jobs")).with_context(|| format!("reading {}", out.join("jobs").display()))?
+    {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "sbatch") {
+            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+        }
+    }
+    Ok(out)
+}
+
+/// The batch script that runs last, after every job: one table of each pair kept, the
+/// other found by search.
+fn last_script(plan: &Plan, dir: &Path, out: &Path, kabe: &Path) -> String {
+    format!(
         "#!/usr/bin/env bash\n\
          #SBATCH --job-name=kabe-{variant}-last\n\
          #SBATCH --cpus-per-task={cpus}\n\
@@ -282,19 +308,16 @@ fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) 
         variant = plan.variant.name,
         cpus = plan.threads,
         logs = out.join("logs").display(),
-        kabe = shell_quote(&kabe),
+        kabe = shell_quote(kabe),
         args = plan.last_step_args(),
-        dir = shell_quote(&dir),
-    );
-    std::fs::write(out.join("jobs").join("last.sbatch"), last)
-        .with_context(|| format!("writing {}", out.join("jobs").display()))?;
-    let all: Vec<String> =
-        plan.jobs.iter().enumerate().filter(|(i, _)| !done[*i]).map(|(_, j)| format!("$j{}", job_id(j))).collect();
-    let dependency = if all.is_empty() { String::new() } else { format!(" --dependency=afterok:{}", all.join(":")) };
-    let _ = writeln!(submit, "jlast=$(submit{dependency} \"$@\" jobs/last.sbatch)");
-    let _ = writeln!(submit, "echo \"$jlast last\" | tee -a submitted.txt");
-    // Before any job goes in: a job asking more CPUs or memory than any node of the
-    // partition has would pend for ever (reason PartitionConfig) with no word why.
+        dir = shell_quote(dir),
+    )
+}
+
+/// The shell that `submit.sh` runs before any job goes in: a job asking more CPUs or
+/// memory than any node of the partition has would pend for ever (reason
+/// PartitionConfig) with no word why.
+fn node_check(plan: &Plan, done: &[bool]) -> String {
     let most_mem = plan
         .jobs
         .iter()
@@ -303,7 +326,7 @@ fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) 
         .map(|(_, j)| (j.memory.bytes + j.memory.bytes / 4).div_ceil(1 << 20))
         .max()
         .unwrap_or(0);
-    let check = format!(
+    format!(
         "need_cpus={cpus}\n\
          need_mem={most_mem}\n\
          partition=\n\
@@ -330,15 +353,7 @@ fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) 
            fi\n\
          fi\n",
         cpus = plan.threads,
-    );
-    if let Some(at) = submit.find(": >submitted.txt") {
-        submit.insert_str(at, &check);
-    }
-    let submit_path = out.join("submit.sh");
-    std::fs::write(&submit_path, submit).with_context(|| format!("writing {}", submit_path.display()))?;
-    std::fs::write(out.join("plan.json"), plan_json(plan, done, &dir).to_string())
-        .with_context(|| format!("writing {}", out.join("plan.json").display()))?;
-    Ok(written)
+    )
 }
 
 /// One job: the pair's `kabe generate --pair`, with the memory and cores of the plan.

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
+use kabe_analyze::json::{line_end_text, move_json, verdict_json};
 use kabe_probe::notation::fen::{quoted, QUOTED};
-use kabe_probe::rules::exact::{LineEnd, MoveVerdict, Verdict};
+use kabe_probe::rules::exact::{MoveVerdict, Verdict};
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, DrawRules, Position, Variant};
-use kabe_server::json::{move_json, verdict_json, wld_word};
+use kabe_probe::{Counters, DrawRules, Position, Variant, Wld};
 use serde_json::json;
 
 use crate::args::{rules_arg, TableSet};
@@ -39,10 +39,10 @@ pub struct ProbeArgs {
 
 fn describe(v: &Verdict) -> String {
     let theory = match v.theoretical.plies() {
-        Some(p) => format!("{} in {p} plies", wld_word(v.theoretical.wld())),
-        None => "draw".to_string(),
+        Some(p) => format!("{} in {p} plies", v.theoretical.wld().word()),
+        None => Wld::Draw.to_string(),
     };
-    let mut out = format!("exact: {}   theoretical: {theory}", wld_word(v.exact));
+    let mut out = format!("exact: {}   theoretical: {theory}", v.exact.word());
     if let Some((article, left)) = v.count {
         out += &format!("   count {article}: {left} plies left");
         if let Some((_, p)) = v.within.decided() {
@@ -53,12 +53,15 @@ fn describe(v: &Verdict) -> String {
         if let Some((article, left)) = v.count {
             out += &format!(
                 "\n{article} decides: the {} needs more than the {left} plies the count leaves",
-                wld_word(v.theoretical.wld())
+                v.theoretical.wld().word()
             );
         }
     }
     out
 }
+
+/// Longest line of best play shown (a draw no count ends stops here).
+const MAX_LINE: usize = 120;
 
 /// Everything `kabe probe` says about one position: verdict, moves, best line.
 struct Probed {
@@ -87,18 +90,14 @@ fn probe_one(
     let ranked = tables.ranked_moves(&position, &counters)?;
     let best: Vec<MoveVerdict> =
         ranked.iter().take_while(|m| Some(m.exact) == ranked.first().map(|b| b.exact)).copied().collect();
-    let (line, end) = tables.best_line(&position, &counters, 120)?;
+    let (line, end) = tables.best_line(&position, &counters, MAX_LINE)?;
     let mut line_text = Vec::new();
     let mut at = position;
     for m in &line {
         line_text.push(at.move_text(&m.mv));
         at = m.position;
     }
-    let end = match end {
-        LineEnd::GameOver => "game over".to_string(),
-        LineEnd::CountExpired(article) => format!("drawn by {article}"),
-        LineEnd::Unbounded => "draw (line cut)".to_string(),
-    };
+    let end = line_end_text(end, MAX_LINE);
     Ok(Probed { position, counters, verdict: v, ranked, best, line: line_text, end })
 }
 
@@ -225,8 +224,8 @@ pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
     outln!("moves, best first:")?;
     for m in &p.ranked {
         let within = m.child.within.decided().map_or(String::new(), |(_, p)| format!(", {p} within the count after"));
-        let theory = m.child.theoretical.plies().map_or("draw".to_string(), |p| format!("{p} plies after"));
-        outln!("  {:<12} {:<5} (theory: {theory}{within})", p.position.move_text(&m.mv), wld_word(m.exact))?;
+        let theory = m.child.theoretical.plies().map_or(Wld::Draw.to_string(), |p| format!("{p} plies after"));
+        outln!("  {:<12} {:<5} (theory: {theory}{within})", p.position.move_text(&m.mv), m.exact.word())?;
     }
     let line = if p.line.is_empty() { "-".to_string() } else { p.line.join(" ") };
     outln!("best line: {line} ({})", p.end)?;

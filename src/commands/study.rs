@@ -8,7 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use kabe_analyze::prove::{check_solution, main_line, prove, Budget, FirstMove, Outcome, PositionProof, ProofTree};
+use kabe_analyze::json::{proof_json, proof_summary_json, solution_json, study_json};
+use kabe_analyze::prove::{
+    check_solution, main_line, prove, Budget, FirstMove, Outcome, PositionProof, ProofTree, SolutionCheck,
+};
 use kabe_analyze::replay::move_number;
 use kabe_analyze::study::{check_study, LineEnd, StudyReport};
 use kabe_analyze::{replay, PdnReader};
@@ -144,7 +147,7 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
         let solver = solver.unwrap_or(position.turn());
         let proof = prove(&tables, &position, &counters, solver, budget)?;
         if args.json {
-            outln!("{}", serde_json::to_string_pretty(&proof.to_json())?)?;
+            outln!("{}", serde_json::to_string_pretty(&proof_json(&proof))?)?;
         } else {
             print_proof(&proof, variant, rules.set, tables.max_pieces_of(&variant))?;
         }
@@ -154,7 +157,7 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     let found = check_study(&tables, &position, &counters)
         .with_context(|| format!("the study needs {}-piece tables (try --generate)", position.piece_count()))?;
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&found.to_json())?)?;
+        outln!("{}", serde_json::to_string_pretty(&study_json(&found))?)?;
     } else {
         print_study(&found, variant, rules.set)?;
     }
@@ -272,6 +275,114 @@ fn print_duals(start: &Position, key: &FirstMove) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What `kabe study --pdn` counts over a file.
+#[derive(Default)]
+struct Tally {
+    sound: usize,
+    cooked: usize,
+    refuted: usize,
+    unresolved: usize,
+    failed: usize,
+    with_duals: usize,
+    faulty_solutions: usize,
+}
+
+impl Tally {
+    /// Counts one composition proved and its solution checked; returns its verdict.
+    fn record(&mut self, proof: &PositionProof, solution: &SolutionCheck) -> &'static str {
+        if !solution.holds() {
+            self.faulty_solutions += 1;
+        }
+        if proof.keys().any(|k| k.duals.iter().any(|d| !d.duals.is_empty())) {
+            self.with_duals += 1;
+        }
+        let (count, verdict) = match (proof.wins(), proof.keys().count()) {
+            (Some(true), 1) => (&mut self.sound, "sound"),
+            (Some(true), 0) => (&mut self.sound, "sound (every first move of the defender loses)"),
+            (Some(true), _) => (&mut self.cooked, "cooked"),
+            (Some(false), _) => (&mut self.refuted, "refuted"),
+            (None, _) => (&mut self.unresolved, "unresolved"),
+        };
+        *count += 1;
+        verdict
+    }
+
+    fn total(&self) -> usize {
+        self.sound + self.cooked + self.refuted + self.unresolved + self.failed
+    }
+
+    /// Whether every composition is sound and every published solution holds.
+    fn all_sound(&self) -> bool {
+        self.total() == self.sound && self.faulty_solutions == 0
+    }
+
+    fn summary(&self) -> String {
+        let Tally { sound, cooked, refuted, unresolved, failed, with_duals, faulty_solutions } = self;
+        format!(
+            "{} compositions: {sound} sound, {cooked} cooked, {refuted} refuted, {unresolved} unresolved, {failed} \
+             unreadable; {with_duals} with duals in the main line; {faulty_solutions} published solutions that do \
+             not hold",
+            self.total()
+        )
+    }
+}
+
+/// The tables of `variant` under `rules`: those already open when they hold it, else
+/// opened afresh (a file of compositions may mix variants).
+fn tables_for<'t>(
+    tables: &'t mut Option<Tablebase>,
+    dir: &Path,
+    variant: Variant,
+    rules: DrawRuleSet,
+) -> anyhow::Result<&'t Tablebase> {
+    if tables.as_ref().is_none_or(|t| t.draw_rules(&variant).is_none()) {
+        *tables = Some(
+            Tablebase::builder(dir)
+                .variants(&[variant])
+                .rules(rules)
+                .open()
+                .with_context(|| format!("opening the tables in {}", dir.display()))?,
+        );
+    }
+    Ok(tables.as_ref().expect("opened above"))
+}
+
+/// One composition of `kabe study --pdn` as text: its verdict, keys, lines and the
+/// published solution checked.
+fn print_composition(
+    title: &str,
+    verdict: &str,
+    position: &Position,
+    proof: &PositionProof,
+    solution: &SolutionCheck,
+    published_plies: usize,
+) -> anyhow::Result<()> {
+    outln!("{title}: {verdict}, {:.2} s", proof.elapsed.as_secs_f64())?;
+    outln!("  {}", position.fen())?;
+    let keys: Vec<&str> = proof.keys().map(|m| m.text.as_str()).collect();
+    let published = solution.published_key.as_deref().unwrap_or("none");
+    outln!("  keys: {} (published: {published})", if keys.is_empty() { "none".to_string() } else { keys.join(", ") })?;
+    for key in proof.keys().chain(proof.longest_defence()) {
+        if let Outcome::Win(tree) = &key.outcome {
+            let (line, _) = numbered_line(position, &key.text, tree);
+            outln!("  {} line: {line}; {}", key.text, tree.main_line_end())?;
+            print_duals(position, key)?;
+        }
+    }
+    outln!(
+        "  published solution: {} ({} of {published_plies} plies checked)",
+        if solution.holds() { "holds" } else { "does not hold" },
+        solution.plies_checked,
+    )?;
+    for f in &solution.faults {
+        outln!("    fault: {f}")?;
+    }
+    for r in &solution.remarks {
+        outln!("    note: {r}")?;
+    }
+    Ok(())
+}
+
 /// `kabe study --pdn FILE`: every composition of the file proved and its published
 /// solution checked.
 fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
@@ -285,8 +396,7 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
     let name = path.display().to_string();
     let mut tables: Option<Tablebase> = None;
     let mut out = Vec::new();
-    let (mut sound, mut cooked, mut refuted, mut unresolved, mut failed, mut faulty_solutions) = (0, 0, 0, 0, 0, 0);
-    let mut with_duals = 0;
+    let mut tally = Tally::default();
     for game in PdnReader::new(BufReader::new(file)) {
         let game = game.with_context(|| format!("reading {name}"))?;
         let title = format!(
@@ -298,7 +408,7 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
         let replayed = match replay(&name, &game, forced) {
             Ok(r) => r,
             Err(e) => {
-                failed += 1;
+                tally.failed += 1;
                 if args.json {
                     out.push(serde_json::json!({"game": game.number, "error": e.to_string()}));
                 } else {
@@ -309,16 +419,7 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
         };
         let variant = replayed.variant;
         let rules = rules_arg(args.rules.as_deref(), &variant)?;
-        if tables.as_ref().is_none_or(|t| t.draw_rules(&variant).is_none()) {
-            tables = Some(
-                Tablebase::builder(&dir)
-                    .variants(&[variant])
-                    .rules(rules.set)
-                    .open()
-                    .with_context(|| format!("opening the tables in {}", dir.display()))?,
-            );
-        }
-        let tb = tables.as_ref().expect("opened above");
+        let tb = tables_for(&mut tables, &dir, variant, rules.set)?;
         let position = replayed.start;
         let counters = Counters::fresh(&rules, &position);
         let solver = match &args.solver {
@@ -327,101 +428,39 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
         };
         let proof = prove(tb, &position, &counters, solver, budget)?;
         let solution = check_solution(tb, &proof, &replayed.moves, budget)?;
-        let keys: Vec<&str> = proof.keys().map(|m| m.text.as_str()).collect();
-        let verdict = match (proof.wins(), keys.len()) {
-            (Some(true), 1) => {
-                sound += 1;
-                "sound"
-            }
-            (Some(true), 0) => {
-                sound += 1;
-                "sound (every first move of the defender loses)"
-            }
-            (Some(true), _) => {
-                cooked += 1;
-                "cooked"
-            }
-            (Some(false), _) => {
-                refuted += 1;
-                "refuted"
-            }
-            (None, _) => {
-                unresolved += 1;
-                "unresolved"
-            }
-        };
-        if !solution.holds() {
-            faulty_solutions += 1;
-        }
-        if proof.keys().any(|k| k.duals.iter().any(|d| !d.duals.is_empty())) {
-            with_duals += 1;
-        }
+        let verdict = tally.record(&proof, &solution);
         if args.json {
-            let mut j = proof.to_json();
+            let mut j = proof_summary_json(&proof);
             j["game"] = serde_json::json!(game.number);
             j["event"] = serde_json::json!(game.tag("Event"));
             j["round"] = serde_json::json!(game.tag("Round"));
             j["verdict"] = serde_json::json!(verdict);
-            j["solution"] = solution.to_json();
-            if let Some(map) = j.as_object_mut() {
-                map.remove("proof");
-            }
+            j["solution"] = solution_json(&solution);
             out.push(j);
         } else {
-            outln!("{title}: {verdict}, {:.2} s", proof.elapsed.as_secs_f64())?;
-            outln!("  {}", position.fen())?;
-            let published = solution.published_key.as_deref().unwrap_or("none");
-            outln!(
-                "  keys: {} (published: {published})",
-                if keys.is_empty() { "none".to_string() } else { keys.join(", ") }
-            )?;
-            for key in proof.keys().chain(proof.longest_defence()) {
-                if let Outcome::Win(tree) = &key.outcome {
-                    let (line, _) = numbered_line(&position, &key.text, tree);
-                    outln!("  {} line: {line}; {}", key.text, tree.main_line_end())?;
-                    print_duals(&position, key)?;
-                }
-            }
-            outln!(
-                "  published solution: {} ({} of {} plies checked)",
-                if solution.holds() { "holds" } else { "does not hold" },
-                solution.plies_checked,
-                replayed.moves.len()
-            )?;
-            for f in &solution.faults {
-                outln!("    fault: {f}")?;
-            }
-            for r in &solution.remarks {
-                outln!("    note: {r}")?;
-            }
+            print_composition(&title, verdict, &position, &proof, &solution, replayed.moves.len())?;
         }
     }
-    let total = sound + cooked + refuted + unresolved + failed;
-    let summary = format!(
-        "{total} compositions: {sound} sound, {cooked} cooked, {refuted} refuted, {unresolved} unresolved, {failed} unreadable; {with_duals} with duals in the main line; {faulty_solutions} published solutions that do not hold"
-    );
     if args.json {
-        let doc = serde_json::json!({"file": name, "compositions": out, "summary": summary});
+        let doc = serde_json::json!({"file": name, "compositions": out, "summary": tally.summary()});
         outln!("{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        outln!("{summary}")?;
+        outln!("{}", tally.summary())?;
     }
-    Ok(if total == sound && faulty_solutions == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if tally.all_sound() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn print_study(s: &StudyReport, variant: Variant, rules: DrawRuleSet) -> anyhow::Result<()> {
-    let side = |p: &Position| if p.turn() == kabe_probe::Color::White { "White" } else { "Black" };
     outln!("study {} ({}, {} rules)", s.position.fen(), variant.name, rules)?;
     let v = &s.verdict;
     let result = match v.exact {
-        Wld::Win => format!("{} to move wins", side(&s.position)),
-        Wld::Draw => format!("{} to move draws", side(&s.position)),
-        Wld::Loss => format!("{} to move loses", side(&s.position)),
+        Wld::Win => format!("{} to move wins", side_name(&s.position)),
+        Wld::Draw => format!("{} to move draws", side_name(&s.position)),
+        Wld::Loss => format!("{} to move loses", side_name(&s.position)),
     };
     let theory = match (v.theoretical.wld(), v.theoretical.plies()) {
-        (Wld::Draw, _) => "draw".to_string(),
-        (w, Some(p)) => format!("{w:?} in {p} plies").to_lowercase(),
-        (w, None) => format!("{w:?}").to_lowercase(),
+        (Wld::Draw, _) | (_, None) => v.theoretical.wld().word().to_string(),
+        (w, Some(p)) => format!("{} in {p} plies", w.word()),
     };
     outln!("verdict: {result} (theory: {theory})")?;
     if let Some((article, left)) = v.count {

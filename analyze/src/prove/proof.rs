@@ -1,0 +1,237 @@
+//! What a proof search finds: a proof tree for a win, a refutation for a move that does
+//! not win, every first move with its outcome and duals, and the main line of a proof.
+
+use std::time::Duration;
+
+use kabe_probe::rules::exact::Verdict;
+use kabe_probe::{Color, Counters, Move, Position};
+
+use super::Budget;
+
+/// What the search found for one first move (or the whole position).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The solver wins: a proof, replayed by [`check_proof`].
+    Win(ProofTree),
+    /// The solver does not win after this move: a defence that holds.
+    NotWin(Refutation),
+    /// Neither within the budget.
+    Unresolved {
+        /// Nodes searched.
+        nodes: usize,
+    },
+}
+
+impl Outcome {
+    /// Whether it is a proved win.
+    pub fn is_win(&self) -> bool {
+        matches!(self, Outcome::Win(_))
+    }
+}
+
+/// A defence that holds: the line of moves (defender first) to where the solver is
+/// seen not to win, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refutation {
+    /// The moves of the line, as written.
+    pub line: Vec<String>,
+    /// How the line ends.
+    pub end: String,
+}
+
+/// A proof that the solver wins from `position`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProofTree {
+    /// The position.
+    pub position: Position,
+    /// The counts in it.
+    pub counters: Counters,
+    /// Plies to the win along this proof (an upper bound on the best play's), down to
+    /// the table position and on to the end by the tables' distance.
+    pub plies: u16,
+    /// What follows.
+    pub step: ProofStep,
+}
+
+/// How a proof goes on from its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProofStep {
+    /// The defender has no move: the game is won.
+    GameOver,
+    /// Within the tables: their exact verdict is a win for the solver.
+    Table(Verdict),
+    /// The solver to move: the winning move.
+    Move(Move, Box<ProofTree>),
+    /// The defender to move: every legal move, each with its refutation.
+    Replies(Vec<(Move, ProofTree)>),
+}
+
+impl ProofTree {
+    /// Positions in the proof.
+    pub fn size(&self) -> usize {
+        1 + match &self.step {
+            ProofStep::Move(_, next) => next.size(),
+            ProofStep::Replies(replies) => replies.iter().map(|(_, t)| t.size()).sum(),
+            _ => 0,
+        }
+    }
+
+    /// Where the proof's main line ends: `in the tables: ...` or `the defender has no move`.
+    pub fn main_line_end(&self) -> String {
+        let mut at = self;
+        loop {
+            match &at.step {
+                ProofStep::Move(_, next) => at = next,
+                ProofStep::Replies(replies) => match replies.iter().max_by_key(|(_, t)| t.plies) {
+                    Some((_, t)) => at = t,
+                    None => return "the defender has no move".into(),
+                },
+                ProofStep::GameOver => return "the defender has no move".into(),
+                ProofStep::Table(v) => {
+                    let plies = v.within.decided().map_or(String::new(), |(_, p)| format!(" in {p} plies"));
+                    let count = v.count.map_or(String::new(), |(a, left)| format!(", {a} with {left} plies left"));
+                    return format!(
+                        "in the tables ({} pieces): {} for the side to move{plies}{count}",
+                        at.position.piece_count(),
+                        v.exact.word()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// One first move and what the search found after it.
+#[derive(Clone, Debug)]
+pub struct FirstMove {
+    /// The move.
+    pub mv: Move,
+    /// As written.
+    pub text: String,
+    /// What follows it.
+    pub outcome: Outcome,
+    /// Nodes its search created.
+    pub nodes: usize,
+    /// For a winning move: the solver's other winning moves along its main line.
+    pub duals: Vec<Dual>,
+}
+
+/// The solver's moves at one point of a main line that win as well as the proof's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dual {
+    /// Plies from the searched position (0 is the first move).
+    pub ply: usize,
+    /// The proof's move there.
+    pub played: String,
+    /// Other moves proved to win there.
+    pub duals: Vec<String>,
+    /// Other moves neither proved nor refuted within the dual search's budget.
+    pub unresolved: Vec<String>,
+}
+
+/// What the search found for a position: each first move, searched on its own.
+#[derive(Clone, Debug)]
+pub struct PositionProof {
+    /// The position.
+    pub position: Position,
+    /// The side whose win is sought: the side to move (the first moves are its
+    /// candidate keys), or the other side (every first move must then lose).
+    pub solver: Color,
+    /// Its counts.
+    pub counters: Counters,
+    /// Every legal first move, in the generator's order.
+    pub moves: Vec<FirstMove>,
+    /// The budget each first move had.
+    pub budget: Budget,
+    /// Wall-clock time of the search.
+    pub elapsed: Duration,
+}
+
+impl PositionProof {
+    /// Whether the solver is the side to move (the first moves are its own).
+    pub fn solver_moves_first(&self) -> bool {
+        self.solver == self.position.turn()
+    }
+
+    /// The solver's first moves proved to win (none when the defender moves first).
+    pub fn keys(&self) -> impl Iterator<Item = &FirstMove> {
+        self.moves.iter().filter(|m| self.solver_moves_first() && m.outcome.is_win())
+    }
+
+    /// The result for the solver: `Some(true)` proved win, `Some(false)` proved not a
+    /// win, `None` unresolved.
+    pub fn wins(&self) -> Option<bool> {
+        let decided = |f: fn(&Outcome) -> bool| self.moves.iter().filter(|m| f(&m.outcome)).count();
+        let (won, refuted) = (decided(Outcome::is_win), decided(|o| matches!(o, Outcome::NotWin(_))));
+        if self.solver_moves_first() {
+            if won > 0 {
+                Some(true)
+            } else if refuted == self.moves.len() {
+                Some(false)
+            } else {
+                None
+            }
+        } else if refuted > 0 {
+            Some(false)
+        } else if won == self.moves.len() {
+            Some(true)
+        } else {
+            None
+        }
+    }
+
+    /// When the defender moves first: the defence that holds out longest in the proofs.
+    pub fn longest_defence(&self) -> Option<&FirstMove> {
+        if self.solver_moves_first() {
+            return None;
+        }
+        self.moves
+            .iter()
+            .filter_map(|m| {
+                Some((
+                    m,
+                    match &m.outcome {
+                        Outcome::Win(t) => t.plies,
+                        _ => return None,
+                    },
+                ))
+            })
+            .max_by_key(|&(_, plies)| plies)
+            .map(|(m, _)| m)
+    }
+}
+
+/// The main line of a proof: each solver move, and the defence that holds out longest.
+/// Each entry: the move, and for a defender's move, the other defences with the first
+/// move of their refutation.
+pub fn main_line(tree: &ProofTree) -> Vec<(String, Vec<(String, String)>)> {
+    let mut line = Vec::new();
+    let mut at = tree;
+    loop {
+        match &at.step {
+            ProofStep::Move(mv, next) => {
+                line.push((at.position.move_text(mv), Vec::new()));
+                at = next;
+            }
+            ProofStep::Replies(replies) => {
+                let Some((mv, longest)) = replies.iter().max_by_key(|(_, t)| t.plies) else { break };
+                let others = replies
+                    .iter()
+                    .filter(|(m, _)| m != mv)
+                    .map(|(m, t)| {
+                        let answer = match &t.step {
+                            ProofStep::Move(a, _) => t.position.move_text(a),
+                            ProofStep::Table(_) => "tables".to_string(),
+                            _ => String::new(),
+                        };
+                        (at.position.move_text(m), answer)
+                    })
+                    .collect();
+                line.push((at.position.move_text(mv), others));
+                at = longest;
+            }
+            ProofStep::GameOver | ProofStep::Table(_) => break,
+        }
+    }
+    line
+}

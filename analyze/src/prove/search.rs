@@ -1,0 +1,449 @@
+//! The proof-number search: a node arena searched best first from the position after
+//! one first move, the proof or refutation read off it, the duals along a proof's main
+//! line, and [`prove`], which searches every first move in parallel.
+
+use std::time::Instant;
+
+use kabe_probe::tablebase::{ProbeError, Tablebase};
+use kabe_probe::{Color, Counters, Move, PieceKind, Position, Variant, Wld};
+use rayon::prelude::*;
+
+use super::check::check_proof;
+use super::{Budget, Dual, FirstMove, Outcome, PositionProof, ProofStep, ProofTree, ProveError, Refutation};
+
+/// Proof and disproof numbers at or above this are infinite.
+const INFINITE: u32 = u32::MAX / 4;
+
+/// The search of one position: its rules, tables, budget and node arena.
+struct Search<'a> {
+    tables: &'a Tablebase,
+    solver: Color,
+    reach: u32,
+    nodes: Vec<Node>,
+    limit: usize,
+    deadline: Option<Instant>,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Node {
+    position: Position,
+    counters: Counters,
+    parent: u32,
+    /// Children, in the order of the parent's legal moves: `first .. first + count`.
+    first: u32,
+    count: u16,
+    expanded: bool,
+    /// The move from the parent is irreversible (a man move or a capture): no earlier
+    /// position can come back past it.
+    irreversible: bool,
+    /// A disproof that rests on a repetition cut, not on the rules or the tables.
+    cut: bool,
+    /// A leaf decided by the tables.
+    table: bool,
+    pn: u32,
+    dn: u32,
+    /// Proved: plies to the win along the proof.
+    plies: u16,
+}
+
+impl Node {
+    fn proved(&self) -> bool {
+        self.pn == 0
+    }
+    fn disproved(&self) -> bool {
+        self.dn == 0
+    }
+}
+
+/// How a new node starts.
+struct Start {
+    pn: u32,
+    dn: u32,
+    plies: u16,
+    table: bool,
+}
+
+impl<'a> Search<'a> {
+    fn new(
+        tables: &'a Tablebase,
+        variant: &Variant,
+        solver: Color,
+        budget: &Budget,
+        deadline: Option<Instant>,
+    ) -> Self {
+        let reach = tables.max_pieces_of(variant);
+        Search { tables, solver, reach, nodes: Vec::new(), limit: budget.nodes, deadline }
+    }
+
+    /// The value of a position seen for the first time.
+    fn start(&self, position: &Position, counters: &Counters) -> Result<Start, ProveError> {
+        let attack = position.turn() == self.solver;
+        let moves = position.legal_moves();
+        let proved = |plies: u16, table: bool| Start { pn: 0, dn: INFINITE, plies, table };
+        let disproved = |table: bool| Start { pn: INFINITE, dn: 0, plies: 0, table };
+        if moves.is_empty() {
+            // The side to move has lost (no piece or no move).
+            return Ok(if attack { disproved(false) } else { proved(0, false) });
+        }
+        if position.is_drawn_by_material() || matches!(counters.governing(position), Some((_, 0))) {
+            return Ok(disproved(false));
+        }
+        if position.piece_count() <= self.reach {
+            // A set may lack some tables of its largest size (a closure build): search on.
+            let verdict = match self.tables.probe(position, counters) {
+                Err(ProbeError::NoTable { .. }) => return Ok(self.open(position, moves.len())),
+                other => other?,
+            };
+            let wins = match verdict.exact {
+                Wld::Win => attack,
+                Wld::Loss => !attack,
+                Wld::Draw => false,
+            };
+            let plies = verdict.within.decided().map_or(0, |(_, p)| p);
+            return Ok(if wins { proved(plies, true) } else { disproved(true) });
+        }
+        Ok(self.open(position, moves.len()))
+    }
+
+    /// An undecided node's numbers, from its mobility.
+    fn open(&self, position: &Position, moves: usize) -> Start {
+        let n = moves as u32;
+        if position.turn() == self.solver {
+            Start { pn: 1, dn: n, plies: 0, table: false }
+        } else {
+            Start { pn: n, dn: 1, plies: 0, table: false }
+        }
+    }
+
+    fn push(
+        &mut self,
+        position: Position,
+        counters: Counters,
+        parent: u32,
+        irreversible: bool,
+    ) -> Result<u32, ProveError> {
+        let s = self.start(&position, &counters)?;
+        let id = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            position,
+            counters,
+            parent,
+            first: 0,
+            count: 0,
+            expanded: false,
+            irreversible,
+            cut: false,
+            table: s.table,
+            pn: s.pn,
+            dn: s.dn,
+            plies: s.plies,
+        });
+        Ok(id)
+    }
+
+    /// Whether `position` with `counters` stands earlier on the line through `parent`,
+    /// as far back as no irreversible move was made.
+    fn repeats(&self, position: &Position, counters: &Counters, parent: u32) -> bool {
+        let mut at = parent;
+        loop {
+            let n = &self.nodes[at as usize];
+            if n.position == *position && n.counters == *counters {
+                return true;
+            }
+            if n.irreversible || at == 0 {
+                return false;
+            }
+            at = n.parent;
+        }
+    }
+
+    fn expand(&mut self, id: u32) -> Result<(), ProveError> {
+        let (position, counters) = (self.nodes[id as usize].position, self.nodes[id as usize].counters);
+        let first = self.nodes.len() as u32;
+        let moves = position.legal_moves();
+        for mv in moves.iter() {
+            let child = position.play(mv);
+            let after = counters.after(mv, &child);
+            let irreversible = mv.is_capture() || mv.piece() == PieceKind::Man;
+            let repeated = !irreversible && self.repeats(&child, &after, id);
+            let c = self.push(child, after, id, irreversible)?;
+            if repeated {
+                let n = &mut self.nodes[c as usize];
+                (n.pn, n.dn, n.cut, n.table) = (INFINITE, 0, true, false);
+            }
+        }
+        let node = &mut self.nodes[id as usize];
+        node.first = first;
+        node.count = moves.len() as u16;
+        node.expanded = true;
+        Ok(())
+    }
+
+    /// Recomputes a node's numbers from its children.
+    fn update(&mut self, id: u32) {
+        let node = &self.nodes[id as usize];
+        let children = &self.nodes[node.first as usize..(node.first + node.count as u32) as usize];
+        let attack = node.position.turn() == self.solver;
+        let (mut pn, mut dn);
+        let mut plies = 0u16;
+        let cut;
+        if attack {
+            pn = INFINITE;
+            dn = 0u32;
+            let mut best = u16::MAX;
+            for c in children {
+                pn = pn.min(c.pn);
+                dn = dn.saturating_add(c.dn).min(INFINITE);
+                if c.proved() {
+                    best = best.min(c.plies.saturating_add(1));
+                }
+            }
+            if pn == 0 {
+                plies = best;
+            }
+            cut = dn == 0 && children.iter().any(|c| c.cut);
+        } else {
+            pn = 0u32;
+            dn = INFINITE;
+            for c in children {
+                pn = pn.saturating_add(c.pn).min(INFINITE);
+                dn = dn.min(c.dn);
+                plies = plies.max(c.plies.saturating_add(1));
+            }
+            cut = dn == 0 && children.iter().all(|c| !c.disproved() || c.cut);
+        }
+        let node = &mut self.nodes[id as usize];
+        (node.pn, node.dn, node.plies, node.cut) = (pn, dn, plies, cut);
+    }
+
+    /// Searches from the root (node 0) until it is decided or the budget is spent.
+    fn run(&mut self) -> Result<(), ProveError> {
+        let mut since_clock = 0u32;
+        while !self.nodes[0].proved() && !self.nodes[0].disproved() && self.nodes.len() < self.limit {
+            since_clock += 1;
+            if since_clock == 256 {
+                since_clock = 0;
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
+            }
+            // The most-proving node: least proof number at OR, least disproof at AND.
+            let mut at = 0u32;
+            while self.nodes[at as usize].expanded {
+                let n = &self.nodes[at as usize];
+                let attack = n.position.turn() == self.solver;
+                let range = n.first..n.first + n.count as u32;
+                at = range
+                    .min_by_key(|&c| if attack { self.nodes[c as usize].pn } else { self.nodes[c as usize].dn })
+                    .expect("an expanded open node has children");
+            }
+            self.expand(at)?;
+            let mut id = at;
+            loop {
+                let n = &self.nodes[id as usize];
+                let before = (n.pn, n.dn, n.plies, n.cut);
+                self.update(id);
+                let n = &self.nodes[id as usize];
+                // Unchanged numbers leave the ancestors as they were.
+                if id == 0 || (id != at && (n.pn, n.dn, n.plies, n.cut) == before) {
+                    break;
+                }
+                id = n.parent;
+            }
+        }
+        Ok(())
+    }
+
+    /// The proof below a proved node.
+    fn proof(&self, id: u32) -> Result<ProofTree, ProveError> {
+        let n = &self.nodes[id as usize];
+        let step = if !n.expanded {
+            if n.table {
+                ProofStep::Table(self.tables.probe(&n.position, &n.counters)?)
+            } else {
+                ProofStep::GameOver
+            }
+        } else {
+            let moves = n.position.legal_moves();
+            let children = n.first..n.first + n.count as u32;
+            if n.position.turn() == self.solver {
+                let (i, c) = children
+                    .enumerate()
+                    .filter(|&(_, c)| self.nodes[c as usize].proved())
+                    .min_by_key(|&(_, c)| self.nodes[c as usize].plies)
+                    .expect("a proved OR node has a proved child");
+                ProofStep::Move(moves[i], Box::new(self.proof(c)?))
+            } else {
+                let mut replies = Vec::with_capacity(n.count as usize);
+                for (i, c) in children.enumerate() {
+                    replies.push((moves[i], self.proof(c)?));
+                }
+                ProofStep::Replies(replies)
+            }
+        };
+        Ok(ProofTree { position: n.position, counters: n.counters, plies: n.plies, step })
+    }
+
+    /// A defence that holds below a disproved node (none rests on a repetition cut).
+    fn refutation(&self, id: u32) -> Refutation {
+        let mut line = Vec::new();
+        let mut at = id;
+        loop {
+            let n = &self.nodes[at as usize];
+            if !n.expanded {
+                let end = if n.legal_moves_empty() {
+                    "the solver has no move".to_string()
+                } else if n.table {
+                    "within the tables: not a win for the solver".to_string()
+                } else if n.position.is_drawn_by_material() {
+                    "drawn by material".to_string()
+                } else {
+                    match n.counters.governing(&n.position) {
+                        Some((article, 0)) => format!("drawn by the count of {article}"),
+                        _ => "not a win".to_string(),
+                    }
+                };
+                return Refutation { line, end };
+            }
+            let moves = n.position.legal_moves();
+            let attack = n.position.turn() == self.solver;
+            // At the solver's nodes every move fails: follow the first; at the defender's,
+            // a disproved reply.
+            let (i, c) = (n.first..n.first + n.count as u32)
+                .enumerate()
+                .find(|&(_, c)| self.nodes[c as usize].disproved() && (attack || !self.nodes[c as usize].cut))
+                .expect("a disproved node has a disproved child");
+            line.push(n.position.move_text(&moves[i]));
+            at = c;
+        }
+    }
+}
+
+impl Node {
+    fn legal_moves_empty(&self) -> bool {
+        self.position.legal_moves().is_empty()
+    }
+}
+
+/// The share of the budget each alternative of a main-line move gets in the dual search.
+const DUAL_BUDGET_SHARE: usize = 20;
+
+/// The duals along the main line of `tree` (the position after the first move, ply 1),
+/// each alternative searched within a share of `budget`.
+fn main_line_duals(
+    tables: &Tablebase,
+    solver: Color,
+    tree: &ProofTree,
+    budget: &Budget,
+    deadline: Option<Instant>,
+) -> Result<Vec<Dual>, ProveError> {
+    let share = Budget { nodes: (budget.nodes / DUAL_BUDGET_SHARE).max(1), time: None };
+    let mut points = Vec::new();
+    let (mut at, mut ply) = (tree, 1usize);
+    loop {
+        match &at.step {
+            ProofStep::Move(mv, next) => {
+                points.push((at, *mv, ply));
+                at = next;
+            }
+            ProofStep::Replies(replies) => match replies.iter().max_by_key(|(_, t)| t.plies) {
+                Some((_, t)) => at = t,
+                None => break,
+            },
+            ProofStep::GameOver | ProofStep::Table(_) => break,
+        }
+        ply += 1;
+    }
+    let mut out = Vec::new();
+    for (node, played, ply) in points {
+        let here = &node.position;
+        let others: Vec<Move> = here.legal_moves().iter().filter(|m| **m != played).copied().collect();
+        if others.is_empty() {
+            continue;
+        }
+        let found: Vec<Result<(String, Outcome), ProveError>> = others
+            .par_iter()
+            .map(|mv| {
+                let (outcome, _) = search_move(tables, solver, here, &node.counters, mv, &share, deadline)?;
+                Ok((here.move_text(mv), outcome))
+            })
+            .collect();
+        let mut dual = Dual { ply, played: here.move_text(&played), duals: Vec::new(), unresolved: Vec::new() };
+        for r in found {
+            match r? {
+                (text, Outcome::Win(_)) => dual.duals.push(text),
+                (text, Outcome::Unresolved { .. }) => dual.unresolved.push(text),
+                (_, Outcome::NotWin(_)) => {}
+            }
+        }
+        if !dual.duals.is_empty() || !dual.unresolved.is_empty() {
+            out.push(dual);
+        }
+    }
+    Ok(out)
+}
+
+/// Searches every first move of `position` with `counters` under `rules` for a win of
+/// `solver` (the side to move, whose first moves are then candidate keys, or the other
+/// side, whose win must then follow every first move), in parallel, each within
+/// `budget`; every proof found is replayed by [`check_proof`] before it is returned.
+pub fn prove(
+    tables: &Tablebase,
+    position: &Position,
+    counters: &Counters,
+    solver: Color,
+    budget: Budget,
+) -> Result<PositionProof, ProveError> {
+    if budget.nodes == 0 || budget.time.is_some_and(|t| t.is_zero()) {
+        return Err(ProveError::ZeroBudget);
+    }
+    if tables.draw_rules(position.variant()).is_none() {
+        return Err(ProveError::VariantNotOpen(position.variant().name));
+    }
+    let started = Instant::now();
+    let deadline = budget.time.map(|t| started + t);
+    let moves: Vec<Move> = position.legal_moves().iter().copied().collect();
+    let results: Vec<Result<FirstMove, ProveError>> = moves
+        .par_iter()
+        .map(|mv| {
+            let (outcome, nodes) = search_move(tables, solver, position, counters, mv, &budget, deadline)?;
+            let duals = match &outcome {
+                Outcome::Win(tree) => main_line_duals(tables, solver, tree, &budget, deadline)?,
+                _ => Vec::new(),
+            };
+            Ok(FirstMove { mv: *mv, text: position.move_text(mv), outcome, nodes, duals })
+        })
+        .collect();
+    let moves = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(PositionProof { position: *position, solver, counters: *counters, moves, budget, elapsed: started.elapsed() })
+}
+
+/// Searches the position after `mv` (the defender to move) for a win of `solver`;
+/// returns the outcome, a proof replayed by [`check_proof`], and the nodes created.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn search_move(
+    tables: &Tablebase,
+    solver: Color,
+    position: &Position,
+    counters: &Counters,
+    mv: &Move,
+    budget: &Budget,
+    deadline: Option<Instant>,
+) -> Result<(Outcome, usize), ProveError> {
+    let child = position.play(mv);
+    let after = counters.after(mv, &child);
+    let mut search = Search::new(tables, position.variant(), solver, budget, deadline);
+    search.push(child, after, 0, true)?;
+    search.run()?;
+    let root = &search.nodes[0];
+    let outcome = if root.proved() {
+        let tree = search.proof(0)?;
+        check_proof(tables, solver, &tree).map_err(ProveError::CheckerRefused)?;
+        Outcome::Win(tree)
+    } else if root.disproved() && !root.cut {
+        Outcome::NotWin(search.refutation(0))
+    } else {
+        Outcome::Unresolved { nodes: search.nodes.len() }
+    };
+    Ok((outcome, search.nodes.len()))
+}
