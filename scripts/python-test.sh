@@ -52,7 +52,9 @@ fresh_venv "$work/venv-sdist"
 "$work/venv-sdist/bin/pip" install --quiet maturin pytest
 rm -rf "$work/dist"
 "$work/venv-sdist/bin/maturin" sdist --manifest-path python/Cargo.toml --out "$work/dist" 2>&1 | tail -n 1
-"$work/venv-sdist/bin/pip" install --quiet "$work"/dist/kabe-*.tar.gz
+# The sdist's own sources, compiled against the dependencies already built for step 1
+# (CARGO_TARGET_DIR): the same build, without compiling pyo3 and zstd again.
+CARGO_TARGET_DIR=$root/python/target "$work/venv-sdist/bin/pip" install --quiet "$work"/dist/kabe-*.tar.gz
 (cd python/tests && "$work/venv-sdist/bin/python" -m pytest -q -p no:cacheprovider --ignore=test_pydraughts.py)
 
 echo "== python: against py-draughts (its own venv)"

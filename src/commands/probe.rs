@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use kabe_analyze::json::{line_end_text, move_json, verdict_json};
+use kabe_analyze::json::{line_end_text, line_json, move_json, verdict_json};
 use kabe_probe::notation::fen::{quoted, QUOTED};
 use kabe_probe::rules::exact::{MoveVerdict, Verdict};
 use kabe_probe::tablebase::Tablebase;
@@ -70,7 +70,7 @@ struct Probed {
     verdict: Verdict,
     ranked: Vec<MoveVerdict>,
     best: Vec<MoveVerdict>,
-    line: Vec<String>,
+    line: Vec<MoveVerdict>,
     end: String,
 }
 
@@ -91,14 +91,8 @@ fn probe_one(
     let best: Vec<MoveVerdict> =
         ranked.iter().take_while(|m| Some(m.exact) == ranked.first().map(|b| b.exact)).copied().collect();
     let (line, end) = tables.best_line(&position, &counters, MAX_LINE)?;
-    let mut line_text = Vec::new();
-    let mut at = position;
-    for m in &line {
-        line_text.push(at.move_text(&m.mv));
-        at = m.position;
-    }
     let end = line_end_text(end, MAX_LINE);
-    Ok(Probed { position, counters, verdict: v, ranked, best, line: line_text, end })
+    Ok(Probed { position, counters, verdict: v, ranked, best, line, end })
 }
 
 fn probed_json(variant: &Variant, rules: &DrawRules, p: &Probed) -> serde_json::Value {
@@ -110,7 +104,7 @@ fn probed_json(variant: &Variant, rules: &DrawRules, p: &Probed) -> serde_json::
         "verdict": verdict_json(&p.verdict),
         "best_moves": p.best.iter().map(|m| p.position.move_text(&m.mv)).collect::<Vec<_>>(),
         "moves": p.ranked.iter().map(|m| move_json(&p.position, m)).collect::<Vec<_>>(),
-        "line": p.line,
+        "line": line_json(&p.position, &p.line),
         "line_end": p.end,
     })
 }
@@ -227,7 +221,17 @@ pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
         let theory = m.child.theoretical.plies().map_or(Wld::Draw.to_string(), |p| format!("{p} plies after"));
         outln!("  {:<12} {:<5} (theory: {theory}{within})", p.position.move_text(&m.mv), m.exact.word())?;
     }
-    let line = if p.line.is_empty() { "-".to_string() } else { p.line.join(" ") };
+    let mut at = p.position;
+    let moves: Vec<String> = p
+        .line
+        .iter()
+        .map(|m| {
+            let text = at.move_text(&m.mv);
+            at = m.position;
+            text
+        })
+        .collect();
+    let line = if moves.is_empty() { "-".to_string() } else { moves.join(" ") };
     outln!("best line: {line} ({})", p.end)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -394,8 +394,8 @@ mod tests {
     fn a_store_on_disk_gives_the_same_values() {
         let variant = Variant::RUSSIAN;
         let mut registry = solve_all(variant, 3, |_| {});
-        let dir = std::env::temp_dir().join(format!("kabe-slices-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
+        let folder = tempfile::tempdir().expect("a temporary folder"); // removed pass or fail
+        let dir = folder.path().to_path_buf();
         let chosen = [Signature::new(2, 0, 1, 1), Signature::new(1, 1, 1, 1), Signature::new(2, 0, 2, 0)];
         for sig in Signature::all_with(4) {
             if registry.table(sig).is_some() {
@@ -424,7 +424,6 @@ mod tests {
             }
             whole.into_iter().for_each(|t| registry.insert(t));
         }
-        std::fs::remove_dir_all(&dir).expect("clean up");
     }
 
     /// A store that stops the solve (as a kill would) once `after` groups are stored,
@@ -463,8 +462,8 @@ mod tests {
     fn an_interrupted_sliced_solve_resumes_after_its_last_stored_group() {
         let variant = Variant::RUSSIAN;
         let mut registry = solve_all(variant, 3, |_| {});
-        let dir = std::env::temp_dir().join(format!("kabe-slices-resume-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
+        let folder = tempfile::tempdir().expect("a temporary folder"); // removed pass or fail
+        let dir = folder.path().to_path_buf();
         let chosen = Signature::new(1, 1, 1, 1);
         for sig in Signature::all_with(4) {
             if registry.table(sig).is_some() {
@@ -510,7 +509,6 @@ mod tests {
             foreign.finish().expect("finished");
             break;
         }
-        std::fs::remove_dir_all(&dir).expect("clean up");
     }
 
     /// A budget too small for the larger pairs of Russian 2-4 solves them in slices, on
@@ -521,7 +519,8 @@ mod tests {
         use crate::build::{build_rules_scope, build_scope, pair_state_bytes, Scope};
         use crate::MemoryBudget;
         let variant = Variant::RUSSIAN;
-        let root = std::env::temp_dir().join(format!("kabe-sliced-build-{}", std::process::id()));
+        let folder = tempfile::tempdir().expect("a temporary folder"); // removed pass or fail
+        let root = folder.path().to_path_buf();
         let (roomy, tight) = (root.join("roomy"), root.join("tight"));
         // What the budget leaves for pairs: 1.2 MB, above every kings-only pair (one
         // placement: it cannot be sliced), below 1111's 1.36 MB.
@@ -557,6 +556,5 @@ mod tests {
             .filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().contains(rules.set.name())))
             .count();
         assert!(files > 30 && rule_files > 10, "{files} files, {rule_files} rule tables");
-        std::fs::remove_dir_all(&root).expect("clean up");
     }
 }

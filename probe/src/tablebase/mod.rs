@@ -1,7 +1,8 @@
 //! The probe library: a directory of tables opened once, probed from any thread.
 //!
 //! ```
-//! # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+//! # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+//! # let tables = folder.path().to_path_buf();
 //! # kabe_generator::build_small_tables(&tables)?;
 //! use kabe_probe::tablebase::Tablebase;
 //! use kabe_probe::{Counters, DrawRuleSet, DrawRules, Position, Variant, Wld};
@@ -18,7 +19,6 @@
 //!     Ok(v) => println!("{:?} under fmjd-2000", v.exact),
 //!     Err(e) => println!("{e}"), // names the missing fmjd-2000 table and how to build it
 //! }
-//! # std::fs::remove_dir_all(&tables).ok();
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -315,11 +315,11 @@ impl Tablebase {
     /// The tables under `dir` with the default options.
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// let tb = kabe_probe::tablebase::Tablebase::open(&tables)?;
     /// println!("complete up to {} pieces", tb.max_pieces());
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
@@ -346,11 +346,11 @@ impl Tablebase {
     /// its tables (0 when none is complete).
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// let tb = kabe_probe::tablebase::Tablebase::open(&tables)?;
     /// assert!(tb.max_pieces() >= 2);
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn max_pieces(&self) -> u32 {
@@ -374,12 +374,12 @@ impl Tablebase {
     /// The same for one variant (0 when it is not open).
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Variant};
     /// let tb = Tablebase::open(&tables)?;
     /// println!("Russian up to {} pieces", tb.max_pieces_of(&Variant::RUSSIAN));
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn max_pieces_of(&self, variant: &Variant) -> u32 {
@@ -392,12 +392,12 @@ impl Tablebase {
     /// for the game works as well: build its counters with [`DrawRules::new`].
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, DrawRuleSet, Variant};
     /// let tb = Tablebase::open(&tables)?;
     /// assert_eq!(tb.draw_rules(&Variant::INTERNATIONAL).map(|r| r.set), Some(DrawRuleSet::Fmjd));
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn draw_rules(&self, variant: &Variant) -> Option<&DrawRules> {
@@ -408,12 +408,12 @@ impl Tablebase {
     /// them, beyond the materials whose count never ends early).
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-sets-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, DrawRuleSet, Variant};
     /// let tb = Tablebase::open(&tables)?;
     /// assert!(tb.rule_sets(&Variant::RUSSIAN).contains(&DrawRuleSet::Ussr1953));
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn rule_sets(&self, variant: &Variant) -> Vec<DrawRuleSet> {
@@ -426,11 +426,11 @@ impl Tablebase {
     /// What the block cache holds.
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// let tb = kabe_probe::tablebase::Tablebase::open(&tables)?;
     /// assert_eq!(tb.cache_stats().capacity_bytes, kabe_probe::tablebase::DEFAULT_CACHE_BYTES);
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn cache_stats(&self) -> CacheStats {
@@ -441,13 +441,13 @@ impl Tablebase {
     /// published databases give it).
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Position, Variant, Wld};
     /// let tb = Tablebase::open(&tables)?;
     /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
     /// assert_eq!(tb.probe_wld(&p)?, Wld::Win);
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn probe_wld(&self, position: &Position) -> Result<Wld, ProbeError> {
@@ -461,7 +461,8 @@ impl Tablebase {
     /// ply later, as with Kingsrow's and Scan's databases: one lookup, never more.
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Position, Variant, Wld};
     /// let tb = Tablebase::open(&tables)?;
@@ -469,7 +470,6 @@ impl Tablebase {
     /// if let Some(stored) = tb.probe_wld_stored(&p)? {
     ///     assert_eq!(stored, Wld::Win);
     /// }
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn probe_wld_stored(&self, position: &Position) -> Result<Option<Wld>, ProbeError> {
@@ -534,7 +534,8 @@ impl Tablebase {
     /// not in the cache (for use deep in a search, where a disk read costs too much).
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Position, Variant};
     /// let tb = Tablebase::open(&tables)?;
@@ -542,7 +543,6 @@ impl Tablebase {
     /// assert_eq!(tb.probe_wld_cached(&p)?, None); // nothing read yet
     /// tb.probe_wld(&p)?;
     /// assert!(tb.probe_wld_cached(&p)?.is_some());
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn probe_wld_cached(&self, position: &Position) -> Result<Option<Wld>, ProbeError> {
@@ -552,13 +552,13 @@ impl Tablebase {
     /// The theoretical value with its distance to win (plies to the end of the game).
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Position, Variant};
     /// let tb = Tablebase::open(&tables)?;
     /// let p = Position::from_fen(Variant::INTERNATIONAL, "W:W32:B27")?;
     /// println!("{}", tb.probe_dtw(&p)?);
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn probe_dtw(&self, position: &Position) -> Result<Score, ProbeError> {
@@ -578,7 +578,8 @@ impl Tablebase {
     /// result, the theoretical value, the count that governs and its plies left.
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Counters, Position, Variant, Wld};
     /// let tb = Tablebase::open(&tables)?;
@@ -589,7 +590,6 @@ impl Tablebase {
     /// let late = Counters::parse(rules, &p, "16b=58")?;
     /// let verdict = tb.probe(&p, &late)?;
     /// assert_eq!((verdict.exact, verdict.count), (Wld::Draw, Some(("16b", 2))));
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn probe(&self, position: &Position, counters: &Counters) -> Result<Verdict, ProbeError> {
@@ -601,7 +601,8 @@ impl Tablebase {
     /// longest loss), each with the position and counters after it.
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Counters, Position, Variant};
     /// let tb = Tablebase::open(&tables)?;
@@ -610,7 +611,6 @@ impl Tablebase {
     /// for m in tb.best_moves(&p, &Counters::fresh(rules, &p))? {
     ///     println!("{} {:?}", p.move_text(&m.mv), m.exact);
     /// }
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn best_moves(&self, position: &Position, counters: &Counters) -> Result<Vec<MoveVerdict>, ProbeError> {
@@ -621,7 +621,8 @@ impl Tablebase {
     /// draws, then losses longest first), each with the position and counters after it.
     ///
     /// ```
-    /// # let tables = std::env::temp_dir().join(format!("kabe-doc-tables-ranked-{}", std::process::id()));
+    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
+    /// # let tables = folder.path().to_path_buf();
     /// # kabe_generator::build_small_tables(&tables)?;
     /// use kabe_probe::{tablebase::Tablebase, Counters, Position, Variant, Wld};
     /// let tb = Tablebase::open(&tables)?;
@@ -630,7 +631,6 @@ impl Tablebase {
     /// let moves = tb.ranked_moves(&p, &Counters::fresh(rules, &p))?;
     /// assert_eq!(moves.len(), p.legal_moves().len());
     /// assert_eq!(moves[0].exact, Wld::Win);
-    /// # std::fs::remove_dir_all(&tables).ok();
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn ranked_moves(&self, position: &Position, counters: &Counters) -> Result<Vec<MoveVerdict>, ProbeError> {
