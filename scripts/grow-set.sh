@@ -56,12 +56,11 @@ if [ -f "$input_manifest" ]; then
 else
   say "no $input_manifest: verifying the inputs, then writing it"
   kabe verify --variant "$variant" --tables "$tables" --signature "$(plan_signatures "$inputs" up | paste -sd,)" | tail -n 3
-  keep=$(plan_signatures "$inputs" up | tr ',' '\n' | sed 's/^/^/; s/$/\\./' | paste -sd'|')
-  kabe manifest --variant "$variant" --tables "$tables" | grep -E "^#|$keep" >"$input_manifest"
+  kabe manifest --variant "$variant" --tables "$tables" --signature "$(plan_signatures "$inputs" up | paste -sd,)" >"$input_manifest"
 fi
 
 if [ ! -f "$manifest" ]; then
-  kabe manifest --variant "$variant" --tables "$tables" | head -n 1 >"$manifest"
+  head -n 1 "$input_manifest" >"$manifest"
 fi
 head_line=$(head -n 1 "$manifest")
 
@@ -75,11 +74,10 @@ for job in plan["jobs"]:
         print(job["name"], *sorted(os.path.basename(o) for o in job["outputs"]))
 ' "$pieces")
 
-# The manifest lines of FILES, as the set in TABLES has them now.
+# The manifest lines of the pair NAME's files, as the set in TABLES has them now (the
+# pair's values counted or read from the ledger, no other table's).
 lines_of() {
-  local all
-  all=$(kabe manifest --variant "$variant" --tables "$tables")
-  for f in "$@"; do grep -E "^$f " <<<"$all" || { echo "grow-set: $f is not in the set" >&2; return 1; }; done
+  kabe manifest --variant "$variant" --tables "$tables" --signature "${1/+/,}" | grep -v '^#'
 }
 
 # Checks FILES of the pair against the manifest's lines; exit 1 naming a difference.
@@ -118,7 +116,7 @@ while read -r name files; do
   say "[$n/$total] $name: built in $((built - start)) s, verifying"
   kabe verify --variant "$variant" --tables "$tables" --signature "${name/+/,}" | tail -n 3
   say "[$n/$total] $name: verified in $(($(date +%s) - built)) s"
-  lines=$(lines_of "${files[@]}")
+  lines=$(lines_of "$name")
   { tail -n +2 "$manifest"; echo "$lines"; } | sort -u >"$manifest.tmp"
   { echo "$head_line"; cat "$manifest.tmp"; } >"$manifest"
   rm -f "$manifest.tmp"

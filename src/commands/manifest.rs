@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use clap::Args;
 use kabe_generator::{check_manifest, manifest_of, Manifest};
 use kabe_probe::table::Metric;
+use kabe_probe::Signature;
 
 use crate::args::{rules_arg, TableSet};
 use crate::commands::stats::figures;
@@ -25,6 +26,10 @@ pub struct ManifestArgs {
     /// instead of printing it.
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// List the files of these signatures only (e.g. 0105,0501): a pair's lines, without
+    /// counting the values of the others.
+    #[arg(long, value_delimiter = ',', conflicts_with = "check")]
+    signature: Vec<String>,
     /// The rule set whose rule tables get their counts (default: the variant's usual set).
     #[arg(long, value_parser = crate::args::rule_set_names())]
     rules: Option<String>,
@@ -58,8 +63,11 @@ pub fn manifest(args: &ManifestArgs) -> anyhow::Result<ExitCode> {
         return Ok(if wrong == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE });
     }
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let only: Vec<Signature> =
+        args.signature.iter().map(|s| crate::args::signature_arg(s)).collect::<anyhow::Result<_>>()?;
+    let only = (!only.is_empty()).then_some(only.as_slice());
     let by_signature: std::collections::BTreeMap<_, _> =
-        figures(&dir, variant, Some(&rules))?.into_iter().map(|f| (f.signature, f)).collect();
+        figures(&dir, variant, Some(&rules), only)?.into_iter().map(|f| (f.signature, f)).collect();
     let counts = |sig, metric: Metric| {
         let f = by_signature.get(&sig)?;
         let t = f.theory;
@@ -72,7 +80,7 @@ pub fn manifest(args: &ManifestArgs) -> anyhow::Result<ExitCode> {
             Metric::Rules(_) => None,
         }
     };
-    let manifest = manifest_of(&dir, variant, &counts).with_context(|| format!("reading {}", dir.display()))?;
+    let manifest = manifest_of(&dir, variant, only, &counts).with_context(|| format!("reading {}", dir.display()))?;
     let text = manifest.to_text();
     match &args.output {
         Some(path) => {

@@ -39,7 +39,12 @@ pub struct Figures {
 /// for these same files where its ledger holds, the rest counted through the reader
 /// (slow where a table's positions are found by search). A torn or edited ledger line
 /// is named in a warning and its figures counted again.
-pub fn figures(dir: &Path, variant: Variant, rules: Option<&DrawRules>) -> anyhow::Result<Vec<Figures>> {
+pub fn figures(
+    dir: &Path,
+    variant: Variant,
+    rules: Option<&DrawRules>,
+    only: Option<&[Signature]>,
+) -> anyhow::Result<Vec<Figures>> {
     let found = tables_in(dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
     anyhow::ensure!(!found.is_empty(), "no {} tables in {}", variant.name, dir.display());
     let mut tables = Tablebase::builder(dir).variants(&[variant]).cache_bytes(STATS_CACHE_BYTES);
@@ -58,7 +63,7 @@ pub fn figures(dir: &Path, variant: Variant, rules: Option<&DrawRules>) -> anyho
     }
     let recorded = recorded.by_signature;
     let mut out = Vec::new();
-    for sig in found.keys() {
+    for sig in found.keys().filter(|s| only.is_none_or(|o| o.contains(s))) {
         let index = MaterialIndex::new(variant, *sig).expect("opened, so table-sized");
         // A material without a count keeps every theoretical value under the rules.
         let no_count = |t: &TableStats| RuleStats {
@@ -89,7 +94,7 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
     let rules = args.rules.as_deref().map(|r| rules_arg(Some(r), &variant)).transpose()?;
     let mut rows = Vec::new();
-    for Figures { signature: sig, theory, ruled } in figures(&dir, variant, rules.as_ref())? {
+    for Figures { signature: sig, theory, ruled } in figures(&dir, variant, rules.as_ref(), None)? {
         let index = MaterialIndex::new(variant, sig).expect("opened, so table-sized");
         let fen = |at: Option<(u16, u64)>| at.map(|(_, i)| index.position(i).fen());
         let mut row = json!({

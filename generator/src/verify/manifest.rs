@@ -174,15 +174,20 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
     Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// The entries of every table file of `variant` under `dir`, with the counts `counts`
-/// gives for a file's material and kind (`None`: not known).
+/// The entries of every table file of `variant` under `dir` (of the signatures `only`
+/// names, when given), with the counts `counts` gives for a file's material and kind
+/// (`None`: not known).
 pub fn manifest_of(
     dir: &Path,
     variant: Variant,
+    only: Option<&[Signature]>,
     counts: &dyn Fn(Signature, Metric) -> Option<[u64; 3]>,
 ) -> std::io::Result<Manifest> {
     let mut manifest = Manifest { variant: variant.name.to_string(), entries: Vec::new() };
     for (sig, metrics) in crate::tables_in(dir, &variant)? {
+        if only.is_some_and(|o| !o.contains(&sig)) {
+            continue;
+        }
         let positions = kabe_probe::MaterialIndex::new(variant, sig).map_or(0, |i| i.len());
         for metric in metrics {
             let path = TableDir::new(dir).path(&variant, sig, metric);
