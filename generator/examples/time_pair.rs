@@ -56,8 +56,8 @@ fn main() {
             let positions: u64 = tables.iter().map(|t| t.scores.len() as u64).sum();
             let draws = tables.iter().flat_map(|t| &t.scores).filter(|s| s.wld() == kabe_probe::Wld::Draw).count();
             println!(
-                "round {round}: {sig}+{} theory, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads), {:.1}% drawn",
-                sig.flipped(),
+                "round {round}: {} theory, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads), {:.1}% drawn",
+                kabe_generator::TablePair::of(sig),
                 positions as f64 / secs / 1e6,
                 100.0 * draws as f64 / positions as f64,
             );
@@ -71,8 +71,8 @@ fn main() {
             let secs = start.elapsed().as_secs_f64();
             let positions: u64 = tables.iter().flatten().map(|t| t.values.len() as u64).sum();
             println!(
-                "round {round}: {sig}+{} {set:?} rules, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads)",
-                sig.flipped(),
+                "round {round}: {} {set:?} rules, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads)",
+                kabe_generator::TablePair::of(sig),
                 positions as f64 / secs / 1e6,
             );
         }
