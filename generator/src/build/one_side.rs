@@ -34,6 +34,7 @@ pub fn keep_one_side(dir: &Path, variant: Variant, max_pieces: u32) -> Result<On
     let _lock = crate::BuildLock::exclusive(dir, &variant)?;
     let found =
         tables_in(dir, &variant).map_err(|source| BuildError::Write { path: dir.join(variant.name), source })?;
+    let sets = crate::verify::rule_sets_of(&found);
     let mut done = OneSide::default();
     let ledger_error = |source| BuildError::Write { path: dir.join(variant.name).join(crate::LEDGER_NAME), source };
     // What the verifier found sound stays so: the values do not change.
@@ -44,7 +45,7 @@ pub fn keep_one_side(dir: &Path, variant: Variant, max_pieces: u32) -> Result<On
             continue;
         }
         let Some(flip_metrics) = found.get(&flip) else { continue };
-        if !whole(&found, sig, variant) {
+        if !whole(&found, &sets, sig, variant) {
             continue;
         }
         for &metric in metrics.iter().filter(|m| flip_metrics.contains(m)) {
@@ -72,16 +73,14 @@ pub fn keep_one_side(dir: &Path, variant: Variant, max_pieces: u32) -> Result<On
 }
 
 /// Whether both signatures of the pair of `sig` have their WLD and DTW files and, for
-/// every rule set with a table among `found` whose counts they keep, their rule table.
-fn whole(found: &std::collections::BTreeMap<Signature, Vec<Metric>>, sig: Signature, variant: Variant) -> bool {
-    let sets: std::collections::BTreeSet<DrawRuleSet> = found
-        .values()
-        .flatten()
-        .filter_map(|m| match m {
-            Metric::Rules(set) => Some(*set),
-            _ => None,
-        })
-        .collect();
+/// every rule set of `sets` (those with a table among `found`) whose counts they keep,
+/// their rule table.
+fn whole(
+    found: &std::collections::BTreeMap<Signature, Vec<Metric>>,
+    sets: &std::collections::BTreeSet<DrawRuleSet>,
+    sig: Signature,
+    variant: Variant,
+) -> bool {
     [sig, sig.flipped()].iter().all(|s| {
         let Some(metrics) = found.get(s) else { return false };
         let ruled = sets.iter().filter(|set| DrawRules::new(**set, &variant).context(*s).is_some());

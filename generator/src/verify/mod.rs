@@ -1299,6 +1299,18 @@ impl<'t> SignatureCheck<'t> {
     }
 }
 
+/// The draw-rule sets with at least one table among `found`.
+pub(crate) fn rule_sets_of(found: &BTreeMap<Signature, Vec<Metric>>) -> std::collections::BTreeSet<DrawRuleSet> {
+    found
+        .values()
+        .flatten()
+        .filter_map(|m| match m {
+            Metric::Rules(set) => Some(*set),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The rule tables a set present under `dir` lacks: for each draw-rule set with a table
 /// here, every signature (of `only`, when given) of at most as many pieces as its largest
 /// table whose material keeps a rule table, and whose theoretical tables are here.
@@ -1308,14 +1320,7 @@ fn missing_rule_tables(
     found: &BTreeMap<Signature, Vec<Metric>>,
     only: Option<&[Signature]>,
 ) -> Vec<String> {
-    let sets: std::collections::BTreeSet<DrawRuleSet> = found
-        .values()
-        .flatten()
-        .filter_map(|m| match m {
-            Metric::Rules(set) => Some(*set),
-            _ => None,
-        })
-        .collect();
+    let sets = rule_sets_of(found);
     let pieces = |s: &Signature| s.white_men + s.white_kings + s.black_men + s.black_kings;
     let mut missing = Vec::new();
     for set in sets {
