@@ -226,6 +226,20 @@ fn a_one_side_set_verifies_alike_held_in_memory_or_not_and_a_planted_value_is_ca
     assert!(held.files_by_search > 0);
     assert_eq!((held.positions, held.rule_positions), (read.positions, read.rule_positions));
 
+    // One pair checked alone: the smaller pairs its moves lead to are not derived, but
+    // held resident for its successors (or, with no memory for them, read through the
+    // files), with the same values.
+    let only = [Signature::new(1, 1, 0, 1), Signature::new(0, 1, 1, 1)];
+    let alone = |options: &VerifyOptions| {
+        let options = VerifyOptions { only: Some(&only), ..*options };
+        verify_with(&dir, v, &options, &|_| {}).expect("verify")
+    };
+    let (held_alone, read_alone) = (alone(&resident), alone(&streamed));
+    assert!(held_alone.ok() && read_alone.ok(), "{held_alone:?} {read_alone:?}");
+    assert_eq!(held_alone.pairs_derived, 1);
+    assert!(held_alone.positions > 0 && held_alone.positions < held.positions, "{held_alone:?}");
+    assert_eq!((held_alone.positions, held_alone.rule_positions), (read_alone.positions, read_alone.rule_positions));
+
     // A wrong distance planted in the stored DTW table of the pair 1101+0111.
     let stores = |s: Signature| {
         let path = table_path(&dir, &v, s, Metric::Dtw);
@@ -237,6 +251,8 @@ fn a_one_side_set_verifies_alike_held_in_memory_or_not_and_a_planted_value_is_ca
         let report = verify_with(&dir, v, &options, &|_| {}).expect("verify");
         assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
         assert!(report.disagreement_count > 0, "resident bytes {}: {report:?}", options.resident_bytes);
+        let report = alone(&options);
+        assert!(report.disagreement_count > 0, "alone, resident bytes {}: {report:?}", options.resident_bytes);
     }
 }
 

@@ -25,9 +25,9 @@ pub struct VerifyArgs {
     #[arg(long, value_delimiter = ',')]
     signature: Vec<String>,
     /// Peak memory, e.g. 4G (default: three quarters of this machine's memory): three
-    /// quarters hold the pair being checked (three bytes a position; a larger pair is
-    /// checked through the block cache, many times slower), a quarter caches decoded
-    /// blocks of the tables its successors lie in.
+    /// quarters hold the pair being checked and the smaller pairs its moves lead to
+    /// (three bytes a position; a larger pair is checked through the block cache, many
+    /// times slower), a quarter caches decoded blocks of the other tables.
     #[arg(long, value_parser = MemoryBudget::parse)]
     memory: Option<MemoryBudget>,
     /// Derive every pair again, whatever the ledger (verified.txt beside the tables)

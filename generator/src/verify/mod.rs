@@ -32,6 +32,8 @@ use kabe_probe::{
 };
 use rayon::prelude::*;
 
+use crate::finished::working::{in_build_order, inputs_closure};
+use crate::pair::TablePair;
 use crate::verify::statistics::{RuleStats, TableStats};
 
 /// A stored value that its successors contradict.
@@ -379,10 +381,12 @@ pub struct VerifyOptions<'a> {
     pub only: Option<&'a [Signature]>,
     /// The block cache the workers share, in bytes of decompressed blocks.
     pub cache_bytes: usize,
-    /// Memory for the pair being checked: a pair whose values fit (three bytes a
-    /// position) is held in memory, every left-out value derived once; a larger one is
-    /// checked through the block cache alone, each left-out successor searched where it
-    /// is met (the same proof, many times slower for a pair that stores one side).
+    /// Memory for the pair being checked and the pairs its moves lead to: a pair whose
+    /// values fit (three bytes a position) is held in memory, every left-out value
+    /// derived once; a larger one is checked through the block cache alone, each
+    /// left-out successor searched where it is met (the same proof, many times slower
+    /// for a pair that stores one side). The pairs its moves lead to that are not derived
+    /// now (in the ledger, or left out by `only`) are held as far as room is left.
     pub resident_bytes: usize,
     /// Disagreements reported in detail.
     pub max_reported: usize,
@@ -709,8 +713,17 @@ pub fn verify_with(
     let ledger_path = dir.join(variant.name).join(LEDGER_NAME);
     let recorded = if options.ledger { open_ledger(&ledger_path, &mut report) } else { Default::default() };
     let mut ledger = options.ledger && report.ledger_problem.is_none();
-    for (name, pair) in pairs_in_build_order(&tables, options.only) {
-        let line = format!("{name} {:016x}", ledger_digest(&tables, &pair));
+    let order: Vec<(String, Vec<Signature>, String)> = pairs_in_build_order(&tables, options.only)
+        .into_iter()
+        .map(|(name, pair)| {
+            let line = format!("{name} {:016x}", ledger_digest(&tables, &pair));
+            (name, pair, line)
+        })
+        .collect();
+    let to_derive: Vec<&[Signature]> =
+        order.iter().filter(|(_, _, line)| !recorded.contains_key(line)).map(|(_, pair, _)| &pair[..]).collect();
+    hold_inputs(&mut tables, variant, &to_derive, options.resident_bytes, &cache, &findings);
+    for (_, pair, line) in order {
         if recorded.contains_key(&line) {
             report.pairs_from_ledger += 1;
             progress(positions_derived(&tables, &pair));
@@ -732,6 +745,48 @@ pub fn verify_with(
     }
     findings.into_report(&mut report);
     Ok(report)
+}
+
+/// Holds resident, in build order, the pairs whose values the pairs of `to_derive` read
+/// (the tables their captures and promotions lead to, and those these read in turn)
+/// where they are not derived now themselves (the ledger holds them, or `--signature`
+/// leaves them out), as far as the memory leaves room beside the largest pair to derive.
+/// Without that a successor in a table kept on one side, or a capture to make, is found
+/// by a search of its own each time it is met; held, it is derived once and read by its
+/// index. Which tables are held changes the speed, never a value.
+fn hold_inputs(
+    tables: &mut Tables,
+    variant: Variant,
+    to_derive: &[&[Signature]],
+    resident_bytes: usize,
+    cache: &BlockCache,
+    findings: &Findings,
+) {
+    let positions = |tables: &Tables, members: &[Signature]| -> u64 {
+        members.iter().filter_map(|s| tables.index.get(s)).map(MaterialIndex::len).sum()
+    };
+    let derived: Vec<TablePair> = to_derive.iter().filter_map(|p| p.first()).map(|s| TablePair::of(*s)).collect();
+    let largest = to_derive.iter().map(|p| positions(tables, p)).max().unwrap_or(0) * RESIDENT_BYTES_PER_POSITION;
+    let reached = inputs_closure(variant, &derived, &DrawRules::NONE);
+    let sets: Vec<DrawRuleSet> = tables.rules.keys().copied().collect();
+    for pair in in_build_order(&reached) {
+        let members: Vec<Signature> = pair.iter().copied().filter(|s| tables.dtw.contains_key(s)).collect();
+        if members.is_empty() || derived.contains(pair) {
+            continue;
+        }
+        let needed = positions(tables, &members) * RESIDENT_BYTES_PER_POSITION;
+        if tables.resident_bytes() + needed + largest > resident_bytes as u64 {
+            continue;
+        }
+        hold_resident_dtw(tables, &members, cache, findings);
+        for &set in &sets {
+            hold_resident_rules(tables, &DrawRules::new(set, &variant), &members, cache, findings);
+            if let Some((set, values)) = tables.resident_rules.take() {
+                tables.kept_rules.insert(set, values);
+            }
+        }
+        tables.resident_index.clear();
+    }
 }
 
 /// Opens every table file of `found`, checking its checksum, and a file found by search
