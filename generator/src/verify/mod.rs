@@ -15,6 +15,7 @@
 //! `manifest` (the reference checksums of a set, checked file by file).
 
 pub mod manifest;
+mod sig_map;
 pub mod statistics;
 
 use std::collections::BTreeMap;
@@ -34,6 +35,7 @@ use rayon::prelude::*;
 
 use crate::finished::working::{in_build_order, inputs_closure};
 use crate::pair::TablePair;
+use crate::verify::sig_map::SigMap;
 use crate::verify::statistics::{RuleStats, TableStats};
 
 /// A stored value that its successors contradict.
@@ -136,7 +138,7 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
 /// pair's successors are all left out and each costs a search of its own.
 #[derive(Default)]
 struct Tables {
-    index: BTreeMap<Signature, MaterialIndex>,
+    index: SigMap<MaterialIndex>,
     dtw: BTreeMap<Signature, TableFile>,
     wld: BTreeMap<Signature, TableFile>,
     rules: BTreeMap<DrawRuleSet, BTreeMap<Signature, TableFile>>,
@@ -144,16 +146,13 @@ struct Tables {
     /// pair being checked, and the pairs checked before it that are kept (pairs are
     /// checked in build order, so their values serve the later pairs' successors as
     /// one memory read each, the files' blocks and searches not read again).
-    resident_dtw: BTreeMap<Signature, Vec<u16>>,
-    /// The indexes of the resident signatures, beside their values: a successor in the
-    /// pair is ranked without a search through every signature's.
-    resident_index: Vec<(Signature, MaterialIndex)>,
+    resident_dtw: SigMap<Vec<u16>>,
     /// Rule values (the file's one-byte code) of every position of the resident
     /// signatures, for the set named.
-    resident_rules: Option<(DrawRuleSet, BTreeMap<Signature, Vec<u8>>)>,
+    resident_rules: Option<(DrawRuleSet, SigMap<Vec<u8>>)>,
     /// The rule values of the pairs checked before, by rule set, while the set's pass
     /// is not running.
-    kept_rules: BTreeMap<DrawRuleSet, BTreeMap<Signature, Vec<u8>>>,
+    kept_rules: BTreeMap<DrawRuleSet, SigMap<Vec<u8>>>,
 }
 
 impl Tables {
@@ -278,12 +277,7 @@ impl Tables {
         }
         let p = position.normalized();
         let sig = Signature::of(&p);
-        // The resident pair first: most successors lie in it.
-        let index = match self.resident_index.iter().find(|(s, _)| *s == sig) {
-            Some((_, index)) => index,
-            None => self.index.get(&sig)?,
-        };
-        Some(Placed { sig, at: index.index(&p) })
+        Some(Placed { sig, at: self.index.get(&sig)?.index(&p) })
     }
 
     /// The DTW value of any position whose table is here (or whose material decides it:
@@ -785,7 +779,6 @@ fn hold_inputs(
                 tables.kept_rules.insert(set, values);
             }
         }
-        tables.resident_index.clear();
     }
 }
 
@@ -816,8 +809,7 @@ fn open_checked(
             report.files_by_search += file.header().by_search() as usize;
             tables
                 .index
-                .entry(*sig)
-                .or_insert_with(|| MaterialIndex::new(variant, *sig).expect("opened, so table-sized"));
+                .get_or_insert_with(*sig, || MaterialIndex::new(variant, *sig).expect("opened, so table-sized"));
             match metric {
                 Metric::Dtw => tables.dtw.insert(*sig, file),
                 Metric::Wld => tables.wld.insert(*sig, file),
@@ -933,7 +925,6 @@ fn derive_pair(
     if tables.resident_bytes() > resident_bytes as u64 {
         tables.forget_kept();
     }
-    tables.resident_index.clear();
     // The statistics only where every figure of the pair was counted.
     if theory_stats.len() == pair.len() {
         crate::verify::statistics::to_ledger_words(&theory_stats, &rule_stats)
@@ -948,7 +939,6 @@ fn hold_resident_dtw(tables: &mut Tables, pair: &[Signature], cache: &BlockCache
     for sig in stored_first(pair, &tables.dtw) {
         match resident_dtw(tables, sig, cache) {
             Ok(Some(values)) => {
-                tables.resident_index.push((sig, tables.index[&sig].clone()));
                 tables.resident_dtw.insert(sig, values);
             }
             Ok(None) => {}
