@@ -225,6 +225,14 @@ fn a_one_side_set_verifies_alike_held_in_memory_or_not_and_a_planted_value_is_ca
     assert!(held.ok() && read.ok(), "{held:?} {read:?}");
     assert!(held.files_by_search > 0);
     assert_eq!((held.positions, held.rule_positions), (read.positions, read.rule_positions));
+    // Memory for a few pairs at a time: the pairs held are let go and held again as each
+    // pair to derive needs them, with the same values.
+    for resident_bytes in [40_000, 150_000, 600_000] {
+        let options = VerifyOptions { resident_bytes, ..VerifyOptions::default() };
+        let some = verify_with(&dir, v, &options, &|_| {}).expect("verify");
+        assert!(some.ok(), "{resident_bytes}: {some:?}");
+        assert_eq!((some.positions, some.rule_positions), (held.positions, held.rule_positions));
+    }
 
     // One pair checked alone: the smaller pairs its moves lead to are not derived, but
     // held resident for its successors (or, with no memory for them, read through the

@@ -18,7 +18,7 @@ pub mod manifest;
 mod sig_map;
 pub mod statistics;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -161,6 +161,14 @@ impl Tables {
         let rules = self.resident_rules.iter().map(|(_, r)| r).chain(self.kept_rules.values());
         2 * self.resident_dtw.values().map(|v| v.len() as u64).sum::<u64>()
             + rules.flat_map(|r| r.values()).map(|v| v.len() as u64).sum::<u64>()
+    }
+
+    /// Lets go of the values kept of every signature but those of `keep`.
+    fn keep_only(&mut self, keep: &BTreeSet<Signature>) {
+        self.resident_dtw.retain(|s| keep.contains(s));
+        for values in self.kept_rules.values_mut() {
+            values.retain(|s| keep.contains(s));
+        }
     }
 
     /// Lets go of the values kept from the pairs checked before.
@@ -714,15 +722,13 @@ pub fn verify_with(
             (name, pair, line)
         })
         .collect();
-    let to_derive: Vec<&[Signature]> =
-        order.iter().filter(|(_, _, line)| !recorded.contains_key(line)).map(|(_, pair, _)| &pair[..]).collect();
-    hold_inputs(&mut tables, variant, &to_derive, options.resident_bytes, &cache, &findings);
     for (_, pair, line) in order {
         if recorded.contains_key(&line) {
             report.pairs_from_ledger += 1;
             progress(positions_derived(&tables, &pair));
             continue;
         }
+        hold_inputs(&mut tables, variant, &pair, options.resident_bytes, &cache, &findings);
         let before = findings.so_far();
         let words = derive_pair(&mut tables, variant, &pair, options.resident_bytes, &cache, &findings, progress);
         report.pairs_derived += 1;
@@ -741,35 +747,45 @@ pub fn verify_with(
     Ok(report)
 }
 
-/// Holds resident, in build order, the pairs whose values the pairs of `to_derive` read
-/// (the tables their captures and promotions lead to, and those these read in turn)
-/// where they are not derived now themselves (the ledger holds them, or `--signature`
-/// leaves them out), as far as the memory leaves room beside the largest pair to derive.
-/// Without that a successor in a table kept on one side, or a capture to make, is found
-/// by a search of its own each time it is met; held, it is derived once and read by its
-/// index. Which tables are held changes the speed, never a value.
+/// Before `pair` is derived: holds resident, in build order, the pairs whose values it
+/// reads (the tables its captures and promotions lead to, and those these read in turn)
+/// that are not held already: pairs the ledger or `--signature` spares from being
+/// derived, or that were let go for memory. Where the memory is short, the pairs held
+/// that `pair` does not read are let go first. Without that a successor in a table kept
+/// on one side, or a capture to make, is found by a search of its own each time it is
+/// met; held, it is derived once and read by its index. Which tables are held changes
+/// the speed, never a value.
 fn hold_inputs(
     tables: &mut Tables,
     variant: Variant,
-    to_derive: &[&[Signature]],
+    pair: &[Signature],
     resident_bytes: usize,
     cache: &BlockCache,
     findings: &Findings,
 ) {
-    let positions = |tables: &Tables, members: &[Signature]| -> u64 {
-        members.iter().filter_map(|s| tables.index.get(s)).map(MaterialIndex::len).sum()
+    let Some(&first) = pair.first() else { return };
+    let bytes = |tables: &Tables, members: &[Signature]| -> u64 {
+        members.iter().filter_map(|s| tables.index.get(s)).map(MaterialIndex::len).sum::<u64>()
+            * RESIDENT_BYTES_PER_POSITION
     };
-    let derived: Vec<TablePair> = to_derive.iter().filter_map(|p| p.first()).map(|s| TablePair::of(*s)).collect();
-    let largest = to_derive.iter().map(|p| positions(tables, p)).max().unwrap_or(0) * RESIDENT_BYTES_PER_POSITION;
-    let reached = inputs_closure(variant, &derived, &DrawRules::NONE);
+    let own = TablePair::of(first);
+    let reached = inputs_closure(variant, &[own], &DrawRules::NONE);
+    let budget = resident_bytes as u64;
+    let needed = bytes(tables, pair);
+    let missing: Vec<Vec<Signature>> = in_build_order(&reached)
+        .into_iter()
+        .filter(|p| **p != own)
+        .map(|p| p.iter().copied().filter(|s| tables.dtw.contains_key(s)).collect::<Vec<_>>())
+        .filter(|members| !members.is_empty() && !members.iter().all(|s| tables.resident_dtw.contains_key(s)))
+        .collect();
+    let wanted: u64 = missing.iter().map(|members| bytes(tables, members)).sum();
+    if tables.resident_bytes() + needed + wanted > budget {
+        let reads: BTreeSet<Signature> = reached.iter().flat_map(|p| p.iter().copied()).collect();
+        tables.keep_only(&reads);
+    }
     let sets: Vec<DrawRuleSet> = tables.rules.keys().copied().collect();
-    for pair in in_build_order(&reached) {
-        let members: Vec<Signature> = pair.iter().copied().filter(|s| tables.dtw.contains_key(s)).collect();
-        if members.is_empty() || derived.contains(pair) {
-            continue;
-        }
-        let needed = positions(tables, &members) * RESIDENT_BYTES_PER_POSITION;
-        if tables.resident_bytes() + needed + largest > resident_bytes as u64 {
+    for members in missing {
+        if tables.resident_bytes() + bytes(tables, &members) + needed > budget {
             continue;
         }
         hold_resident_dtw(tables, &members, cache, findings);

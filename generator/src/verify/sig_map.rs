@@ -52,12 +52,27 @@ impl<T> SigMap<T> {
     }
 
     pub(crate) fn clear(&mut self) {
-        for (signature, _) in &self.entries {
+        let entries = std::mem::take(&mut self.entries);
+        self.clear_slots(&entries);
+    }
+
+    /// Keeps the values of the signatures `keep` says.
+    pub(crate) fn retain(&mut self, keep: impl Fn(&Signature) -> bool) {
+        let entries = std::mem::take(&mut self.entries);
+        self.clear_slots(&entries);
+        for (signature, value) in entries {
+            if keep(&signature) {
+                self.insert(signature, value);
+            }
+        }
+    }
+
+    fn clear_slots(&mut self, entries: &[(Signature, T)]) {
+        for (signature, _) in entries {
             if let Some(key) = signature.key() {
                 self.slots[key] = u32::MAX;
             }
         }
-        self.entries.clear();
     }
 
     pub(crate) fn values(&self) -> impl Iterator<Item = &T> {
@@ -87,6 +102,10 @@ mod tests {
         assert_eq!((map.get(&a), map.get(&b), map[&b]), (Some(&3), Some(&2), 2));
         assert!(!map.contains_key(&Signature::new(2, 0, 0, 1)));
         assert_eq!(map.values().sum::<i32>(), 5);
+        map.retain(|s| *s == b);
+        assert_eq!((map.get(&a), map.get(&b)), (None, Some(&2)));
+        map.insert(a, 4);
+        assert_eq!(map.values().sum::<i32>(), 6);
         map.clear();
         assert!(map.get(&a).is_none() && map.values().next().is_none());
         assert_eq!(map.get_or_insert_with(b, || 7), Some(&7));
