@@ -163,6 +163,12 @@ impl Tables {
             + rules.flat_map(|r| r.values()).map(|v| v.len() as u64).sum::<u64>()
     }
 
+    /// Bytes `members` take once held resident ([`RESIDENT_BYTES_PER_POSITION`]).
+    fn resident_need(&self, members: &[Signature]) -> u64 {
+        members.iter().filter_map(|s| self.index.get(s)).map(MaterialIndex::len).sum::<u64>()
+            * RESIDENT_BYTES_PER_POSITION
+    }
+
     /// Lets go of the values kept of every signature but those of `keep`.
     fn keep_only(&mut self, keep: &BTreeSet<Signature>) {
         self.resident_dtw.retain(|s| keep.contains(s));
@@ -728,7 +734,6 @@ pub fn verify_with(
             progress(positions_derived(&tables, &pair));
             continue;
         }
-        hold_inputs(&mut tables, variant, &pair, options.resident_bytes, &cache, &findings);
         let before = findings.so_far();
         let words = derive_pair(&mut tables, variant, &pair, options.resident_bytes, &cache, &findings, progress);
         report.pairs_derived += 1;
@@ -764,28 +769,24 @@ fn hold_inputs(
     findings: &Findings,
 ) {
     let Some(&first) = pair.first() else { return };
-    let bytes = |tables: &Tables, members: &[Signature]| -> u64 {
-        members.iter().filter_map(|s| tables.index.get(s)).map(MaterialIndex::len).sum::<u64>()
-            * RESIDENT_BYTES_PER_POSITION
-    };
     let own = TablePair::of(first);
     let reached = inputs_closure(variant, &[own], &DrawRules::NONE);
     let budget = resident_bytes as u64;
-    let needed = bytes(tables, pair);
+    let needed = tables.resident_need(pair);
     let missing: Vec<Vec<Signature>> = in_build_order(&reached)
         .into_iter()
         .filter(|p| **p != own)
         .map(|p| p.iter().copied().filter(|s| tables.dtw.contains_key(s)).collect::<Vec<_>>())
         .filter(|members| !members.is_empty() && !members.iter().all(|s| tables.resident_dtw.contains_key(s)))
         .collect();
-    let wanted: u64 = missing.iter().map(|members| bytes(tables, members)).sum();
+    let wanted: u64 = missing.iter().map(|members| tables.resident_need(members)).sum();
     if tables.resident_bytes() + needed + wanted > budget {
         let reads: BTreeSet<Signature> = reached.iter().flat_map(|p| p.iter().copied()).collect();
         tables.keep_only(&reads);
     }
     let sets: Vec<DrawRuleSet> = tables.rules.keys().copied().collect();
     for members in missing {
-        if tables.resident_bytes() + bytes(tables, &members) + needed > budget {
+        if tables.resident_bytes() + tables.resident_need(&members) + needed > budget {
             continue;
         }
         hold_resident_dtw(tables, &members, cache, findings);
@@ -893,7 +894,8 @@ fn positions_derived(tables: &Tables, pair: &[Signature]) -> u64 {
 
 /// Derives every value of `pair` again (one pass for each rule set present, the first
 /// checking the theoretical values too, each successor made and located once for both),
-/// holding the pair's values resident where `resident_bytes` allows. Returns the pair's
+/// holding the pair's values and its inputs' ([`hold_inputs`]) resident where
+/// `resident_bytes` allows. Returns the pair's
 /// statistics in the ledger's words, empty where some figure could not be counted.
 fn derive_pair(
     tables: &mut Tables,
@@ -904,8 +906,8 @@ fn derive_pair(
     findings: &Findings,
     progress: &(dyn Fn(u64) + Sync),
 ) -> String {
-    let positions: u64 = pair.iter().map(|s| tables.index[s].len()).sum();
-    let needed = positions * RESIDENT_BYTES_PER_POSITION;
+    hold_inputs(tables, variant, pair, resident_bytes, cache, findings);
+    let needed = tables.resident_need(pair);
     let resident = needed <= resident_bytes as u64;
     if tables.resident_bytes() + needed > resident_bytes as u64 {
         tables.forget_kept();
