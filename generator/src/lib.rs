@@ -21,11 +21,13 @@
 //!   its reference checksums;
 //! - `check`: the draw-rule tables against an independent brute force;
 //! - [`games`]: small games solved whole from their start (wolf and sheep).
+//! - `memory`: the large arrays solvers and verifier read at random, in huge pages.
 
 mod build;
 mod check;
 pub mod finished;
 pub mod games;
+mod memory;
 mod pair;
 mod solve;
 mod verify;

@@ -308,6 +308,29 @@ impl MaterialIndex {
         debug_assert_eq!(position.turn(), Color::White);
         debug_assert_eq!(Signature::of(position), self.signature);
         let sets = position.square_sets();
+        self.men_rank_of(&sets) * self.king_placements + self.king_rank_of(&sets)
+    }
+
+    /// What ranks the positions that differ from `position` (White to move, this
+    /// signature) only in where one black king stands, one rank of a few kings each: the
+    /// colour flips of a position's quiet king moves, which a verifier places by the
+    /// million.
+    pub fn black_king_moved(&self, position: &Position) -> BlackKingMoved {
+        debug_assert_eq!(position.turn(), Color::White);
+        debug_assert_eq!(Signature::of(position), self.signature);
+        let sets = position.square_sets();
+        let free = self.all & !sets.white_men & !sets.black_men;
+        let bk_count = C.get(free.count_ones() - self.signature.white_kings as u32, self.signature.black_kings as u32);
+        BlackKingMoved {
+            base: self.men_rank_of(&sets) * self.king_placements + rank_subset(sets.white_kings, free) * bk_count,
+            available: free & !sets.white_kings,
+            black_kings: sets.black_kings,
+        }
+    }
+
+    /// The men part of an index (`index / king_placements()`).
+    #[inline]
+    fn men_rank_of(&self, sets: &SquareSets) -> u64 {
         let middle = self.all & !self.top & !self.bottom;
         let white_bottom = sets.white_men & self.bottom;
         let white_middle = sets.white_men & middle;
@@ -318,8 +341,7 @@ impl MaterialIndex {
         let black_count = C.get(black_available.count_ones(), self.signature.black_men as u32);
         let white_rank = rank_subset(white_bottom, self.bottom) * C.get(middle.count_ones(), in_middle)
             + rank_subset(white_middle, middle);
-        let men_rank = self.split_offset[split] + white_rank * black_count + black_rank;
-        men_rank * self.king_placements + self.king_rank_of(&sets)
+        self.split_offset[split] + white_rank * black_count + black_rank
     }
 
     /// The king placement part of `position`'s index (`index % king_placements()`): all
@@ -457,6 +479,28 @@ impl LastMen {
 
 /// Most kings of one side a table holds (a signature's digit).
 const MAX_KINGS: usize = 9;
+
+/// The indices of positions that differ in one black king's square
+/// ([`MaterialIndex::black_king_moved`]).
+#[derive(Clone, Copy, Debug)]
+pub struct BlackKingMoved {
+    /// The index less its black kings' part.
+    base: u64,
+    /// The squares the black kings are ranked among: free of men and white kings.
+    available: u64,
+    black_kings: u64,
+}
+
+impl BlackKingMoved {
+    /// The index with the black king on `from` moved to `to`, a square of no other piece.
+    #[inline]
+    pub fn index(&self, from: Square, to: Square) -> u64 {
+        debug_assert!(self.black_kings & 1u64 << from.index() != 0, "no black king on {}", from.number());
+        debug_assert!(self.available & !self.black_kings & 1u64 << to.index() != 0, "{} is taken", to.number());
+        let kings = (self.black_kings & !(1u64 << from.index())) | 1u64 << to.index();
+        self.base + rank_subset(kings, self.available)
+    }
+}
 
 /// The king ranks of positions that differ in one white king's square
 /// ([`MaterialIndex::one_king_moved`]).

@@ -233,6 +233,44 @@ fn one_king_moved_ranks_as_the_index_does() {
     assert!(checked > 100_000, "only {checked} placements checked");
 }
 
+#[test]
+fn black_king_moved_indexes_as_the_index_does() {
+    let mut checked = 0u64;
+    for (variant, sig) in [
+        (Variant::INTERNATIONAL, Signature::new(0, 2, 0, 3)),
+        (Variant::INTERNATIONAL, Signature::new(1, 1, 1, 2)),
+        (Variant::INTERNATIONAL, Signature::new(2, 0, 1, 1)),
+        (Variant::INTERNATIONAL, Signature::new(0, 4, 0, 1)),
+        (Variant::RUSSIAN, Signature::new(1, 2, 0, 2)),
+        (Variant::RUSSIAN, Signature::new(2, 1, 1, 1)),
+    ] {
+        let index = MaterialIndex::new(variant, sig).expect("small");
+        let step = (index.len() / 300).max(1);
+        for i in (0..index.len()).step_by(step as usize) {
+            let position = index.position(i);
+            let sets = position.square_sets();
+            let taken = sets.white_men | sets.white_kings | sets.black_men | sets.black_kings;
+            let ranks = index.black_king_moved(&position);
+            for king in (0..variant.squares()).filter(|&s| sets.black_kings & 1u64 << s != 0) {
+                for to in (0..variant.squares()).filter(|&s| taken & 1u64 << s == 0) {
+                    let moved = SquareSets { black_kings: sets.black_kings & !(1u64 << king) | 1u64 << to, ..sets };
+                    let other = Position::from_square_sets(variant, Color::White, &moved);
+                    assert_eq!(
+                        ranks.index(square(variant, king), square(variant, to)),
+                        index.index(&other),
+                        "{} with the black king of {} on {}",
+                        position.fen(),
+                        king + 1,
+                        to + 1
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100_000, "only {checked} placements checked");
+}
+
 fn square(variant: Variant, index: u8) -> Square {
     Square::from_number(index as u32 + 1, variant.squares()).expect("on the board")
 }

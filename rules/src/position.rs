@@ -270,6 +270,14 @@ impl Position {
         }
     }
 
+    /// Where the piece on `square` stands in [`Position::flipped`].
+    #[inline]
+    pub fn flipped_square(&self, square: Square) -> Square {
+        let geo = self.geo();
+        let top_bit = geo.bit_of[self.variant.squares() as usize - 1];
+        Square(geo.square_of[(top_bit - geo.bit_of[square.index() as usize]) as usize])
+    }
+
     /// The same pieces with the other side to move.
     #[must_use]
     pub fn with_turn(&self, turn: Color) -> Position {

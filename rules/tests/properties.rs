@@ -4,7 +4,7 @@
 mod common;
 
 use kabe_rules::notation::movetext::format;
-use kabe_rules::{perft, Move, MoveError, MoveList, PieceKind, Position, Restore, Variant};
+use kabe_rules::{perft, Move, MoveError, MoveList, PieceKind, Position, Restore, Square, Variant};
 use proptest::prelude::*;
 
 fn same_outcome(a: &Move, b: &Move, v: &Variant) -> bool {
@@ -26,6 +26,17 @@ proptest! {
         let p = common::random_position(v, seed);
         prop_assert_eq!(Position::from_fen(v, &p.fen()).expect("own FEN"), p);
         prop_assert_eq!(p.flipped().flipped(), p);
+    }
+
+    #[test]
+    fn flipped_square_is_where_the_colour_flip_puts_a_piece(v in variants(), seed in any::<u64>()) {
+        let p = common::random_position(v, seed);
+        let flipped = p.flipped();
+        for s in 0..v.squares() {
+            let square = Square::from_number(s as u32 + 1, v.squares()).expect("on the board");
+            let swapped = p.piece_at(square).map(|(color, kind)| (color.opposite(), kind));
+            prop_assert_eq!(flipped.piece_at(p.flipped_square(square)), swapped, "square {} of {}", s + 1, p.fen());
+        }
     }
 
     #[test]

@@ -281,35 +281,15 @@ pub(crate) fn new_state(n: usize) -> Vec<AtomicU16> {
     atomic_array(n, CANNOT_LOSE)
 }
 
-/// `n` slots holding `value`, in transparent huge pages where the system offers them
-/// (Linux, `madvise` mode): the solvers touch a pair's slots at random, and with 4 KiB
-/// pages nearly every touch of a multi-GiB array also misses the TLB. Filled in
-/// parallel, so that the first touch of each page is spread over the workers.
+/// `n` slots holding `value`, in huge pages where the system offers them
+/// ([`crate::memory`]): the solvers touch a pair's slots at random. Filled in parallel,
+/// so that the first touch of each page is spread over the workers.
 pub(crate) fn atomic_array(n: usize, value: u16) -> Vec<AtomicU16> {
     let mut slots: Vec<AtomicU16> = Vec::with_capacity(n);
-    advise_huge_pages(slots.as_mut_ptr().cast(), n * std::mem::size_of::<AtomicU16>());
+    crate::memory::advise_huge_pages(slots.as_mut_ptr().cast(), n * std::mem::size_of::<AtomicU16>());
     slots.par_extend((0..n).into_par_iter().map(|_| AtomicU16::new(value)));
     slots
 }
-
-/// Asks for huge pages on the whole 2 MiB pages of an allocation not yet touched.
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(start: *mut u8, len: usize) {
-    const HUGE: usize = 2 << 20;
-    if len < 2 * HUGE {
-        return;
-    }
-    let first = (start as usize).next_multiple_of(HUGE);
-    let end = (start as usize + len) / HUGE * HUGE;
-    if end > first {
-        // SAFETY: advice on pages inside an allocation this function's caller owns; it
-        // changes how they are backed, never their contents.
-        unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_: *mut u8, _: usize) {}
 
 /// The score a node's state ends as: unresolved nodes are draws.
 pub(crate) fn final_score(state: u16) -> Score {

@@ -29,7 +29,8 @@ use kabe_probe::rules::exact::{verdict, Oracle};
 use kabe_probe::successors;
 use kabe_probe::table::{decode_entry, BlockCache, BlockKey, Metric, TableDir, TableError, TableFile};
 use kabe_probe::{
-    Counters, DrawRuleSet, DrawRules, MaterialIndex, MoveList, Position, RuleScore, Score, Signature, Variant, Wld,
+    Color, Counters, DrawRuleSet, DrawRules, MaterialIndex, Move, MoveList, PieceKind, Position, RuleScore, Score,
+    Signature, Variant, Wld,
 };
 use rayon::prelude::*;
 
@@ -1111,9 +1112,17 @@ impl Successors {
         self.children.clear();
         self.placed.clear();
         let resident_rules = tables.resident_rules.as_ref().filter(|_| rules).map(|(_, r)| r);
+        // Made on the first quiet king move: the others are placed through it.
+        let mut king_moves: Option<Option<KingMovePlacer>> = None;
         for mv in self.moves.iter() {
             let child = position.play(mv);
-            let placed = tables.place(&child);
+            let placed = if mv.piece() == PieceKind::King && !mv.is_capture() {
+                king_moves
+                    .get_or_insert_with(|| KingMovePlacer::new(tables, position, &child))
+                    .map(|p| p.place(mv, position))
+            } else {
+                tables.place(&child)
+            };
             if let Some(Placed { sig, at }) = placed {
                 if let Some(slot) = tables.resident_dtw.get(&sig).filter(|_| theory).and_then(|v| v.get(at as usize)) {
                     crate::solve::whole::prefetch(slot);
@@ -1144,6 +1153,45 @@ impl Successors {
                 .zip(self.placed.iter())
                 .map(|(child, placed)| Gap::of(tables.score_placed(child, *placed, cache))),
         ))
+    }
+}
+
+/// Places the successors of one position by its quiet king moves. They share their men
+/// and the other side's kings with the position (normalized: White to move, the moved
+/// king Black's), so each is placed by one rank of where the moved king stands, in a few
+/// instructions where [`Tables::place`] ranks the whole position: most successors of
+/// positions with kings are of this kind, and placing them was half the verifier's time.
+#[derive(Clone, Copy)]
+struct KingMovePlacer {
+    sig: Signature,
+    ranks: kabe_probe::BlackKingMoved,
+    /// The successors are normalized by their colour flip: squares are flipped too.
+    flipped: bool,
+}
+
+impl KingMovePlacer {
+    /// For the quiet king moves of `position`, `child` the position after one of them;
+    /// `None` where [`Tables::place`] places none (material settled, or no table).
+    fn new(tables: &Tables, position: &Position, child: &Position) -> Option<KingMovePlacer> {
+        if child.settled_score().is_some() {
+            return None;
+        }
+        // The position's pieces as its successors are normalized: the moved king is Black's.
+        let pivot = position.with_turn(child.turn()).normalized();
+        let sig = Signature::of(&pivot);
+        let ranks = tables.index.get(&sig)?.black_king_moved(&pivot);
+        Some(KingMovePlacer { sig, ranks, flipped: child.turn() == Color::Black })
+    }
+
+    /// Where the successor by `mv`, a quiet king move, lies ([`Tables::place`]).
+    #[inline]
+    fn place(&self, mv: &Move, position: &Position) -> Placed {
+        let (from, to) = if self.flipped {
+            (position.flipped_square(mv.from()), position.flipped_square(mv.to()))
+        } else {
+            (mv.from(), mv.to())
+        };
+        Placed { sig: self.sig, at: self.ranks.index(from, to) }
     }
 }
 
@@ -1415,12 +1463,12 @@ fn stored_first(pair: &[Signature], files: &BTreeMap<Signature, TableFile>) -> V
 /// derived where the file leaves the position out); `Ok(None)` when some value cannot be
 /// found (a table it leads to is missing: the positions are then counted unverified by
 /// the check itself).
-fn fill_resident<T: Copy + Default + Send>(
+fn fill_resident<T: Copy + Default + Send + Sync>(
     index: &MaterialIndex,
     shared: &BlockCache,
     value: impl Fn(&mut Worker, u64, &Position) -> Result<Option<T>, TableError> + Sync,
 ) -> Result<Option<Vec<T>>, TableError> {
-    let mut values = vec![T::default(); index.len() as usize];
+    let mut values = crate::memory::huge_vec(index.len() as usize, T::default());
     let missing = AtomicBool::new(false);
     values.par_chunks_mut(CHECK_CHUNK as usize).enumerate().try_for_each_init(
         || Worker::new(shared),
