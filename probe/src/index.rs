@@ -325,6 +325,9 @@ impl MaterialIndex {
             base: self.men_rank_of(&sets) * self.king_placements + rank_subset(sets.white_kings, free) * bk_count,
             available: free & !sets.white_kings,
             black_kings: sets.black_kings,
+            others: 0,
+            moving: None,
+            others_terms: [0; MAX_KINGS + 1],
         }
     }
 
@@ -489,16 +492,44 @@ pub struct BlackKingMoved {
     /// The squares the black kings are ranked among: free of men and white kings.
     available: u64,
     black_kings: u64,
+    /// The black kings that stay while the one on `moving` moves ([`BlackKingMoved::moving`]).
+    others: u64,
+    moving: Option<Square>,
+    /// By how many of the others lie below the moving king: their terms of the rank.
+    others_terms: [u64; MAX_KINGS + 1],
 }
 
 impl BlackKingMoved {
-    /// The index with the black king on `from` moved to `to`, a square of no other piece.
+    /// Makes the black king on `from` the one that moves: the ranks of the others' terms
+    /// are summed once for all its moves (nothing to do where it already is).
     #[inline]
-    pub fn index(&self, from: Square, to: Square) -> u64 {
+    pub fn moving(&mut self, from: Square) {
+        if self.moving == Some(from) {
+            return;
+        }
         debug_assert!(self.black_kings & 1u64 << from.index() != 0, "no black king on {}", from.number());
-        debug_assert!(self.available & !self.black_kings & 1u64 << to.index() != 0, "{} is taken", to.number());
-        let kings = (self.black_kings & !(1u64 << from.index())) | 1u64 << to.index();
-        self.base + rank_subset(kings, self.available)
+        self.moving = Some(from);
+        self.others = self.black_kings & !(1u64 << from.index());
+        // The other kings, l-th lowest at compressed place p: C(p, l + 1) below the moving
+        // king, C(p, l + 2) above it (it takes a place below them).
+        let (places, n) = compressed_places(self.others, self.available);
+        let places = &places[..n];
+        for j in 0..=n {
+            let below: u64 = places[..j].iter().enumerate().map(|(l, &p)| C.get(p, l as u32 + 1)).sum();
+            let above: u64 = places[j..].iter().enumerate().map(|(l, &p)| C.get(p, (j + l) as u32 + 2)).sum();
+            self.others_terms[j] = below + above;
+        }
+    }
+
+    /// The index with the moving black king ([`BlackKingMoved::moving`]) on `to`, a
+    /// square of no other piece.
+    #[inline]
+    pub fn index(&self, to: Square) -> u64 {
+        debug_assert!(self.moving.is_some(), "no moving king chosen");
+        debug_assert!(self.available & !self.others & 1u64 << to.index() != 0, "{} is taken", to.number());
+        let below = (1u64 << to.index()) - 1;
+        let j = (self.others & below).count_ones() as usize;
+        self.base + self.others_terms[j] + C.get((self.available & below).count_ones(), j as u32 + 1)
     }
 }
 

@@ -1119,6 +1119,7 @@ impl Successors {
             let placed = if mv.piece() == PieceKind::King && !mv.is_capture() {
                 king_moves
                     .get_or_insert_with(|| KingMovePlacer::new(tables, position, &child))
+                    .as_mut()
                     .map(|p| p.place(mv, position))
             } else {
                 tables.place(&child)
@@ -1185,13 +1186,14 @@ impl KingMovePlacer {
 
     /// Where the successor by `mv`, a quiet king move, lies ([`Tables::place`]).
     #[inline]
-    fn place(&self, mv: &Move, position: &Position) -> Placed {
+    fn place(&mut self, mv: &Move, position: &Position) -> Placed {
         let (from, to) = if self.flipped {
             (position.flipped_square(mv.from()), position.flipped_square(mv.to()))
         } else {
             (mv.from(), mv.to())
         };
-        Placed { sig: self.sig, at: self.ranks.index(from, to) }
+        self.ranks.moving(from);
+        Placed { sig: self.sig, at: self.ranks.index(to) }
     }
 }
 
