@@ -790,6 +790,11 @@ fn hold_inputs(
         if tables.resident_bytes() + tables.resident_need(&members) + needed > budget {
             continue;
         }
+        if let [set] = sets[..] {
+            if hold_resident_together(tables, &DrawRules::new(set, &variant), &members, cache, findings) {
+                continue;
+            }
+        }
         hold_resident_dtw(tables, &members, cache, findings);
         for &set in &sets {
             hold_resident_rules(tables, &DrawRules::new(set, &variant), &members, cache, findings);
@@ -798,6 +803,114 @@ fn hold_inputs(
             }
         }
     }
+}
+
+/// Holds the DTW and the `rules` values of `pair` resident in one pass over each member,
+/// its successors made and placed once for both kinds, and keeps the rule values with
+/// those kept before; `false` (nothing done) where the two kinds do not store the same
+/// member (a left-out member's values are derived from the stored one's, which must be
+/// held first for both).
+fn hold_resident_together(
+    tables: &mut Tables,
+    rules: &DrawRules,
+    pair: &[Signature],
+    cache: &BlockCache,
+    findings: &Findings,
+) -> bool {
+    let Some(rule_files) = tables.rules.get(&rules.set) else { return false };
+    let order = stored_first(pair, &tables.dtw);
+    if order != stored_first(pair, rule_files) {
+        return false;
+    }
+    tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
+    for sig in order {
+        match resident_together(tables, rules, sig, cache) {
+            Ok(Some((dtw, rule_values))) => {
+                tables.resident_dtw.insert(sig, dtw);
+                if let (Some(values), Some((_, resident))) = (rule_values, tables.resident_rules.as_mut()) {
+                    resident.insert(sig, values);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => findings.bad(e),
+        }
+    }
+    if let Some((set, values)) = tables.resident_rules.take() {
+        tables.kept_rules.insert(set, values);
+    }
+    true
+}
+
+/// A table's resident DTW values, and its rule values where it keeps a rule table.
+type DtwAndRules = (Vec<u16>, Option<Vec<u8>>);
+
+/// Every DTW value of `sig` and, where it keeps a rule table, every rule value under
+/// `rules`, as [`resident_dtw`] and [`resident_rules`] give them, in one pass: a
+/// left-out position's successors are made and placed once for both.
+fn resident_together(
+    tables: &Tables,
+    rules: &DrawRules,
+    sig: Signature,
+    shared: &BlockCache,
+) -> Result<Option<DtwAndRules>, TableError> {
+    let rule_file = rules.context(sig).and_then(|context| Some((context, tables.rules[&rules.set].get(&sig)?)));
+    let Some((context, rule_file)) = rule_file else {
+        return Ok(resident_dtw(tables, sig, shared)?.map(|dtw| (dtw, None)));
+    };
+    let dtw_file = &tables.dtw[&sig];
+    let index = &tables.index[&sig];
+    let len = index.len() as usize;
+    let mut dtw = crate::memory::huge_vec(len, 0u16);
+    let mut rule_values = crate::memory::huge_vec(len, 0u8);
+    let missing = AtomicBool::new(false);
+    dtw.par_chunks_mut(CHECK_CHUNK as usize)
+        .zip(rule_values.par_chunks_mut(CHECK_CHUNK as usize))
+        .enumerate()
+        .try_for_each_init(
+            || Worker::new(shared),
+            |worker, (c, (dtw_out, rule_out))| {
+                let start = c as u64 * CHECK_CHUNK;
+                let range = start..start + dtw_out.len() as u64;
+                for ((at, position), (dtw_slot, rule_slot)) in
+                    range.clone().zip(index.positions(range)).zip(dtw_out.iter_mut().zip(rule_out.iter_mut()))
+                {
+                    let mut gathered = false;
+                    let score = if dtw_file.header().holds(&position) {
+                        worker.cache.value(sig, dtw_file, at)?
+                    } else if let Some(settled) = position.settled_score() {
+                        Some(settled)
+                    } else {
+                        worker.gather(tables, &position, true, true);
+                        gathered = true;
+                        worker.derive(tables, &position)?
+                    };
+                    let Some(score) = score else {
+                        missing.store(true, Ordering::Relaxed);
+                        break;
+                    };
+                    // Drawn in theory is undecided under every count: a count only turns wins
+                    // into draws.
+                    let rule = if rule_file.header().holds(&position) {
+                        worker.cache.rule_value(sig, rule_file, at)?
+                    } else if position.is_drawn_by_material() || score == Score::DRAW {
+                        Some(RuleScore::NONE)
+                    } else {
+                        if !gathered {
+                            worker.gather(tables, &position, false, true);
+                        }
+                        Gap::back(worker.derive_rule(tables, rules, context, &position))?
+                    };
+                    let Some(rule) = rule else {
+                        missing.store(true, Ordering::Relaxed);
+                        break;
+                    };
+                    *dtw_slot = score.raw();
+                    *rule_slot = rule_code(rule);
+                }
+                Ok::<(), TableError>(())
+            },
+        )?;
+    Ok((!missing.into_inner()).then_some((dtw, Some(rule_values))))
 }
 
 /// Opens every table file of `found`, checking its checksum, and a file found by search
