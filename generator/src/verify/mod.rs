@@ -1026,7 +1026,11 @@ fn derive_pair(
     if tables.resident_bytes() + needed > resident_bytes as u64 {
         tables.forget_kept();
     }
-    if resident {
+    // With one rule set, the pair's DTW and rule values are held in one pass where they can be.
+    let rule_sets: Vec<DrawRuleSet> = tables.rules.keys().copied().collect();
+    let together = resident
+        && matches!(rule_sets[..], [set] if hold_resident_together(tables, &DrawRules::new(set, &variant), pair, cache, findings));
+    if resident && !together {
         hold_resident_dtw(tables, pair, cache, findings);
     }
     let theory_stats: Vec<(Signature, TableStats)> = if pair.iter().all(|s| tables.resident_dtw.contains_key(s)) {
@@ -1042,7 +1046,9 @@ fn derive_pair(
     for (pass, set) in sets.into_iter().enumerate() {
         let rules = set.map(|set| DrawRules::new(set, &variant));
         if let Some(rules) = &rules {
-            if resident {
+            if together {
+                tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
+            } else if resident {
                 hold_resident_rules(tables, rules, pair, cache, findings);
             }
             rule_stats.extend(count_pair_rules(tables, rules, pair, cache, findings));
