@@ -874,32 +874,14 @@ fn resident_together(
                 for ((at, position), (dtw_slot, rule_slot)) in
                     range.clone().zip(index.positions(range)).zip(dtw_out.iter_mut().zip(rule_out.iter_mut()))
                 {
-                    let mut gathered = false;
-                    let score = if dtw_file.header().holds(&position) {
-                        worker.cache.value(sig, dtw_file, at)?
-                    } else if let Some(settled) = position.settled_score() {
-                        Some(settled)
-                    } else {
-                        worker.gather(tables, &position, true, true);
-                        gathered = true;
-                        worker.derive(tables, &position)?
-                    };
+                    let (score, gathered) = held_dtw(worker, tables, sig, dtw_file, at, &position)?;
                     let Some(score) = score else {
                         missing.store(true, Ordering::Relaxed);
                         break;
                     };
-                    // Drawn in theory is undecided under every count: a count only turns wins
-                    // into draws.
-                    let rule = if rule_file.header().holds(&position) {
-                        worker.cache.rule_value(sig, rule_file, at)?
-                    } else if position.is_drawn_by_material() || score == Score::DRAW {
-                        Some(RuleScore::NONE)
-                    } else {
-                        if !gathered {
-                            worker.gather(tables, &position, false, true);
-                        }
-                        Gap::back(worker.derive_rule(tables, rules, context, &position))?
-                    };
+                    let drawn = score == Score::DRAW;
+                    let rule =
+                        held_rule(worker, tables, rules, context, sig, rule_file, at, &position, drawn, gathered)?;
                     let Some(rule) = rule else {
                         missing.store(true, Ordering::Relaxed);
                         break;
@@ -1615,15 +1597,7 @@ fn fill_resident<T: Copy + Default + Send + Sync>(
 fn resident_dtw(tables: &Tables, sig: Signature, shared: &BlockCache) -> Result<Option<Vec<u16>>, TableError> {
     let file = &tables.dtw[&sig];
     fill_resident(&tables.index[&sig], shared, |worker, at, position| {
-        let value = if file.header().holds(position) {
-            worker.cache.value(sig, file, at)?
-        } else if let Some(settled) = position.settled_score() {
-            Some(settled)
-        } else {
-            worker.gather(tables, position, true, false);
-            worker.derive(tables, position)?
-        };
-        Ok(value.map(Score::raw))
+        Ok(held_dtw(worker, tables, sig, file, at, position)?.0.map(Score::raw))
     })
 }
 
@@ -1637,20 +1611,59 @@ fn resident_rules(
     shared: &BlockCache,
 ) -> Result<Option<Vec<u8>>, TableError> {
     let file = &tables.rules[&rules.set][&sig];
-    // Drawn in theory (the resident DTW, derived where left out) is undecided under every
-    // count: a count only turns wins into draws.
     let drawn = |at: u64| tables.resident_dtw.get(&sig).is_some_and(|v| v[at as usize] == Score::DRAW.raw());
     fill_resident(&tables.index[&sig], shared, |worker, at, position| {
-        let value = if file.header().holds(position) {
-            worker.cache.rule_value(sig, file, at)?
-        } else if position.is_drawn_by_material() || drawn(at) {
-            Some(RuleScore::NONE)
-        } else {
-            worker.gather(tables, position, false, true);
-            Gap::back(worker.derive_rule(tables, rules, context, position))?
-        };
-        Ok(value.map(rule_code))
+        Ok(held_rule(worker, tables, rules, context, sig, file, at, position, drawn(at), false)?.map(rule_code))
     })
+}
+
+/// The DTW value of `position` (index `at` of `sig`) as the verifier holds it: stored,
+/// settled by its material, or derived from its successors, and whether they were
+/// gathered for that ([`Worker::gather`]).
+fn held_dtw(
+    worker: &mut Worker,
+    tables: &Tables,
+    sig: Signature,
+    file: &TableFile,
+    at: u64,
+    position: &Position,
+) -> Result<(Option<Score>, bool), TableError> {
+    if file.header().holds(position) {
+        return Ok((worker.cache.value(sig, file, at)?, false));
+    }
+    if let Some(settled) = position.settled_score() {
+        return Ok((Some(settled), false));
+    }
+    worker.gather(tables, position, true, true);
+    Ok((worker.derive(tables, position)?, true))
+}
+
+/// The rule value of `position` as the verifier holds it: stored, undecided where it is
+/// drawn by its material or in theory (`drawn`: a count only turns wins into draws), or
+/// derived from its successors (`gathered`: already gathered for this position).
+#[allow(clippy::too_many_arguments)]
+fn held_rule(
+    worker: &mut Worker,
+    tables: &Tables,
+    rules: &DrawRules,
+    context: kabe_probe::rules::Context,
+    sig: Signature,
+    file: &TableFile,
+    at: u64,
+    position: &Position,
+    drawn: bool,
+    gathered: bool,
+) -> Result<Option<RuleScore>, TableError> {
+    if file.header().holds(position) {
+        return worker.cache.rule_value(sig, file, at);
+    }
+    if position.is_drawn_by_material() || drawn {
+        return Ok(Some(RuleScore::NONE));
+    }
+    if !gathered {
+        worker.gather(tables, position, false, true);
+    }
+    Gap::back(worker.derive_rule(tables, rules, context, position))
 }
 
 /// The theoretical figures of a resident table.
