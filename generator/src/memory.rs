@@ -7,9 +7,14 @@ use rayon::prelude::*;
 /// `n` copies of `value`, in huge pages where the system offers them; filled in
 /// parallel, so that the first touch of each page is spread over the workers.
 pub(crate) fn huge_vec<T: Clone + Send + Sync>(n: usize, value: T) -> Vec<T> {
+    huge_vec_with(n, || value.clone())
+}
+
+/// `n` values made by `make` (atomics, say, which do not clone), as [`huge_vec`].
+pub(crate) fn huge_vec_with<T: Send>(n: usize, make: impl Fn() -> T + Sync + Send) -> Vec<T> {
     let mut values: Vec<T> = Vec::with_capacity(n);
     advise_huge_pages(values.as_mut_ptr().cast(), n * std::mem::size_of::<T>());
-    values.par_extend((0..n).into_par_iter().map(|_| value.clone()));
+    values.par_extend((0..n).into_par_iter().map(|_| make()));
     values
 }
 

@@ -20,7 +20,7 @@ pub mod statistics;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 
 use std::cell::RefCell;
@@ -154,14 +154,38 @@ struct Tables {
     /// The rule values of the pairs checked before, by rule set, while the set's pass
     /// is not running.
     kept_rules: BTreeMap<DrawRuleSet, SigMap<Vec<u8>>>,
+    /// DTW values of the pairs read but not checked in this run (the inputs of a pair
+    /// checked alone, or of one after pairs the ledger spares): a position's value is
+    /// found the first time a successor asks for it, from its file or from its own
+    /// successors where the file leaves it out, and kept ([`NOT_YET_DTW`] until then). A
+    /// pair reads only part of its inputs: deriving every left-out position of each, as
+    /// for a pair checked, cost a pair checked alone most of its time.
+    lazy_dtw: SigMap<Vec<AtomicU16>>,
+    /// Rule values of those pairs, by rule set, found the same way ([`NOT_YET_RULE`]).
+    lazy_rules: BTreeMap<DrawRuleSet, SigMap<Vec<AtomicU8>>>,
 }
+
+/// A lazily held DTW value not found yet: a DTW of 65,534 plies, which no table comes
+/// near.
+const NOT_YET_DTW: u16 = u16::MAX - 1;
+/// A lazily held rule value not found yet: no rule code ([`rule_code`]: `2 * plies + win`
+/// within a count of at most 64 plies, or 255).
+const NOT_YET_RULE: u8 = u8::MAX - 1;
 
 impl Tables {
     /// Bytes of resident values, the pair being checked's and those kept.
     fn resident_bytes(&self) -> u64 {
         let rules = self.resident_rules.iter().map(|(_, r)| r).chain(self.kept_rules.values());
+        let lazy_rules = self.lazy_rules.values().flat_map(|r| r.values()).map(|v| v.len() as u64);
         2 * self.resident_dtw.values().map(|v| v.len() as u64).sum::<u64>()
             + rules.flat_map(|r| r.values()).map(|v| v.len() as u64).sum::<u64>()
+            + 2 * self.lazy_dtw.values().map(|v| v.len() as u64).sum::<u64>()
+            + lazy_rules.sum::<u64>()
+    }
+
+    /// Whether `sig`'s DTW values are held, resident or lazily.
+    fn holds_dtw(&self, sig: &Signature) -> bool {
+        self.resident_dtw.contains_key(sig) || self.lazy_dtw.contains_key(sig)
     }
 
     /// Bytes `members` take once held resident ([`RESIDENT_BYTES_PER_POSITION`]).
@@ -173,7 +197,11 @@ impl Tables {
     /// Lets go of the values kept of every signature but those of `keep`.
     fn keep_only(&mut self, keep: &BTreeSet<Signature>) {
         self.resident_dtw.retain(|s| keep.contains(s));
+        self.lazy_dtw.retain(|s| keep.contains(s));
         for values in self.kept_rules.values_mut() {
+            values.retain(|s| keep.contains(s));
+        }
+        for values in self.lazy_rules.values_mut() {
             values.retain(|s| keep.contains(s));
         }
     }
@@ -182,6 +210,34 @@ impl Tables {
     fn forget_kept(&mut self) {
         self.resident_dtw.clear();
         self.kept_rules.clear();
+        self.lazy_dtw.clear();
+        self.lazy_rules.clear();
+    }
+
+    /// Holds the values of `pair` (not checked in this run) lazily: each position's found
+    /// the first time it is asked for ([`Tables::lazy_dtw`]).
+    fn hold_lazily(&mut self, variant: Variant, pair: &[Signature]) {
+        for &sig in pair {
+            let Some(len) = self.index.get(&sig).map(|index| index.len() as usize) else { continue };
+            if self.dtw.contains_key(&sig) && !self.holds_dtw(&sig) {
+                self.lazy_dtw.insert(sig, crate::memory::huge_vec_with(len, || AtomicU16::new(NOT_YET_DTW)));
+            }
+            for (&set, files) in &self.rules {
+                let lazy = self.lazy_rules.entry(set).or_default();
+                let ruled = DrawRules::new(set, &variant).context(sig).is_some();
+                if ruled && files.contains_key(&sig) && !lazy.contains_key(&sig) {
+                    lazy.insert(sig, crate::memory::huge_vec_with(len, || AtomicU8::new(NOT_YET_RULE)));
+                }
+            }
+        }
+    }
+
+    /// Lets go of `pair`'s lazily held values: the pair is now held whole, to be checked.
+    fn forget_lazy(&mut self, pair: &[Signature]) {
+        self.lazy_dtw.retain(|s| !pair.contains(s));
+        for values in self.lazy_rules.values_mut() {
+            values.retain(|s| !pair.contains(s));
+        }
     }
 }
 
@@ -258,7 +314,16 @@ impl<'a> Reader<'a> {
 /// Entry `i` of a decompressed rule-table block: the [`RuleScore`] code in one byte,
 /// 255 for undecided.
 fn rule_entry(block: &[u8], i: usize) -> Option<RuleScore> {
-    block.get(i).map(|&code| if code == u8::MAX { RuleScore::NONE } else { RuleScore::from_raw(code as u16) })
+    block.get(i).map(|&code| rule_of_code(code))
+}
+
+/// The rule value a one-byte code ([`rule_code`]) stands for.
+fn rule_of_code(code: u8) -> RuleScore {
+    if code == u8::MAX {
+        RuleScore::NONE
+    } else {
+        RuleScore::from_raw(code as u16)
+    }
 }
 
 /// Why a value could not be found while verifying.
@@ -315,6 +380,30 @@ impl Tables {
         if let Some(values) = self.resident_dtw.get(&sig) {
             return Ok(values.get(at as usize).map(|&raw| Score::from_raw(raw)));
         }
+        if let Some(values) = self.lazy_dtw.get(&sig) {
+            let Some(slot) = values.get(at as usize) else { return Ok(None) };
+            let raw = slot.load(Ordering::Relaxed);
+            if raw != NOT_YET_DTW {
+                return Ok(Some(Score::from_raw(raw)));
+            }
+            let found = self.score_unheld(position, sig, at, cache)?;
+            if let Some(score) = found {
+                slot.store(score.raw(), Ordering::Relaxed);
+            }
+            return Ok(found);
+        }
+        self.score_unheld(position, sig, at, cache)
+    }
+
+    /// The DTW value of `position` (index `at` of `sig`) from its file, or from its
+    /// successors where the file leaves it out.
+    fn score_unheld(
+        &self,
+        position: &Position,
+        sig: Signature,
+        at: u64,
+        cache: &mut Reader,
+    ) -> Result<Option<Score>, TableError> {
         let Some(file) = self.dtw.get(&sig) else { return Ok(None) };
         if file.header().holds(&position.normalized()) {
             return cache.value(sig, file, at);
@@ -340,6 +429,33 @@ impl Tables {
                 return Ok(rule_entry(values, at as usize));
             }
         }
+        if let Some(values) = self.lazy_rules.get(&set).and_then(|lazy| lazy.get(&sig)) {
+            let Some(slot) = values.get(at as usize) else { return Ok(None) };
+            let code = slot.load(Ordering::Relaxed);
+            if code != NOT_YET_RULE {
+                return Ok(Some(rule_of_code(code)));
+            }
+            let found = self.rule_unheld(set, position, placed, cache)?;
+            if let Some(rule) = found {
+                slot.store(rule_code(rule), Ordering::Relaxed);
+            }
+            return Ok(found);
+        }
+        self.rule_unheld(set, position, placed, cache)
+    }
+
+    /// The rule value of `set` of `position` (placed at `placed`, a table here) from its
+    /// file, or from its successors where the file leaves it out.
+    fn rule_unheld(
+        &self,
+        set: DrawRuleSet,
+        position: &Position,
+        placed: Option<Placed>,
+        cache: &mut Reader,
+    ) -> Result<Option<RuleScore>, TableError> {
+        let Some(Placed { sig, at }) = placed else {
+            return Ok(position.settled_score().map(RuleScore::from_score));
+        };
         let Some(file) = self.rules.get(&set).and_then(|f| f.get(&sig)) else { return Ok(None) };
         let p = position.normalized();
         if file.header().holds(&p) {
@@ -753,22 +869,15 @@ pub fn verify_with(
     Ok(report)
 }
 
-/// Before `pair` is derived: holds resident, in build order, the pairs whose values it
-/// reads (the tables its captures and promotions lead to, and those these read in turn)
-/// that are not held already: pairs the ledger or `--signature` spares from being
-/// derived, or that were let go for memory. Where the memory is short, the pairs held
-/// that `pair` does not read are let go first. Without that a successor in a table kept
-/// on one side, or a capture to make, is found by a search of its own each time it is
-/// met; held, it is derived once and read by its index. Which tables are held changes
+/// Before `pair` is derived: holds lazily ([`Tables::hold_lazily`]) the pairs whose
+/// values it reads (the tables its captures and promotions lead to, and those these read
+/// in turn) that are not held already: pairs the ledger or `--signature` spares from
+/// being derived, or that were let go for memory. Where the memory is short, the pairs
+/// held that `pair` does not read are let go first. Without that a successor in a table
+/// kept on one side, or a capture to make, is found by a search of its own each time it
+/// is met; held, it is found once and read by its index. Which tables are held changes
 /// the speed, never a value.
-fn hold_inputs(
-    tables: &mut Tables,
-    variant: Variant,
-    pair: &[Signature],
-    resident_bytes: usize,
-    cache: &BlockCache,
-    findings: &Findings,
-) {
+fn hold_inputs(tables: &mut Tables, variant: Variant, pair: &[Signature], resident_bytes: usize) {
     let Some(&first) = pair.first() else { return };
     let own = TablePair::of(first);
     let reached = inputs_closure(variant, &[own], &DrawRules::NONE);
@@ -778,30 +887,18 @@ fn hold_inputs(
         .into_iter()
         .filter(|p| **p != own)
         .map(|p| p.iter().copied().filter(|s| tables.dtw.contains_key(s)).collect::<Vec<_>>())
-        .filter(|members| !members.is_empty() && !members.iter().all(|s| tables.resident_dtw.contains_key(s)))
+        .filter(|members| !members.is_empty() && !members.iter().all(|s| tables.holds_dtw(s)))
         .collect();
     let wanted: u64 = missing.iter().map(|members| tables.resident_need(members)).sum();
     if tables.resident_bytes() + needed + wanted > budget {
         let reads: BTreeSet<Signature> = reached.iter().flat_map(|p| p.iter().copied()).collect();
         tables.keep_only(&reads);
     }
-    let sets: Vec<DrawRuleSet> = tables.rules.keys().copied().collect();
     for members in missing {
         if tables.resident_bytes() + tables.resident_need(&members) + needed > budget {
             continue;
         }
-        if let [set] = sets[..] {
-            if hold_resident_together(tables, &DrawRules::new(set, &variant), &members, cache, findings) {
-                continue;
-            }
-        }
-        hold_resident_dtw(tables, &members, cache, findings);
-        for &set in &sets {
-            hold_resident_rules(tables, &DrawRules::new(set, &variant), &members, cache, findings);
-            if let Some((set, values)) = tables.resident_rules.take() {
-                tables.kept_rules.insert(set, values);
-            }
-        }
+        tables.hold_lazily(variant, &members);
     }
 }
 
@@ -1002,7 +1099,8 @@ fn derive_pair(
     findings: &Findings,
     progress: &(dyn Fn(u64) + Sync),
 ) -> String {
-    hold_inputs(tables, variant, pair, resident_bytes, cache, findings);
+    tables.forget_lazy(pair);
+    hold_inputs(tables, variant, pair, resident_bytes);
     let needed = tables.resident_need(pair);
     let resident = needed <= resident_bytes as u64;
     if tables.resident_bytes() + needed > resident_bytes as u64 {
