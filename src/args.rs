@@ -109,11 +109,33 @@ pub fn rules_arg(name: Option<&str>, variant: &Variant) -> anyhow::Result<DrawRu
     Ok(rules)
 }
 
-/// The memory budget when `--memory` is not given: three quarters of the machine's
-/// memory (from /proc/meminfo), or the library's 4 GiB where that cannot be read.
 /// The most worker threads a command takes (`--threads`).
 pub const MAX_THREADS: u64 = 256;
 
+/// `--threads`, for the commands that work on every core.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Threads {
+    /// Worker threads (default: one per core; at most 256).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_THREADS))]
+    threads: Option<u64>,
+}
+
+impl Threads {
+    /// Sizes the worker pool as asked (once, before any parallel work); a note where
+    /// more threads than cores are asked for.
+    pub fn apply(&self) -> anyhow::Result<()> {
+        use anyhow::Context as _;
+        let Some(threads) = self.threads else { return Ok(()) };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        if threads > cores {
+            eprintln!("kabe: note: --threads {threads} on {cores} cores: the threads beyond the cores only wait");
+        }
+        rayon::ThreadPoolBuilder::new().num_threads(threads as usize).build_global().context("setting --threads")
+    }
+}
+
+/// The memory budget when `--memory` is not given: three quarters of the machine's
+/// memory (from /proc/meminfo), or the library's 4 GiB where that cannot be read.
 pub fn default_memory() -> MemoryBudget {
     let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
         m.lines().find_map(|l| l.strip_prefix("MemTotal:")?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())

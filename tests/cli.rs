@@ -191,6 +191,8 @@ fn numeric_flags_out_of_range_are_refused_by_name() {
         (vec!["study", study, "--nodes", "18446744073709551615"], "give at most"),
         (vec!["generate", "--pieces", "2", "--threads", "5000"], "--threads"),
         (vec!["generate", "--pieces", "2", "--threads", "0"], "--threads"),
+        (vec!["verify", "--threads", "5000"], "--threads"),
+        (vec!["verify", "--threads", "0"], "--threads"),
         (vec!["serve", "--header-timeout", "18446744073709551615"], "--header-timeout"),
         (vec!["serve", "--concurrency", "18446744073709551615"], "--concurrency"),
         (vec!["serve", "--max-connections", "18446744073709551615"], "--max-connections"),

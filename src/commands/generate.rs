@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use anyhow::Context as _;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar};
 use kabe_generator::{
@@ -37,9 +36,8 @@ pub struct GenerateArgs {
     /// error naming them; a pair already complete exits at once.
     #[arg(long, value_name = "SIG", conflicts_with_all = ["pieces", "closure"])]
     pair: Option<String>,
-    /// Worker threads (default: one per core; at most 256).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::args::MAX_THREADS))]
-    threads: Option<u64>,
+    #[command(flatten)]
+    threads: crate::args::Threads,
     /// Draw rules whose rule tables to build too (default: the variant's usual set).
     #[arg(long, value_parser = crate::args::rule_set_names())]
     rules: Option<String>,
@@ -60,13 +58,7 @@ fn pair_name(sigs: &[Signature]) -> String {
 
 pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
-    if let Some(threads) = args.threads {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-        if threads > cores {
-            eprintln!("kabe: note: --threads {threads} on {cores} cores: the threads beyond the cores only wait");
-        }
-        rayon::ThreadPoolBuilder::new().num_threads(threads as usize).build_global().context("setting --threads")?;
-    }
+    args.threads.apply()?;
     let rules = rules_arg(args.rules.as_deref(), &variant)?;
     if let Some(pair) = &args.pair {
         return generate_pair(variant, &dir, rules, args.memory, pair);

@@ -35,10 +35,13 @@ pub struct VerifyArgs {
     /// skipped, so that a long verification resumes where it stopped.
     #[arg(long)]
     again: bool,
+    #[command(flatten)]
+    threads: crate::args::Threads,
 }
 
 pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
+    args.threads.apply()?;
     let found = tables_in(&dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
     anyhow::ensure!(!found.is_empty(), "no {} tables in {}", variant.name, dir.display());
     let only: Vec<Signature> =
