@@ -69,6 +69,36 @@ pub struct Rates {
     pub kings_rules_per_thread: f64,
     /// Seconds every job spends starting, checking its inputs and writing.
     pub overhead: f64,
+    /// How a pair's build speeds up with threads beyond the two the rates were measured
+    /// on: (threads, speed-up over 2 threads) points, read between them as straight
+    /// lines, the efficiency of the last kept beyond it.
+    pub scaling: &'static [(usize, f64)],
+}
+
+/// `kabe generate --pair 2111` (theory and `fmjd` rule tables, written) on a lent
+/// 16-core Intel Xeon VM, 2026-11-27 (docs/benchmarks.md, "Threads"): 96.0 s on 2
+/// threads, 24.9 s on 8, 14.6 s on 16.
+pub const MEASURED_SCALING: &[(usize, f64)] = &[(2, 1.0), (8, 3.86), (16, 6.58)];
+
+impl Rates {
+    /// Threads' worth of the per-thread rates that `threads` workers give: the threads
+    /// themselves up to 2, then what [`Rates::scaling`] measured.
+    pub fn effective_threads(&self, threads: usize) -> f64 {
+        let t = threads as f64;
+        let Some(&(first, _)) = self.scaling.first() else { return t };
+        if threads <= first {
+            return t;
+        }
+        let speed_up = |(n, s): (usize, f64)| (n as f64, s * first as f64);
+        for pair in self.scaling.windows(2) {
+            let ((lo, lo_rate), (hi, hi_rate)) = (speed_up(pair[0]), speed_up(pair[1]));
+            if t <= hi {
+                return lo_rate + (hi_rate - lo_rate) * (t - lo) / (hi - lo);
+            }
+        }
+        let (last, last_rate) = speed_up(*self.scaling.last().expect("not empty"));
+        t * last_rate / last
+    }
 }
 
 impl Default for Rates {
@@ -79,6 +109,7 @@ impl Default for Rates {
             rules_per_thread: 1.3e6,
             kings_rules_per_thread: 1.0e6,
             overhead: 0.5,
+            scaling: MEASURED_SCALING,
         }
     }
 }
@@ -212,7 +243,7 @@ fn job(
     let theory_bytes = positions * crate::solve::whole::STATE_BYTES_PER_POSITION;
     let rule_bytes = if ruled.is_empty() { 0 } else { rule_pair_bytes(variant, &pair) };
     let kings_only = pair[0].white_men == 0 && pair[0].black_men == 0;
-    let t = threads as f64;
+    let t = rates.effective_threads(threads);
     let (theory_rate, rule_rate) = if kings_only {
         (rates.kings_theory_per_thread * t, rates.kings_rules_per_thread * t)
     } else {
@@ -304,6 +335,34 @@ mod tests {
         assert!((sum - seconds).abs() < 1e-9);
         assert!(p.jobs.iter().all(|j| j.seconds <= seconds));
         assert!(seconds < p.total_seconds());
+    }
+
+    /// The measured speed-ups are the estimate's: exact at the thread counts measured,
+    /// between them on the line, past them at the last efficiency, and never a thread
+    /// worth more than one.
+    #[test]
+    fn estimates_follow_the_measured_thread_scaling() {
+        let rates = Rates::default();
+        for &(threads, speed_up) in MEASURED_SCALING {
+            assert!((rates.effective_threads(threads) - 2.0 * speed_up).abs() < 1e-9, "{threads}");
+        }
+        assert_eq!(rates.effective_threads(1), 1.0);
+        let mid = rates.effective_threads(12);
+        assert!(mid > rates.effective_threads(8) && mid < rates.effective_threads(16));
+        let last = rates.effective_threads(16) / 16.0;
+        assert!((rates.effective_threads(64) / 64.0 - last).abs() < 1e-9);
+        for threads in 1..=256 {
+            let worth = rates.effective_threads(threads);
+            assert!(worth <= threads as f64 + 1e-9 && worth >= rates.effective_threads(threads.saturating_sub(1)));
+        }
+        let at = |cpus| {
+            let variant = Variant::INTERNATIONAL;
+            let rules = DrawRules::new(DrawRuleSet::Fmjd, &variant);
+            Plan::new(variant, Scope::Pieces(4), rules, cpus, Rates::default(), None).total_seconds()
+        };
+        let overhead = plan(4).jobs.len() as f64 * Rates::default().overhead;
+        let ratio = (at(2) - overhead) / (at(16) - overhead);
+        assert!((ratio - 6.58).abs() < 1e-6, "{ratio}");
     }
 
     #[test]
