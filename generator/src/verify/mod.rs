@@ -435,27 +435,25 @@ impl Tables {
             if code != NOT_YET_RULE {
                 return Ok(Some(rule_of_code(code)));
             }
-            let found = self.rule_unheld(set, position, placed, cache)?;
+            let found = self.rule_unheld(set, position, Placed { sig, at }, cache)?;
             if let Some(rule) = found {
                 slot.store(rule_code(rule), Ordering::Relaxed);
             }
             return Ok(found);
         }
-        self.rule_unheld(set, position, placed, cache)
+        self.rule_unheld(set, position, Placed { sig, at }, cache)
     }
 
-    /// The rule value of `set` of `position` (placed at `placed`, a table here) from its
-    /// file, or from its successors where the file leaves it out.
+    /// The rule value of `set` of `position` (at `placed`) from its file, or from its
+    /// successors where the file leaves it out.
     fn rule_unheld(
         &self,
         set: DrawRuleSet,
         position: &Position,
-        placed: Option<Placed>,
+        placed: Placed,
         cache: &mut Reader,
     ) -> Result<Option<RuleScore>, TableError> {
-        let Some(Placed { sig, at }) = placed else {
-            return Ok(position.settled_score().map(RuleScore::from_score));
-        };
+        let Placed { sig, at } = placed;
         let Some(file) = self.rules.get(&set).and_then(|f| f.get(&sig)) else { return Ok(None) };
         let p = position.normalized();
         if file.header().holds(&p) {
@@ -464,7 +462,7 @@ impl Tables {
         let rules = DrawRules::new(set, &p.variant().clone());
         let Some(context) = rules.context(sig) else { return Ok(None) };
         // Drawn in theory: undecided under every count, no search needed.
-        match self.score_placed(position, placed, cache)? {
+        match self.score_placed(position, Some(placed), cache)? {
             None => return Ok(None),
             Some(Score::DRAW) => return Ok(Some(RuleScore::NONE)),
             Some(_) => {}
