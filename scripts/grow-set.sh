@@ -8,12 +8,15 @@
 #   1. The inputs: `kabe generate --pieces PIECES-1` (resumes), checked against
 #      data/manifests/VARIANT-2-(PIECES-1).txt; where the repository has no such manifest
 #      the inputs are verified (`kabe verify`) and their manifest written.
-#   2. The pairs of PIECES pieces in build order (`kabe plan --json`). A pair whose files
-#      the manifest (data/manifests/VARIANT-2-PIECES.txt) lists is built again where its
-#      files are missing and must then match it byte for byte; the first pair not listed
-#      is built (`kabe generate --closure`, which keeps one side of a whole pair),
-#      verified (`kabe verify --signature`: every value derived again), and its files'
-#      lines added to the manifest (with --commit, committed at once).
+#   2. The pairs of PIECES pieces in build order (`kabe plan --json`). The first pair
+#      the manifest (data/manifests/VARIANT-2-PIECES.txt) does not list is built (`kabe
+#      generate --closure`, which keeps one side of a whole pair, and builds first the
+#      listed pairs it reads that are missing), verified (`kabe verify --signature`:
+#      every value derived again), and its files' lines added to the manifest (with
+#      --commit, committed at once). A listed pair found on disk must match the manifest
+#      byte for byte (else it is built again, and must then); one missing is built only
+#      when a pair not listed reads it, or at the end: a run on a bare machine goes on
+#      with new pairs first, without rebuilding hours of pairs they do not read.
 #
 # Interrupt it at any time: a run resumes at the pair it was building. KABE names the
 # binary (default: target/release/kabe, built here); NICE the niceness (default 19);
@@ -93,26 +96,49 @@ check_listed() {
   rm -f "$listed" "$listed.out"
 }
 
+# Whether every file of the pair is on disk.
+on_disk() {
+  local f
+  for f in "$@"; do [ -f "$tables/$variant/$f" ] || return 1; done
+}
+
+# The listed pairs on disk, each checked against the manifest once in this run (built
+# again where it differs, and then it must match).
+declare -A checked=()
+check_listed_on_disk() {
+  local name files sig
+  while read -r name files; do
+    read -ra files <<<"$files"
+    [ -z "${checked[$name]:-}" ] && is_listed "${files[@]}" && on_disk "${files[@]}" || continue
+    if ! check_listed "${files[@]}" 2>/dev/null; then
+      say "$name: listed, differs from $manifest: building it again"
+      sig=${name%%+*}
+      rm -f "${files[@]/#/$tables/$variant/}"
+      kabe generate --variant "$variant" --closure "$sig" --tables "$tables"
+      check_listed "${files[@]}" || { say "$name: built again, it differs from $manifest"; exit 1; }
+    fi
+    checked[$name]=1
+  done <<<"$pairs"
+}
+
+is_listed() {
+  local f
+  for f in "$@"; do grep -qE "^$f " "$manifest" || return 1; done
+}
+
 total=$(wc -l <<<"$pairs")
 n=0
+check_listed_on_disk
 while read -r name files; do
   n=$((n + 1))
   read -ra files <<<"$files"
   sig=${name%%+*}
-  listed=true
-  for f in "${files[@]}"; do grep -qE "^$f " "$manifest" || listed=false; done
-  if $listed; then
-    if ! check_listed "${files[@]}" 2>/dev/null; then
-      say "[$n/$total] $name: listed, building it again"
-      kabe generate --variant "$variant" --closure "$sig" --tables "$tables"
-      check_listed "${files[@]}" || { say "$name: built again, it differs from $manifest"; exit 1; }
-    fi
-    continue
-  fi
+  is_listed "${files[@]}" && continue
   say "[$n/$total] $name: building"
   start=$(date +%s)
   kabe generate --variant "$variant" --closure "$sig" --tables "$tables"
   built=$(date +%s)
+  check_listed_on_disk # the listed pairs the closure built again
   say "[$n/$total] $name: built in $((built - start)) s, verifying"
   kabe verify --variant "$variant" --tables "$tables" --signature "${name/+/,}" | tail -n 3
   say "[$n/$total] $name: verified in $(($(date +%s) - built)) s"
@@ -125,4 +151,12 @@ while read -r name files; do
     git commit --quiet -m "manifest: $variant $name built and verified ($((built - start)) s to build)" -- "$manifest"
   fi
 done <<<"$pairs"
+# The listed pairs no pair of this run read: built now, so that the set is whole.
+while read -r name files; do
+  read -ra files <<<"$files"
+  on_disk "${files[@]}" && continue
+  say "$name: listed, building it again"
+  kabe generate --variant "$variant" --closure "${name%%+*}" --tables "$tables"
+done <<<"$pairs"
+check_listed_on_disk
 say "$variant 2-$pieces: every pair built, verified and in $manifest"
