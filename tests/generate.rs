@@ -351,3 +351,68 @@ fn a_set_built_on_one_thread_or_two_matches_the_manifest_in_the_repository() {
         );
     }
 }
+
+/// `scripts/stats-doc.sh` writes each material's counts as `kabe stats --json` gives them,
+/// and names a size of which only some pairs are built (a set still growing) as such.
+#[test]
+fn the_statistics_page_follows_kabe_stats_and_names_a_size_built_in_part() {
+    let dir = temp_dir("stats-page");
+    let tables = dir.to_str().expect("a UTF-8 path");
+    let o = kabe(&["generate", "--variant", "international", "--pieces", "3", "--tables", tables]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = || {
+        let o = Command::new("bash")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/stats-doc.sh"))
+            .args(["international", tables])
+            .env("KABE", env!("CARGO_BIN_EXE_kabe"))
+            .output()
+            .expect("run scripts/stats-doc.sh");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).expect("UTF-8")
+    };
+    let o = kabe(&["stats", "--variant", "international", "--tables", tables, "--json"]);
+    let stats: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stats JSON");
+    let of = |sig: &str| stats["tables"].as_array().expect("tables").iter().find(|t| t["signature"] == sig).cloned();
+    let (white, black) = (of("0102").expect("1K v 2K"), of("0201").expect("2K v 1K"));
+    let counts = |t: &serde_json::Value| {
+        let n = |k: &str| thousands(t[k].as_u64().expect("a count"));
+        format!("{} / {} / {}", n("wins"), n("draws"), n("losses"))
+    };
+    let positions = thousands(white["positions"].as_u64().expect("positions"));
+    let row = format!("| 1K v 2K | {positions} | {} | {} |", counts(&white), counts(&black));
+
+    let whole = page();
+    assert!(whole.starts_with("# International draughts: statistics of the endgame tables, 2-3 pieces\n"), "{whole}");
+    assert!(whole.contains(&row), "no `{row}` in\n{whole}");
+    assert!(whole.contains("## 3 pieces\n"), "{whole}");
+
+    for sig in ["1020", "2010"] {
+        for kind in ["wld", "dtw", "fmjd"] {
+            fs::remove_file(dir.join(format!("international/{sig}.{kind}.kabe"))).expect("a table file");
+        }
+    }
+    let part = page();
+    assert!(
+        part.starts_with(
+            "# International draughts: statistics of the endgame tables, 2 pieces, 5 of the 6 pairs of 3\n"
+        ),
+        "{part}"
+    );
+    assert!(part.contains("## 3 pieces (5 of 6 pairs)\n"), "{part}");
+    assert!(part.contains(&row), "no `{row}` in\n{part}");
+    assert!(!part.contains("| 1M v 2M |"), "a pair not built is listed:\n{part}");
+    assert!(whole.contains("| 1M v 2M |"), "{whole}");
+}
+
+/// `n` with its thousands separated by commas, as the statistics page writes counts.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
