@@ -4,8 +4,11 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use std::time::Duration;
+
 use anyhow::Context as _;
 use clap::Args;
+use indicatif::ProgressBar;
 use kabe_generator::{recorded_statistics, tables_in, RuleStats, TableStats};
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{Counters, DrawRules, MaterialIndex, Position, Score, Signature, Variant};
@@ -13,6 +16,7 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use crate::args::{rules_arg, TableSet};
+use crate::output::bar_style;
 
 /// Arguments of `kabe stats`.
 #[derive(Args)]
@@ -62,8 +66,30 @@ pub fn figures(
         );
     }
     let recorded = recorded.by_signature;
+    let wanted: Vec<Signature> = found.keys().copied().filter(|s| only.is_none_or(|o| o.contains(s))).collect();
+    let uncounted = |sig: Signature| rules.is_some_and(|r| r.context(sig).is_none());
+    let from_ledger = |sig: Signature| {
+        recorded
+            .get(&sig)
+            .filter(|(_, by_set)| uncounted(sig) || rules.is_none_or(|r| by_set.iter().any(|(s, _)| *s == r.set)))
+    };
+    // What the ledger does not hold is counted position by position: a pair kept on
+    // one side searches every position of its other side, minutes to hours at six pieces.
+    let to_count: u64 = wanted
+        .iter()
+        .filter(|s| from_ledger(**s).is_none())
+        .map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len()) * if rules.is_some() { 2 } else { 1 })
+        .sum();
+    let bar = if to_count > 0 { ProgressBar::new(to_count) } else { ProgressBar::hidden() };
+    if to_count > 0 {
+        bar.set_style(bar_style(
+            "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions not in the ledger  {per_sec}  ETA {eta}",
+        ));
+        bar.set_prefix("counting");
+        bar.enable_steady_tick(Duration::from_millis(250));
+    }
     let mut out = Vec::new();
-    for sig in found.keys().filter(|s| only.is_none_or(|o| o.contains(s))) {
+    for sig in &wanted {
         let index = MaterialIndex::new(variant, *sig).expect("opened, so table-sized");
         // A material without a count keeps every theoretical value under the rules.
         let no_count = |t: &TableStats| RuleStats {
@@ -71,22 +97,20 @@ pub fn figures(
             longest_win_within_count: t.longest_win,
             ..RuleStats::default()
         };
-        let uncounted = rules.is_some_and(|r| r.context(*sig).is_none());
-        let from_ledger = recorded
-            .get(sig)
-            .filter(|(_, by_set)| uncounted || rules.is_none_or(|r| by_set.iter().any(|(s, _)| *s == r.set)));
-        let (theory, ruled) = match from_ledger {
+        let uncounted = uncounted(*sig);
+        let (theory, ruled) = match from_ledger(*sig) {
             Some((theory, by_set)) => {
                 let of_set = rules.and_then(|r| by_set.iter().find(|(s, _)| *s == r.set).map(|(_, x)| *x));
                 (*theory, if uncounted { Some(no_count(theory)) } else { of_set })
             }
             None => (
-                count_values(&index, |p| Ok(tables.probe_dtw(p)?))?,
-                rules.map(|r| rule_stats(&tables, r, &index)).transpose()?,
+                count_values(&index, &bar, |p| Ok(tables.probe_dtw(p)?))?,
+                rules.map(|r| rule_stats(&tables, r, &index, &bar)).transpose()?,
             ),
         };
         out.push(Figures { signature: *sig, theory, ruled });
     }
+    bar.finish_and_clear();
     Ok(out)
 }
 
@@ -167,6 +191,7 @@ const STATS_CACHE_BYTES: usize = 256 << 20;
 /// of index order (each chunk reads its blocks once).
 fn count_values(
     index: &MaterialIndex,
+    bar: &ProgressBar,
     score: impl Fn(&Position) -> anyhow::Result<Score> + Sync,
 ) -> anyhow::Result<TableStats> {
     const CHUNK: u64 = 1 << 14;
@@ -175,9 +200,10 @@ fn count_values(
         .map(|c| {
             let range = c * CHUNK..((c + 1) * CHUNK).min(index.len());
             let mut stats = TableStats::default();
-            for (i, position) in range.clone().zip(index.positions(range)) {
+            for (i, position) in range.clone().zip(index.positions(range.clone())) {
                 stats.add(i, score(&position)?);
             }
+            bar.inc(range.end - range.start);
             Ok(stats)
         })
         .try_reduce(TableStats::default, |a, b| Ok(a.merge(b)))
@@ -185,17 +211,23 @@ fn count_values(
 
 /// The figures of one table under `rules`, every position with a fresh count, counted
 /// through the reader.
-fn rule_stats(tables: &Tablebase, rules: &DrawRules, index: &MaterialIndex) -> anyhow::Result<RuleStats> {
+fn rule_stats(
+    tables: &Tablebase,
+    rules: &DrawRules,
+    index: &MaterialIndex,
+    bar: &ProgressBar,
+) -> anyhow::Result<RuleStats> {
     const CHUNK: u64 = 1 << 14;
     (0..index.len().div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| -> anyhow::Result<RuleStats> {
             let range = c * CHUNK..((c + 1) * CHUNK).min(index.len());
             let mut stats = RuleStats::default();
-            for (i, position) in range.clone().zip(index.positions(range)) {
+            for (i, position) in range.clone().zip(index.positions(range.clone())) {
                 let v = tables.probe(&position, &Counters::fresh(rules, &position))?;
                 stats.add(i, v.theoretical.wld(), v.exact, v.within.decided().map_or(0, |(_, p)| p));
             }
+            bar.inc(range.end - range.start);
             Ok(stats)
         })
         .try_reduce(RuleStats::default, |a, b| Ok(a.merge(b)))
