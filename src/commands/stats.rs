@@ -3,7 +3,6 @@
 
 use std::path::Path;
 use std::process::ExitCode;
-
 use std::time::Duration;
 
 use anyhow::Context as _;
