@@ -3,9 +3,11 @@
 # material, positions, wins, draws and losses for each side to move, the longest win
 # with its FEN and length, how many theoretical wins the draw rules' fresh count turns
 # into draws (and under which article), and the bytes of each kind of file.
-# Usage: [KABE=BINARY] scripts/stats-doc.sh VARIANT TABLE_DIR [RULES] > docs/stats/VARIANT.md
-# A size with only some of its pairs built (a set still growing) is named as such; run it
-# between pairs: a pair just built, not yet verified, is counted from its files (slow).
+# Usage: [KABE=BINARY] [LISTED="MANIFEST..."] scripts/stats-doc.sh VARIANT TABLE_DIR [RULES] > docs/stats/VARIANT.md
+# A size with only some of its pairs built (a set still growing) is named as such. With
+# LISTED, only the files those manifests list are read: a set that scripts/grow-set.sh is
+# still writing into, whose newest pair is not verified yet (counting it from its files
+# would take hours).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 variant=${1:?variant}
@@ -17,6 +19,18 @@ fi
 kabe=${KABE:-$root/target/release/kabe}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [ -n "${LISTED:-}" ]; then
+  # The listed files and the verifier's ledger, linked into a folder of their own.
+  mkdir -p "$work/set/$variant"
+  for name in $(awk '$1 ~ /\.kabe$/ {print $1}' $LISTED | sort -u); do
+    [ -e "$dir/$variant/$name" ] || { echo "stats-doc: $dir/$variant/$name is listed in $LISTED but missing" >&2; exit 1; }
+    ln -s "$(cd "$dir/$variant" && pwd)/$name" "$work/set/$variant/$name"
+  done
+  if [ -e "$dir/$variant/verified.txt" ]; then
+    ln -s "$(cd "$dir/$variant" && pwd)/verified.txt" "$work/set/$variant/verified.txt"
+  fi
+  dir=$work/set
+fi
 "$kabe" stats --variant "$variant" --tables "$dir" --json >"$work/theory.json"
 if [ -z "$rules" ]; then
   case "$variant" in
