@@ -12,15 +12,18 @@
 #      the manifest (data/manifests/VARIANT-2-PIECES.txt) does not list is built (`kabe
 #      generate --closure`, which keeps one side of a whole pair, and builds first the
 #      listed pairs it reads that are missing), verified (`kabe verify --signature`:
-#      every value derived again), and its files' lines added to the manifest (with
-#      --commit, committed at once). A listed pair found on disk must match the manifest
-#      byte for byte (else it is built again, and must then); one missing is built only
-#      when a pair not listed reads it, or at the end: a run on a bare machine goes on
-#      with new pairs first, without rebuilding hours of pairs they do not read.
+#      every value derived again), and its files' lines added to the manifest and the
+#      statistics page (docs/stats/VARIANT.md, by scripts/stats-doc.sh) written from the
+#      manifests' files (with --commit, both committed at once). A listed pair found on
+#      disk must match the manifest byte for byte (else it is built again, and must
+#      then); one missing is built only when a pair not listed reads it, or at the end:
+#      a run on a bare machine goes on with new pairs first, without rebuilding hours of
+#      pairs they do not read.
 #
 # Interrupt it at any time: a run resumes at the pair it was building. KABE names the
 # binary (default: target/release/kabe, built here); NICE the niceness (default 19);
-# MANIFESTS the folder of the manifests (default: data/manifests).
+# MANIFESTS the folder of the manifests (default: data/manifests); STATS the folder of the
+# statistics page (default: docs/stats).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +34,7 @@ variant=$1 pieces=$2 tables=$3
 case $pieces in [3-9]) ;; *) echo "grow-set: PIECES must be 3 to 9, not '$pieces'" >&2; exit 2 ;; esac
 inputs=$((pieces - 1))
 manifests=${MANIFESTS:-data/manifests}
+stats=${STATS:-docs/stats}
 manifest=$manifests/$variant-2-$pieces.txt
 input_manifest=$manifests/$variant-2-$inputs.txt
 
@@ -146,9 +150,14 @@ while read -r name files; do
   { tail -n +2 "$manifest"; echo "$lines"; } | sort -u >"$manifest.tmp"
   { echo "$head_line"; cat "$manifest.tmp"; } >"$manifest"
   rm -f "$manifest.tmp"
+  # The statistics page of what is verified so far (the pair being built next is not
+  # read: it is in no manifest yet).
+  mkdir -p "$stats"
+  LISTED="$input_manifest $manifest" KABE=$KABE bash scripts/stats-doc.sh "$variant" "$tables" >"$stats/$variant.md.tmp"
+  mv "$stats/$variant.md.tmp" "$stats/$variant.md"
   if $commit; then
-    git add "$manifest"
-    git commit --quiet -m "manifest: $variant $name built and verified ($((built - start)) s to build)" -- "$manifest"
+    git add "$manifest" "$stats/$variant.md"
+    git commit --quiet -m "manifest: $variant $name built and verified ($((built - start)) s to build)" -- "$manifest" "$stats/$variant.md"
   fi
 done <<<"$pairs"
 # The listed pairs no pair of this run read: built now, so that the set is whole.

@@ -69,14 +69,16 @@ for spec in international:4 russian:4 kabe:3 turkish:3; do
 done
 section "a set grown pair by pair (scripts/grow-set.sh): the same files as a whole build, resumed on a bare machine"
 grown=target/ci-grown
-rm -rf "$grown" "$grown-manifests"
+rm -rf "$grown" "$grown-manifests" "$grown-stats"
 mkdir -p "$grown-manifests"
-MANIFESTS="$grown-manifests" KABE=$kabe bash scripts/grow-set.sh russian 3 "$grown" >target/grow-set.txt 2>&1 ||
+MANIFESTS="$grown-manifests" STATS="$grown-stats" KABE=$kabe bash scripts/grow-set.sh russian 3 "$grown" >target/grow-set.txt 2>&1 ||
   { cat target/grow-set.txt; exit 1; }
 grep -h '^[0-9]' "$grown-manifests"/russian-2-*.txt | sort >target/grow-set-files.txt
 grep '^[0-9]' data/manifests/russian-2-4.txt | awk '{ n = 0; for (i = 1; i <= 4; i++) n += substr($1, i, 1); if (n <= 3) print }' | sort | cmp - target/grow-set-files.txt
+head -n 1 "$grown-stats/russian.md" | grep -qx '# Russian draughts: statistics of the endgame tables, 2-3 pieces' ||
+  { echo "grow-set's statistics page:"; head -n 3 "$grown-stats/russian.md"; exit 1; }
 rm -rf "$grown"
-MANIFESTS="$grown-manifests" KABE=$kabe bash scripts/grow-set.sh russian 3 "$grown" 2>&1 | tail -n 1
+MANIFESTS="$grown-manifests" STATS="$grown-stats" KABE=$kabe bash scripts/grow-set.sh russian 3 "$grown" 2>&1 | tail -n 1
 section "the explorer (kabe serve) in headless Chromium: load, hover, play, back, count, edit, 8x8, Turkish, phone"
 bash scripts/browser-test.sh "$tables"
 
