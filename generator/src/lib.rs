@@ -51,6 +51,7 @@ pub use finished::registry::MissingTable;
 pub use finished::registry::{Registry, SolvedTable};
 pub use finished::working::{in_build_order, inputs_closure, Working, WorkingSet};
 pub use pair::{TableId, TablePair};
+pub use solve::checkpoint::CheckpointEvent;
 pub use solve::rules::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};
 pub use solve::whole::{solve_pair, STATE_BYTES_PER_POSITION};
 pub use verify::manifest::{

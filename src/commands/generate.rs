@@ -1,7 +1,7 @@
 //! `kabe generate`: the tables of a variant up to N pieces, a closure, or one pair (a job
 //! of `kabe plan`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::IsTerminal as _;
 use std::path::Path;
 use std::process::ExitCode;
@@ -11,7 +11,8 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar};
 use kabe_generator::{
-    build_pair_job, build_rules_scope, build_scope, keep_one_side, table_path, BuildEvent, MemoryBudget, PairJob, Scope,
+    build_pair_job, build_rules_scope, build_scope, keep_one_side, table_path, BuildEvent, CheckpointEvent,
+    MemoryBudget, PairJob, Scope,
 };
 use kabe_probe::table::Metric;
 use kabe_probe::{DrawRules, Signature, Variant};
@@ -136,6 +137,7 @@ pub fn build_with_progress(
     let log_pairs = !std::io::stderr().is_terminal();
     let phase = Mutex::new(String::from("theory"));
     let counts = Mutex::new((0usize, 0usize, 0u64));
+    let resumed: Mutex<HashSet<String>> = Mutex::new(HashSet::new());
     let start = Instant::now();
     let on_event = |event: BuildEvent<'_>| match event {
         // The solver reports two units of work per position (initialise, resolve); the
@@ -157,6 +159,12 @@ pub fn build_with_progress(
         BuildEvent::Repairing { signatures, problem } => {
             multi.suspend(|| eprintln!("rebuilding {}: {problem}", pair_name(signatures)));
         }
+        BuildEvent::Checkpoint { signatures, event } => {
+            if let CheckpointEvent::Resumed { .. } = event {
+                resumed.lock().expect("resumed").insert(pair_name(signatures));
+            }
+            multi.suspend(|| report_checkpoint(signatures, event, log_pairs));
+        }
         BuildEvent::Loaded { positions, .. } => {
             overall.inc(positions);
             counts.lock().expect("counts").1 += 1;
@@ -168,12 +176,17 @@ pub fn build_with_progress(
                 bar.finish_and_clear();
                 if log_pairs {
                     let seconds = started.elapsed().as_secs_f64();
+                    // A resumed pass's time is that of its last part only: no rate.
+                    let rate = if resumed.lock().expect("resumed").remove(&pair_name(sigs)) {
+                        String::from("resumed from a checkpoint")
+                    } else {
+                        format!("{:.2} M/s", positions as f64 / seconds.max(1e-9) / 1e6)
+                    };
                     eprintln!(
-                        "{} {} {}: {positions} positions in {seconds:.1} s ({:.2} M/s)",
+                        "{} {} {}: {positions} positions in {seconds:.1} s ({rate})",
                         variant.name,
                         phase.lock().expect("phase"),
                         pair_name(sigs),
-                        positions as f64 / seconds.max(1e-9) / 1e6
                     );
                 }
             }
@@ -222,9 +235,34 @@ pub fn generate_pair(
     let start = Instant::now();
     let name = kabe_generator::TablePair::of(sig);
     outln!("{} {name}: building in {} (memory budget {})", variant.name, dir.display(), mebibytes(memory.bytes))?;
-    match build_pair_job(variant, sig, rules, dir, memory, &|_| {})? {
+    let on_event = |event: BuildEvent<'_>| match event {
+        BuildEvent::Checkpoint { signatures, event } => report_checkpoint(signatures, event, true),
+        BuildEvent::Repairing { signatures, problem } => eprintln!("rebuilding {}: {problem}", pair_name(signatures)),
+        _ => {}
+    };
+    match build_pair_job(variant, sig, rules, dir, memory, &on_event)? {
         PairJob::AlreadyComplete => outln!("{} {name}: already complete", variant.name)?,
         PairJob::Built => outln!("{} {name}: built in {:.1} s", variant.name, start.elapsed().as_secs_f64())?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Tells of a pass resumed from its checkpoint, of one that cannot write its checkpoint
+/// and, with `written`, of each checkpoint written (a log, not a terminal).
+fn report_checkpoint(signatures: &[Signature], event: CheckpointEvent<'_>, written: bool) {
+    match event {
+        CheckpointEvent::Resumed { path, stage } => {
+            eprintln!("{}: resuming from {} (stage {stage})", pair_name(signatures), path.display());
+        }
+        CheckpointEvent::Written { stage, .. } if written => {
+            eprintln!("{}: checkpoint written (stage {stage})", pair_name(signatures));
+        }
+        CheckpointEvent::Written { .. } => {}
+        CheckpointEvent::NotWritten { path, error } => eprintln!(
+            "warning: {}: cannot write the checkpoint {}: {error}; the pass goes on without checkpoints (stopped, \
+             it would start again)",
+            pair_name(signatures),
+            path.display()
+        ),
+    }
 }

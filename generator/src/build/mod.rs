@@ -28,9 +28,10 @@ use crate::build::budget::MemoryBudget;
 use crate::build::write::{write_rule_table, write_tables};
 use crate::finished::working::{Working, WorkingSet};
 use crate::pair::TablePair;
-use crate::solve::rules::{solve_rule_pair, solve_rule_pair_on_disk};
+use crate::solve::checkpoint::{remove_if_there, Checkpoint, CheckpointEvent, CHECKPOINT_EVERY};
+use crate::solve::rules::{solve_rule_pair_on_disk, solve_rule_pair_resumable};
 use crate::solve::slices::{FileStore, SliceError};
-use crate::solve::whole::solve_pair;
+use crate::solve::whole::solve_pair_resumable;
 
 /// Why a build stopped.
 #[derive(Debug, thiserror::Error)]
@@ -132,6 +133,13 @@ pub enum BuildEvent<'a> {
         signatures: &'a [Signature],
         /// Their positions together.
         positions: u64,
+    },
+    /// A pass of a pair resumed from its checkpoint, or could not write one.
+    Checkpoint {
+        /// The signatures.
+        signatures: &'a [Signature],
+        /// What happened.
+        event: CheckpointEvent<'a>,
     },
     /// A pair was solved and written.
     Finished {
@@ -501,6 +509,9 @@ fn build_pair(
     let metrics = pass.metrics();
     match pair_on_disk(dir, &variant, pair, &metrics) {
         PairOnDisk::Complete => {
+            // A run stopped between writing the tables and removing the checkpoint.
+            let checkpoint = checkpoint_path(dir, variant, pair, pass);
+            remove_if_there(&checkpoint).map_err(|source| BuildError::Write { path: checkpoint, source })?;
             on_event(BuildEvent::Loaded { signatures: pair, positions });
             return Ok(());
         }
@@ -518,24 +529,54 @@ fn build_pair(
             solve_rule_pair_on_disk(finished, rules, variant, pair[0], store, &progress)
         })?,
         Pass::Theory => {
-            for table in &solve_pair(finished, variant, pair[0], &progress)? {
+            let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
+            for table in &solve_pair_resumable(finished, variant, pair[0], &checkpoint, &progress)? {
                 write_tables(dir, variant.name, table, &metrics).map_err(|source| BuildError::Write {
                     path: table_path(dir, &variant, table.index.signature(), Metric::Dtw),
                     source,
                 })?;
             }
+            checkpoint.remove().map_err(|source| BuildError::Write { path: checkpoint.path().into(), source })?;
         }
         Pass::Rules(rules) => {
-            for table in &solve_rule_pair(finished, rules, variant, pair[0], &progress)?.unwrap_or_default() {
+            let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
+            let tables = solve_rule_pair_resumable(finished, rules, variant, pair[0], &checkpoint, &progress)?;
+            for table in &tables.unwrap_or_default() {
                 write_rule_table(dir, variant.name, table, rules.set).map_err(|source| BuildError::Write {
                     path: table_path(dir, &variant, table.index.signature(), metrics[0]),
                     source,
                 })?;
             }
+            checkpoint.remove().map_err(|source| BuildError::Write { path: checkpoint.path().into(), source })?;
         }
     }
     on_event(BuildEvent::Finished { signatures: pair, positions });
     Ok(())
+}
+
+/// The checkpoint of `pass` of a pair solved in memory ([`checkpoint_path`]), written
+/// every [`CHECKPOINT_EVERY`] (`crate::solve::checkpoint`).
+fn pass_checkpoint<'a>(
+    dir: &Path,
+    variant: Variant,
+    pair: &'a [Signature],
+    pass: Pass,
+    on_event: &'a (dyn Fn(BuildEvent<'_>) + Sync),
+) -> Checkpoint<'a> {
+    let path = checkpoint_path(dir, variant, pair, pass);
+    let owner = format!("{} {} {:?}", variant.name, TablePair::of(pair[0]), pass.metrics());
+    let report = move |event: CheckpointEvent<'_>| on_event(BuildEvent::Checkpoint { signatures: pair, event });
+    Checkpoint::new(path, &owner, CHECKPOINT_EVERY, report)
+}
+
+/// Where `pass` of `pair` keeps its checkpoint: `1113.theory.checkpoint`,
+/// `1113.fmjd.checkpoint` beside the tables.
+fn checkpoint_path(dir: &Path, variant: Variant, pair: &[Signature], pass: Pass) -> PathBuf {
+    let what = match pass {
+        Pass::Theory => "theory",
+        Pass::Rules(rules) => rules.set.name(),
+    };
+    dir.join(variant.name).join(format!("{}.{what}.checkpoint", pair[0]))
 }
 
 /// A pair too large for the budget, solved one men placement at a time into files of two

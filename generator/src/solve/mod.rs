@@ -6,9 +6,12 @@
 //! - `components` and `slices`: the same analysis one men placement at a time, each
 //!   placement's king positions solved in memory and written out (pairs too large for the
 //!   budget);
+//! - `checkpoint`: a pair's working state written to disk now and then, so that a pass
+//!   stopped in the middle goes on from there;
 //! - `rules`: the rule tables, the distance within the count a signature keeps, from the
 //!   pair's own theoretical values and the finished rule tables.
 
+pub(crate) mod checkpoint;
 pub(crate) mod components;
 pub mod rules;
 pub(crate) mod slices;

@@ -32,10 +32,12 @@ use rayon::prelude::*;
 
 use crate::finished::lookup::RuleInputs;
 use crate::finished::registry::{MissingTable, Registry};
+use crate::solve::checkpoint::Checkpoint;
 use crate::solve::components::{components, part_positions, Component};
 use crate::solve::slices::{FileStore, SliceError};
 use crate::solve::whole::{
-    atomic_array, count_down, lower_in_chunk, pair_tables, prefetch, CANNOT_LOSE, EXIT_UNKNOWN, PARENT_BATCH, PENDING,
+    atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, prefetch, CANNOT_LOSE, EXIT_UNKNOWN,
+    PARENT_BATCH, PENDING,
 };
 
 /// The rule values of every position (White to move) of one signature.
@@ -174,20 +176,47 @@ trait RuleValues: Sync {
     }
 }
 
-impl RuleValues for Vec<Vec<AtomicU16>> {
+/// A pair's values in memory, solved in place; with a checkpoint, written to it after a
+/// group of components now and then (not after the last: the tables are written next),
+/// and loaded from it where a run stopped before left one (`resumed` groups done).
+struct InMemory<'c> {
+    values: Vec<Vec<AtomicU16>>,
+    checkpoint: Option<&'c Checkpoint<'c>>,
+    resumed: usize,
+    groups: usize,
+}
+
+impl InMemory<'_> {
+    fn slots(&self) -> Vec<&[AtomicU16]> {
+        self.values.iter().map(|v| &v[..]).collect()
+    }
+}
+
+impl RuleValues for InMemory<'_> {
     type Error = std::convert::Infallible;
 
     fn in_place(&self) -> Option<&[Vec<AtomicU16>]> {
-        Some(self)
+        Some(&self.values)
     }
 
     fn get(&self, table: usize, index: u64) -> Result<u16, Self::Error> {
-        Ok(self[table][index as usize].load(Ordering::Acquire))
+        Ok(self.values[table][index as usize].load(Ordering::Acquire))
     }
 
     fn put(&self, table: usize, first: u64, values: &[u16]) -> Result<(), Self::Error> {
-        for (slot, v) in self[table][first as usize..].iter().zip(values) {
+        for (slot, v) in self.values[table][first as usize..].iter().zip(values) {
             slot.store(*v, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    fn groups_done(&self) -> usize {
+        self.resumed
+    }
+
+    fn groups_stored(&self, groups: usize) -> Result<(), Self::Error> {
+        if let Some(checkpoint) = self.checkpoint.filter(|_| groups < self.groups) {
+            checkpoint.save_if_due(groups as u64, &self.slots());
         }
         Ok(())
     }
@@ -232,18 +261,59 @@ where
     O: RuleInputs + Sync,
     O::Error: Send,
 {
+    solve_in_memory(finished, rules, variant, signature, None, progress)
+}
+
+/// As [`solve_rule_pair`], the values written to `checkpoint` after a group of components
+/// now and then, and taken up again from it where a run stopped before left one.
+pub(crate) fn solve_rule_pair_resumable<O>(
+    finished: &O,
+    rules: DrawRules,
+    variant: Variant,
+    signature: Signature,
+    checkpoint: &Checkpoint<'_>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Option<Vec<RuleTable>>, O::Error>
+where
+    O: RuleInputs + Sync,
+    O::Error: Send,
+{
+    solve_in_memory(finished, rules, variant, signature, Some(checkpoint), progress)
+}
+
+fn solve_in_memory<O>(
+    finished: &O,
+    rules: DrawRules,
+    variant: Variant,
+    signature: Signature,
+    checkpoint: Option<&Checkpoint<'_>>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Option<Vec<RuleTable>>, O::Error>
+where
+    O: RuleInputs + Sync,
+    O::Error: Send,
+{
     if rules.context(signature).is_none() {
         return Ok(None);
     }
     let tables = pair_tables(variant, signature);
-    let values: Vec<Vec<AtomicU16>> =
-        tables.iter().map(|t| atomic_array(t.len() as usize, RuleScore::NONE.raw())).collect();
+    let groups = components(&tables).iter().map(|c| c.advancement).collect::<std::collections::BTreeSet<_>>().len();
+    let values = tables.iter().map(|t| atomic_array(t.len() as usize, RuleScore::NONE.raw())).collect();
+    let mut values = InMemory { values, checkpoint, resumed: 0, groups };
+    if let Some(checkpoint) = checkpoint {
+        // A stage beyond the last group is no state of this pass: it would skip them all.
+        match checkpoint.load(&values.slots(), RuleScore::NONE.raw()).map(|g| g as usize) {
+            Some(done) if done <= groups => values.resumed = done,
+            Some(_) => values
+                .slots()
+                .iter()
+                .for_each(|t| t.par_iter().for_each(|s| s.store(RuleScore::NONE.raw(), Ordering::Relaxed))),
+            None => {}
+        }
+    }
     let pair = PairValues { tables, values };
-    solve_components(finished, rules, &pair, progress).map_err(|e| match e {
-        SliceError::Finished(e) => e,
-        SliceError::Store(never) => match never {},
-    })?;
-    let PairValues { tables, values } = pair;
+    solve_components(finished, rules, &pair, progress).map_err(never_paused)?;
+    let PairValues { tables, values: InMemory { values, .. } } = pair;
     Ok(Some(
         tables
             .into_iter()
@@ -296,6 +366,14 @@ where
     let oracle = PairOracle { finished, pair };
     let solver = ComponentSolver { rules, context, cap: context.max_plies(&rules), pair, oracle: &oracle };
     let resume = pair.values.groups_done();
+    let kings = pair.tables[0].king_placements();
+    let resumed_nodes: u64 = components
+        .chunk_by(|a, b| a.advancement == b.advancement)
+        .take(resume)
+        .flatten()
+        .map(|c| c.parts.len() as u64 * kings)
+        .sum();
+    progress(2 * resumed_nodes);
     for (g, group) in components.chunk_by(|a, b| a.advancement == b.advancement).enumerate().skip(resume) {
         group.par_iter().try_for_each(|c| solver.solve(c, progress).map(drop))?;
         pair.values.groups_stored(g + 1).map_err(SliceError::Store)?;

@@ -22,7 +22,7 @@ use crate::finished::registry::SolvedTable;
 use crate::solve::components::{components, part_positions, Component};
 #[cfg(test)]
 use crate::solve::whole::pair_tables;
-use crate::solve::whole::{final_score, new_state, solve_graph, Exits, Graph};
+use crate::solve::whole::{final_score, never_paused, new_state, solve_graph, Exits, Graph, Straight};
 
 /// Where the values of a pair's solved components are kept, and read back by the
 /// components solved after them.
@@ -327,7 +327,7 @@ pub(crate) fn solve_pair_sliced<F: Finished, S: PairStore>(
         group.par_iter().try_for_each(|component| {
             let graph = ComponentGraph { tables, kings, parts: &component.parts, finished, store };
             let state = new_state(graph.len());
-            solve_graph(&graph, &state, progress)?;
+            solve_graph(&graph, &state, &Straight, progress).map_err(never_paused)?;
             let scores: Vec<Score> = state.into_iter().map(|s| final_score(s.into_inner())).collect();
             for (part, &(t, m)) in scores.chunks(kings as usize).zip(&component.parts) {
                 store.put(t, m * kings, part).map_err(SliceError::Store)?;

@@ -23,6 +23,7 @@
 //! inside a ply is parallel; values are lowered with atomic minimum and counts with
 //! compare-and-swap, so no lock is taken.
 
+use std::convert::Infallible;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Mutex;
 
@@ -34,6 +35,8 @@ use rayon::prelude::*;
 
 use crate::finished::lookup::Finished;
 use crate::finished::registry::SolvedTable;
+use crate::solve::checkpoint::Checkpoint;
+use crate::solve::slices::SliceError;
 
 /// Node state below this: a value (plies; final once the scan reaches it, a win may
 /// still be lowered before). From it up: unresolved, `PENDING | exit_loss << 8 | moves`:
@@ -263,17 +266,128 @@ pub fn solve_pair<F: Finished>(
 ) -> Result<Vec<SolvedTable>, F::Error> {
     let pair = Pair::new(finished, variant, signature);
     let state = new_state(pair.len());
-    solve_graph(&pair, &state, progress)?;
-    // Split the values into tables. In place: a node's state and its score are both two
-    // bytes.
+    solve_graph(&pair, &state, &Straight, progress).map_err(never_paused)?;
+    Ok(into_tables(pair.tables, state))
+}
+
+/// As [`solve_pair`], the state written to `checkpoint` now and then (at a [`Stage`]),
+/// and taken up again from it where a run stopped before left one.
+pub(crate) fn solve_pair_resumable<F: Finished>(
+    finished: &F,
+    variant: Variant,
+    signature: Signature,
+    checkpoint: &Checkpoint<'_>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<SolvedTable>, F::Error> {
+    let pair = Pair::new(finished, variant, signature);
+    let state = new_state(pair.len());
+    // A stage this pass never records is no state of it: every node is initialised again.
+    let resumed = checkpoint.load(&[&state], CANNOT_LOSE).and_then(Stage::of_code);
+    solve_graph(&pair, &state, &Checkpointed { checkpoint, resumed }, progress).map_err(never_paused)?;
+    Ok(into_tables(pair.tables, state))
+}
+
+/// The final scores of a pair's state, split into its tables. In place: a node's state
+/// and its score are both two bytes.
+fn into_tables(tables: Vec<MaterialIndex>, state: Vec<AtomicU16>) -> Vec<SolvedTable> {
     let mut all: Vec<Score> = state.into_iter().map(|s| final_score(s.into_inner())).collect();
     let mut out = Vec::new();
-    for index in pair.tables {
+    for index in tables {
         let rest = all.split_off(index.len() as usize);
         out.push(SolvedTable { index, scores: all });
         all = rest;
     }
-    Ok(out)
+    out
+}
+
+/// Where a ply-ordered pass stands at a point where its state is consistent: where a
+/// checkpoint is written and a pass goes on from one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// The nodes of the first this many of [`INIT_SEGMENTS`] segments initialised.
+    Initialised(u32),
+    /// Every node initialised, and every node valued below this ply has passed its value
+    /// on to its parents.
+    Propagated(u16),
+}
+
+/// The initialisation is taken in this many segments of nodes, one after the other, so
+/// that a checkpoint can be written inside it: in a six-piece pair it is most of the
+/// pass.
+pub(crate) const INIT_SEGMENTS: u32 = 64;
+
+/// The bit of [`Stage::code`] that tells propagation from initialisation.
+const PROPAGATED: u64 = 1 << 32;
+
+impl Stage {
+    /// The stage as a checkpoint records it.
+    pub(crate) fn code(self) -> u64 {
+        match self {
+            Stage::Initialised(segments) => segments.into(),
+            Stage::Propagated(ply) => PROPAGATED | u64::from(ply),
+        }
+    }
+
+    /// The stage a checkpoint records; `None` where the code is none.
+    pub(crate) fn of_code(code: u64) -> Option<Stage> {
+        if code & PROPAGATED != 0 {
+            u16::try_from(code & !PROPAGATED).ok().map(Stage::Propagated)
+        } else {
+            u32::try_from(code).ok().filter(|&s| s <= INIT_SEGMENTS).map(Stage::Initialised)
+        }
+    }
+}
+
+/// What a ply-ordered pass does at each [`Stage`] it reaches, and where it starts.
+pub(crate) trait Pauses {
+    /// Why the pass stops there.
+    type Error;
+    /// Where a state loaded from a checkpoint goes on; `None`: the pass starts afresh.
+    fn resumed_at(&self) -> Option<Stage>;
+    /// Called at each stage, before the work after it.
+    fn at(&self, stage: Stage, state: &[AtomicU16]) -> Result<(), Self::Error>;
+}
+
+/// A pass from its start to its end, nothing done on the way.
+pub(crate) struct Straight;
+
+impl Pauses for Straight {
+    type Error = Infallible;
+
+    fn resumed_at(&self) -> Option<Stage> {
+        None
+    }
+
+    fn at(&self, _: Stage, _: &[AtomicU16]) -> Result<(), Infallible> {
+        Ok(())
+    }
+}
+
+/// A pass that writes a checkpoint at a stage when one is due, resumed at `resumed`.
+struct Checkpointed<'c> {
+    checkpoint: &'c Checkpoint<'c>,
+    resumed: Option<Stage>,
+}
+
+impl Pauses for Checkpointed<'_> {
+    type Error = Infallible;
+
+    fn resumed_at(&self) -> Option<Stage> {
+        self.resumed
+    }
+
+    fn at(&self, stage: Stage, state: &[AtomicU16]) -> Result<(), Infallible> {
+        self.checkpoint.save_if_due(stage.code(), &[state]);
+        Ok(())
+    }
+}
+
+/// The error of a pass that cannot be stopped on the way.
+pub(crate) fn never_paused<E>(error: SliceError<E, Infallible>) -> E {
+    match error {
+        SliceError::Finished(e) => e,
+        SliceError::Store(never) => match never {},
+    }
 }
 
 /// Working state for `n` nodes.
@@ -302,63 +416,123 @@ pub(crate) fn final_score(state: u16) -> Score {
 
 /// The ply-ordered pass over `graph`, in `state` (one slot per node, from
 /// [`new_state`]); afterwards [`final_score`] reads each node's score.
-pub(crate) fn solve_graph<G: Graph>(
+/// `pauses` is told of each [`Stage`] the pass reaches (a checkpoint may be written
+/// there), and says where a state loaded from a checkpoint goes on.
+pub(crate) fn solve_graph<G: Graph, P: Pauses>(
     graph: &G,
     state: &[AtomicU16],
+    pauses: &P,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(), SliceError<G::Error, P::Error>> {
+    let n = graph.len();
+    let chunks = n.div_ceil(CHUNK);
+    let chunk_min: Vec<AtomicU16> = (0..chunks).map(|_| AtomicU16::new(NOTHING)).collect();
+    let segment = |s: u32| chunks * s as usize / INIT_SEGMENTS as usize;
+    let (first_segment, ply) = match pauses.resumed_at() {
+        None => (0, 0),
+        Some(Stage::Initialised(s)) => (s, 0),
+        Some(Stage::Propagated(ply)) => (INIT_SEGMENTS, ply),
+    };
+    if first_segment > 0 {
+        // The chunks' minima are not kept: every decided value from `ply` up waits.
+        let loaded = segment(first_segment);
+        let resolved: u64 = state[..(loaded * CHUNK).min(n)]
+            .par_chunks(CHUNK)
+            .zip(chunk_min[..loaded].par_iter())
+            .map(|(nodes, min)| {
+                let (mut lowest, mut resolved) = (NOTHING, 0);
+                for value in nodes.iter().map(|s| s.load(Ordering::Relaxed)) {
+                    if value < ply {
+                        resolved += 1;
+                    } else if value < PENDING {
+                        lowest = lowest.min(value);
+                    }
+                }
+                min.store(lowest, Ordering::Relaxed);
+                resolved
+            })
+            .sum();
+        progress((loaded * CHUNK).min(n) as u64 + resolved);
+    }
+    for s in first_segment..INIT_SEGMENTS {
+        if s > 0 {
+            pauses.at(Stage::Initialised(s), state).map_err(SliceError::Store)?;
+        }
+        initialise(graph, state, &chunk_min, segment(s)..segment(s + 1), progress).map_err(SliceError::Finished)?;
+    }
+    propagate(graph, state, &chunk_min, ply, pauses, progress)
+}
+
+/// Step 1: the first value of every node of `chunks` from its moves.
+fn initialise<G: Graph>(
+    graph: &G,
+    state: &[AtomicU16],
+    chunk_min: &[AtomicU16],
+    chunks: std::ops::Range<usize>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(), G::Error> {
-    let n = graph.len();
-    let chunk_min: Vec<AtomicU16> = (0..n.div_ceil(CHUNK)).map(|_| AtomicU16::new(NOTHING)).collect();
     let failed = FirstError(Mutex::new(None));
-
-    // 1. Initialise.
-    state.par_chunks(CHUNK).zip(chunk_min.par_iter()).enumerate().for_each_init(MoveList::new, |moves, (c, work)| {
-        let (nodes, min) = work;
-        if failed.is_set() {
-            return;
-        }
-        let first = (c * CHUNK) as u64;
-        let mut lowest = NOTHING;
-        for (slot, position) in nodes.iter().zip(graph.positions(first..first + nodes.len() as u64)) {
-            let e = match graph.exits(&position, moves) {
-                Ok(e) => e,
-                Err(err) => return failed.set(err),
-            };
-            let value = match e.best_win {
-                // A draw by material (Turkish: one piece each) is final; every node of
-                // its pair has the same material, so none of them can change it.
-                _ if position.is_drawn_by_material() => CANNOT_LOSE,
-                // No move at all: the game is over (lost; in giveaway won).
-                _ if moves.is_empty() && e.internal_moves == 0 => position.variant().score_at_end().raw(),
-                Some(w) => w,
-                None if e.draw => CANNOT_LOSE,
-                // Only moves out of the graph, all losing.
-                None if e.internal_moves == 0 => e.longest_loss,
-                None => {
-                    assert!(e.internal_moves < 255, "{}: more than 254 moves", position.fen());
-                    PENDING | e.longest_loss.min(EXIT_UNKNOWN) << 8 | e.internal_moves
-                }
-            };
-            if value < PENDING {
-                lowest = lowest.min(value);
+    let nodes = &state[(chunks.start * CHUNK).min(state.len())..(chunks.end * CHUNK).min(state.len())];
+    nodes.par_chunks(CHUNK).zip(chunk_min[chunks.clone()].par_iter()).enumerate().for_each_init(
+        MoveList::new,
+        |moves, (c, work)| {
+            let (nodes, min) = work;
+            if failed.is_set() {
+                return;
             }
-            slot.store(value, Ordering::Relaxed);
-        }
-        min.store(lowest, Ordering::Relaxed);
-        progress(nodes.len() as u64);
-    });
-    failed.into_result()?;
-    let failed = FirstError(Mutex::new(None));
+            let first = ((chunks.start + c) * CHUNK) as u64;
+            let mut lowest = NOTHING;
+            for (slot, position) in nodes.iter().zip(graph.positions(first..first + nodes.len() as u64)) {
+                let e = match graph.exits(&position, moves) {
+                    Ok(e) => e,
+                    Err(err) => return failed.set(err),
+                };
+                let value = match e.best_win {
+                    // A draw by material (Turkish: one piece each) is final; every node of
+                    // its pair has the same material, so none of them can change it.
+                    _ if position.is_drawn_by_material() => CANNOT_LOSE,
+                    // No move at all: the game is over (lost; in giveaway won).
+                    _ if moves.is_empty() && e.internal_moves == 0 => position.variant().score_at_end().raw(),
+                    Some(w) => w,
+                    None if e.draw => CANNOT_LOSE,
+                    // Only moves out of the graph, all losing.
+                    None if e.internal_moves == 0 => e.longest_loss,
+                    None => {
+                        assert!(e.internal_moves < 255, "{}: more than 254 moves", position.fen());
+                        PENDING | e.longest_loss.min(EXIT_UNKNOWN) << 8 | e.internal_moves
+                    }
+                };
+                if value < PENDING {
+                    lowest = lowest.min(value);
+                }
+                slot.store(value, Ordering::Relaxed);
+            }
+            min.store(lowest, Ordering::Relaxed);
+            progress(nodes.len() as u64);
+        },
+    );
+    failed.into_result()
+}
 
-    // 2. Propagate ply by ply.
+/// Step 2: propagate ply by ply, from `ply` on.
+fn propagate<G: Graph, P: Pauses>(
+    graph: &G,
+    state: &[AtomicU16],
+    chunk_min: &[AtomicU16],
+    mut ply: u16,
+    pauses: &P,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(), SliceError<G::Error, P::Error>> {
+    let n = graph.len();
+    let failed = FirstError(Mutex::new(None));
     let lower = |node: u64, value: u16| lower_in_chunk(&state[node as usize], &chunk_min[node as usize / CHUNK], value);
-    let mut ply = 0u16;
     loop {
         let next = chunk_min.par_iter().map(|m| m.load(Ordering::Acquire)).min().unwrap_or(NOTHING);
         if next == NOTHING {
             break;
         }
         ply = ply.max(next);
+        pauses.at(Stage::Propagated(ply), state).map_err(SliceError::Store)?;
         let lost = ply.is_multiple_of(2);
         chunk_min.par_iter().enumerate().for_each_init(MoveList::new, |moves, (c, min)| {
             if min.load(Ordering::Acquire) > ply || failed.is_set() {
@@ -416,7 +590,7 @@ pub(crate) fn solve_graph<G: Graph>(
         }
         ply += 1;
     }
-    failed.into_result()
+    failed.into_result().map_err(SliceError::Finished)
 }
 
 /// One more of `parent`'s moves inside the graph is known to lose (its child won in

@@ -1,0 +1,395 @@
+//! Checkpoints of a pair solved in memory.
+//!
+//! A six-piece pair's pass runs for up to an hour on two cores, and a build stopped in it
+//! (a signal, the end of a session) would solve the pair again from its first position.
+//! So the pass's working state, two bytes a position, is written to disk now and then
+//! ([`CHECKPOINT_EVERY`]), where it is consistent: between two plies of the theoretical
+//! pass, between two groups of components of the rule pass. A run that finds the
+//! checkpoint of the same pair and pass loads it and goes on from there; the values it
+//! ends with are those of a run never stopped (tests in `whole` and `rules`).
+//!
+//! The file is written aside and renamed, so it is whole or absent. It names what it
+//! holds (the layout of the state, the pair, the pass, the size of each table) and ends
+//! with a checksum (xxh3) of its values: another pair's file, an older kabe's or a damaged one
+//! is never loaded, the pass starts afresh and overwrites it. A checkpoint that cannot be
+//! written (a full disk) costs only the resumption: it is reported
+//! ([`CheckpointEvent::NotWritten`]) and the pass goes on without checkpoints.
+
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+/// How long a pass runs between two checkpoints: a short pass writes none, a long one
+/// loses at most this much when stopped. Writing the state of the largest 6-piece pair
+/// (8.3 GB) takes under half a minute here, a few per cent of the interval.
+pub(crate) const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
+
+/// What the first line names: bumped whenever the meaning of a solver's state changes,
+/// so that an older kabe's checkpoint is never taken for this one's.
+const LAYOUT: &str = "kabe checkpoint 1";
+
+/// Values read or written at a time.
+const BATCH: usize = 1 << 20;
+
+/// What a checkpoint tells the build.
+#[derive(Debug, Clone, Copy)]
+pub enum CheckpointEvent<'e> {
+    /// The pass goes on from the checkpoint at `path`, written at `stage` (a ply of the
+    /// theoretical pass, a number of groups of components of the rule pass).
+    Resumed {
+        /// The file.
+        path: &'e Path,
+        /// Where the pass stood.
+        stage: u64,
+    },
+    /// A checkpoint was written at `stage`.
+    Written {
+        /// The file.
+        path: &'e Path,
+        /// Where the pass stands.
+        stage: u64,
+    },
+    /// The checkpoint at `path` could not be written: the pass goes on without one.
+    NotWritten {
+        /// The file.
+        path: &'e Path,
+        /// Why.
+        error: &'e std::io::Error,
+    },
+}
+
+/// A pass's checkpoint file (module documentation).
+pub(crate) struct Checkpoint<'a> {
+    path: PathBuf,
+    /// What the state belongs to: the variant, the pair and the pass.
+    owner: String,
+    every: Duration,
+    /// When the pass began or the last checkpoint was written.
+    since: Mutex<Instant>,
+    /// A write failed: no more are tried in this pass.
+    failed: AtomicBool,
+    on_event: Box<dyn Fn(CheckpointEvent<'_>) + Sync + 'a>,
+}
+
+impl<'a> Checkpoint<'a> {
+    /// The checkpoint at `path` of the state of what `owner` names (the variant, the
+    /// pair and the pass), written every `every`.
+    pub(crate) fn new(
+        path: PathBuf,
+        owner: &str,
+        every: Duration,
+        on_event: impl Fn(CheckpointEvent<'_>) + Sync + 'a,
+    ) -> Checkpoint<'a> {
+        Checkpoint {
+            path,
+            owner: owner.to_string(),
+            every,
+            since: Mutex::new(Instant::now()),
+            failed: AtomicBool::new(false),
+            on_event: Box::new(on_event),
+        }
+    }
+
+    /// The file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The first line of the file: what the state belongs to, and the size of its tables.
+    fn key(&self, slots: &[&[AtomicU16]]) -> String {
+        let sizes: Vec<usize> = slots.iter().map(|t| t.len()).collect();
+        format!("{LAYOUT}; {}; slots {sizes:?}", self.owner)
+    }
+
+    /// Loads this pass's checkpoint into `slots` and returns the stage it was written
+    /// at; `None`, every slot holding `fresh`, where there is none to take (absent,
+    /// another's, damaged or unreadable: the pass starts afresh).
+    pub(crate) fn load(&self, slots: &[&[AtomicU16]], fresh: u16) -> Option<u64> {
+        let stage = self.read_into(slots).ok().flatten();
+        match stage {
+            Some(stage) => (self.on_event)(CheckpointEvent::Resumed { path: &self.path, stage }),
+            None => {
+                for table in slots {
+                    table.par_iter().for_each(|s| s.store(fresh, Ordering::Relaxed));
+                }
+            }
+        }
+        stage
+    }
+
+    fn read_into(&self, slots: &[&[AtomicU16]]) -> std::io::Result<Option<u64>> {
+        let file = match std::fs::File::open(&self.path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let values: u64 = slots.iter().map(|t| t.len() as u64).sum();
+        let mut reader = BufReader::with_capacity(4 << 20, file);
+        let expected = self.key(slots);
+        let mut key = String::new();
+        (&mut reader).take(expected.len() as u64 + 1).read_line(&mut key)?;
+        if key.strip_suffix('\n') != Some(expected.as_str()) {
+            return Ok(None);
+        }
+        let mut stage = String::new();
+        (&mut reader).take(32).read_line(&mut stage)?;
+        let Some(stage) = stage.strip_suffix('\n').and_then(|s| s.parse::<u64>().ok()) else { return Ok(None) };
+        let header = (expected.len() + 1 + stage.to_string().len() + 1) as u64;
+        if std::fs::metadata(&self.path)?.len() != header + 2 * values + 8 {
+            return Ok(None);
+        }
+        let mut sum = xxhash_rust::xxh3::Xxh3::new();
+        let mut bytes = vec![0u8; 2 * BATCH];
+        for table in slots {
+            for part in table.chunks(BATCH) {
+                let bytes = &mut bytes[..2 * part.len()];
+                reader.read_exact(bytes)?;
+                sum.update(bytes);
+                for (slot, b) in part.iter().zip(bytes.chunks_exact(2)) {
+                    slot.store(u16::from_le_bytes([b[0], b[1]]), Ordering::Relaxed);
+                }
+            }
+        }
+        let mut stored = [0u8; 8];
+        reader.read_exact(&mut stored)?;
+        Ok((u64::from_le_bytes(stored) == sum.digest()).then_some(stage))
+    }
+
+    /// Writes `slots` as the state at `stage` when [`Checkpoint::every`] has passed since
+    /// the pass began or the last checkpoint; the caller holds every worker still.
+    pub(crate) fn save_if_due(&self, stage: u64, slots: &[&[AtomicU16]]) {
+        let mut since = self.since.lock().unwrap_or_else(|e| e.into_inner());
+        if self.failed.load(Ordering::Relaxed) || since.elapsed() < self.every {
+            return;
+        }
+        let aside = self.path.with_extension("checkpoint-tmp");
+        match self.write(&aside, stage, slots).and_then(|()| std::fs::rename(&aside, &self.path)) {
+            Ok(()) => {
+                *since = Instant::now();
+                (self.on_event)(CheckpointEvent::Written { path: &self.path, stage });
+            }
+            Err(error) => {
+                // What was written is of no use; a failure to remove it changes nothing more.
+                let _ = std::fs::remove_file(&aside);
+                self.failed.store(true, Ordering::Relaxed);
+                (self.on_event)(CheckpointEvent::NotWritten { path: &self.path, error: &error });
+            }
+        }
+    }
+
+    fn write(&self, path: &Path, stage: u64, slots: &[&[AtomicU16]]) -> std::io::Result<()> {
+        let mut out = BufWriter::with_capacity(4 << 20, std::fs::File::create(path)?);
+        write!(out, "{}\n{stage}\n", self.key(slots))?;
+        let mut sum = xxhash_rust::xxh3::Xxh3::new();
+        let mut bytes = Vec::with_capacity(2 * BATCH);
+        for table in slots {
+            for part in table.chunks(BATCH) {
+                bytes.clear();
+                bytes.extend(part.iter().flat_map(|s| s.load(Ordering::Relaxed).to_le_bytes()));
+                sum.update(&bytes);
+                out.write_all(&bytes)?;
+            }
+        }
+        out.write_all(&sum.digest().to_le_bytes())?;
+        out.into_inner().map_err(std::io::IntoInnerError::into_error)?.sync_all()
+    }
+
+    /// Removes the checkpoint: the pass's tables are written.
+    pub(crate) fn remove(&self) -> std::io::Result<()> {
+        remove_if_there(&self.path)
+    }
+}
+
+/// Removes `path` unless it is not there.
+pub(crate) fn remove_if_there(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::rules::{solve_rule_pair, solve_rule_pair_resumable, MemoryOracle};
+    use crate::solve::whole::solve_pair_resumable;
+    use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
+
+    fn slots(values: &[u16]) -> Vec<AtomicU16> {
+        values.iter().map(|&v| AtomicU16::new(v)).collect()
+    }
+
+    fn read(slots: &[AtomicU16]) -> Vec<u16> {
+        slots.iter().map(|s| s.load(Ordering::Relaxed)).collect()
+    }
+
+    #[test]
+    fn a_checkpoint_is_loaded_only_by_its_own_pass_and_only_whole() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("0101.theory.checkpoint");
+        let quiet = |e: CheckpointEvent| assert!(!matches!(e, CheckpointEvent::NotWritten { .. }), "{e:?}");
+        let (a, b) = (slots(&[1, 2, 3, 0x8001, u16::MAX]), slots(&[7, 8, 9]));
+        let saving = Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, quiet);
+        saving.save_if_due(12, &[&a, &b]);
+        assert!(!dir.path().join("0101.theory.checkpoint-tmp").exists());
+
+        let (x, y) = (slots(&[0; 5]), slots(&[0; 3]));
+        let same = Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, quiet);
+        assert_eq!(same.load(&[&x, &y], 0xFFFF), Some(12));
+        assert_eq!((read(&x), read(&y)), (read(&a), read(&b)));
+
+        // Another pair's pass, or tables of other sizes: not this state.
+        for (other, sizes) in [
+            Checkpoint::new(path.clone(), "international 0101 rules", Duration::ZERO, quiet),
+            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, quiet),
+        ]
+        .iter()
+        .zip([[5, 3], [4, 4]])
+        {
+            let (x, y) = (slots(&vec![0; sizes[0]]), slots(&vec![0; sizes[1]]));
+            assert_eq!(other.load(&[&x, &y], 0xFFFF), None);
+            assert!(read(&x).iter().chain(&read(&y)).all(|&v| v == 0xFFFF), "left fresh");
+        }
+
+        // One value changed on disk, or the file cut short: refused.
+        let whole = std::fs::read(&path).expect("read");
+        let mut changed = whole.clone();
+        let at = changed.len() - 12;
+        changed[at] ^= 1;
+        for broken in [changed, whole[..whole.len() - 3].to_vec()] {
+            std::fs::write(&path, broken).expect("write");
+            let (x, y) = (slots(&[0; 5]), slots(&[0; 3]));
+            assert_eq!(same.load(&[&x, &y], 0xFFFF), None);
+            assert!(read(&x).iter().chain(&read(&y)).all(|&v| v == 0xFFFF), "left fresh");
+        }
+        same.remove().expect("removed");
+        assert!(!path.exists());
+        same.remove().expect("removing what is not there is no error");
+    }
+
+    #[test]
+    fn checkpoints_wait_for_their_interval_and_a_failed_write_is_reported_once() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("0101.theory.checkpoint");
+        let quiet = |e: CheckpointEvent| panic!("{e:?}");
+        let a = slots(&[1, 2]);
+        let later = Checkpoint::new(path.clone(), "p", Duration::from_secs(3600), quiet);
+        later.save_if_due(1, &[&a]);
+        assert!(!path.exists(), "not due yet");
+
+        let failures = std::sync::atomic::AtomicUsize::new(0);
+        let count = |e: CheckpointEvent| {
+            assert!(matches!(e, CheckpointEvent::NotWritten { path, .. } if path.ends_with("0101.theory.checkpoint")));
+            failures.fetch_add(1, Ordering::Relaxed);
+        };
+        let nowhere = dir.path().join("missing-folder").join("0101.theory.checkpoint");
+        let failing = Checkpoint::new(nowhere, "p", Duration::ZERO, count);
+        failing.save_if_due(1, &[&a]);
+        failing.save_if_due(2, &[&a]);
+        assert_eq!(failures.load(Ordering::Relaxed), 1);
+    }
+
+    /// Runs `solve` with a checkpoint written at every chance, stopped (a panic, as a
+    /// kill would stop it) once `stop` checkpoints are written; then runs it again to the
+    /// end from the checkpoint left. Returns whether it resumed.
+    fn stopped_then_resumed<T>(path: &Path, stop: usize, solve: impl Fn(&Checkpoint) -> T) -> (T, bool) {
+        let written = std::sync::atomic::AtomicUsize::new(0);
+        let stopping = |e: CheckpointEvent| {
+            if let CheckpointEvent::Written { .. } = e {
+                if written.fetch_add(1, Ordering::Relaxed) + 1 == stop {
+                    panic!("stopped after {stop} checkpoints");
+                }
+            }
+        };
+        let first = Checkpoint::new(path.to_path_buf(), "test", Duration::ZERO, stopping);
+        let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solve(&first)));
+        assert!(stopped.is_err(), "the pass wrote fewer than {stop} checkpoints");
+        let resumed = AtomicBool::new(false);
+        let noting = |e: CheckpointEvent| {
+            if let CheckpointEvent::Resumed { .. } = e {
+                resumed.store(true, Ordering::Relaxed);
+            }
+        };
+        let again = Checkpoint::new(path.to_path_buf(), "test", Duration::ZERO, noting);
+        let out = solve(&again);
+        again.remove().expect("removed");
+        drop(again);
+        (out, resumed.into_inner())
+    }
+
+    /// A theoretical pass stopped after a checkpoint and run again from it gives the
+    /// values of a pass never stopped: three Russian pairs of 4 pieces with men and
+    /// kings, stopped inside the initialisation and between plies.
+    #[test]
+    fn a_theoretical_pass_resumed_from_a_checkpoint_ends_as_one_never_stopped() {
+        let variant = Variant::RUSSIAN;
+        let mut registry = crate::solve_all(variant, 3, |_| {});
+        let folder = tempfile::tempdir().expect("temp dir");
+        let path = folder.path().join("pair.theory.checkpoint");
+        let mut compared = 0;
+        for sig in Signature::all_with(4) {
+            if registry.table(sig).is_some() {
+                continue;
+            }
+            let whole = crate::solve_pair(&registry, variant, sig, &|_| {}).expect("smaller tables solved");
+            if sig.men() >= 1 && sig.men() < 4 && compared < 3 {
+                // Stopped in the initialisation, and in the propagation.
+                for stop in [1, 40, crate::solve::whole::INIT_SEGMENTS as usize + 3] {
+                    let (resumed, did) = stopped_then_resumed(&path, stop, |checkpoint| {
+                        solve_pair_resumable(&registry, variant, sig, checkpoint, &|_| {}).expect("solved")
+                    });
+                    assert!(did, "{sig}: not resumed");
+                    for (w, r) in whole.iter().zip(&resumed) {
+                        let first_difference = w.scores.iter().zip(&r.scores).position(|(a, b)| a != b);
+                        assert_eq!(first_difference, None, "{sig} stopped after {stop} checkpoints");
+                    }
+                }
+                compared += 1;
+            }
+            whole.into_iter().for_each(|t| registry.insert(t));
+        }
+        assert_eq!(compared, 3);
+    }
+
+    /// The same for the rule pass (USSR 1953 counts), stopped between groups of
+    /// components.
+    #[test]
+    fn a_rule_pass_resumed_from_a_checkpoint_ends_as_one_never_stopped() {
+        let variant = Variant::RUSSIAN;
+        let rules = DrawRules::new(DrawRuleSet::Ussr1953, &variant);
+        let theory = crate::solve_all(variant, 4, |_| {});
+        let folder = tempfile::tempdir().expect("temp dir");
+        let path = folder.path().join("pair.ussr1953.checkpoint");
+        let order: Vec<Signature> = (2..=4).flat_map(Signature::all_with).collect();
+        let done = crate::solve_rules(&theory, rules, order.iter().copied().filter(|s| s.pieces() < 4));
+        let mut done = done;
+        let mut compared = 0;
+        for &sig in order.iter().filter(|s| s.pieces() == 4) {
+            if done.table(sig).is_some() || rules.context(sig).is_none() {
+                continue;
+            }
+            let finished = MemoryOracle::new(&theory, &done);
+            let whole = solve_rule_pair(&finished, rules, variant, sig, &|_| {}).expect("solved").expect("a table");
+            if sig.men() >= 2 && compared < 3 {
+                for stop in [1, 3] {
+                    let (resumed, did) = stopped_then_resumed(&path, stop, |checkpoint| {
+                        solve_rule_pair_resumable(&finished, rules, variant, sig, checkpoint, &|_| {})
+                            .expect("solved")
+                            .expect("a table")
+                    });
+                    assert!(did, "{sig}: not resumed");
+                    for (w, r) in whole.iter().zip(&resumed) {
+                        assert!(w.values == r.values, "{sig} stopped after {stop} checkpoints");
+                    }
+                }
+                compared += 1;
+            }
+            whole.into_iter().for_each(|t| done.insert(t));
+        }
+        assert_eq!(compared, 3);
+    }
+}
