@@ -28,7 +28,7 @@ use crate::build::budget::MemoryBudget;
 use crate::build::write::{write_rule_table, write_tables};
 use crate::finished::working::{Working, WorkingSet};
 use crate::pair::TablePair;
-use crate::solve::checkpoint::{remove_if_there, Checkpoint, CheckpointEvent, CHECKPOINT_EVERY};
+use crate::solve::checkpoint::{remove_checkpoint, Checkpoint, CheckpointEvent, CHECKPOINT_EVERY};
 use crate::solve::rules::{solve_rule_pair_on_disk, solve_rule_pair_resumable};
 use crate::solve::slices::{FileStore, SliceError};
 use crate::solve::whole::solve_pair_resumable;
@@ -510,8 +510,7 @@ fn build_pair(
     match pair_on_disk(dir, &variant, pair, &metrics) {
         PairOnDisk::Complete => {
             // A run stopped between writing the tables and removing the checkpoint.
-            let checkpoint = checkpoint_path(dir, variant, pair, pass);
-            remove_if_there(&checkpoint).map_err(|source| BuildError::Write { path: checkpoint, source })?;
+            remove_checkpoint(&checkpoint_path(dir, variant, pair, pass));
             on_event(BuildEvent::Loaded { signatures: pair, positions });
             return Ok(());
         }
@@ -536,7 +535,6 @@ fn build_pair(
                     source,
                 })?;
             }
-            checkpoint.remove().map_err(|source| BuildError::Write { path: checkpoint.path().into(), source })?;
         }
         Pass::Rules(rules) => {
             let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
@@ -547,9 +545,10 @@ fn build_pair(
                     source,
                 })?;
             }
-            checkpoint.remove().map_err(|source| BuildError::Write { path: checkpoint.path().into(), source })?;
         }
     }
+    // Also one an earlier run with a larger budget left, where this one solved in slices.
+    remove_checkpoint(&checkpoint_path(dir, variant, pair, pass));
     on_event(BuildEvent::Finished { signatures: pair, positions });
     Ok(())
 }

@@ -10,7 +10,7 @@
 //!
 //! The file is written aside and renamed, so it is whole or absent. It names what it
 //! holds (the layout of the state, the pair, the pass, the size of each table) and ends
-//! with a checksum (xxh3) of its values: another pair's file, an older kabe's or a damaged one
+//! with a checksum (xxh3) of those lines and its values: another pair's file, an older kabe's or a damaged one
 //! is never loaded, the pass starts afresh and overwrites it. A checkpoint that cannot be
 //! written (a full disk) costs only the resumption: it is reported
 //! ([`CheckpointEvent::NotWritten`]) and the pass goes on without checkpoints.
@@ -30,7 +30,7 @@ pub(crate) const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
 
 /// What the first line names: bumped whenever the meaning of a solver's state changes,
 /// so that an older kabe's checkpoint is never taken for this one's.
-const LAYOUT: &str = "kabe checkpoint 1";
+const LAYOUT: &str = "kabe checkpoint 2";
 
 /// Values read or written at a time.
 const BATCH: usize = 1 << 20;
@@ -94,11 +94,6 @@ impl<'a> Checkpoint<'a> {
         }
     }
 
-    /// The file.
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// The first line of the file: what the state belongs to, and the size of its tables.
     fn key(&self, slots: &[&[AtomicU16]]) -> String {
         let sizes: Vec<usize> = slots.iter().map(|t| t.len()).collect();
@@ -138,11 +133,12 @@ impl<'a> Checkpoint<'a> {
         let mut stage = String::new();
         (&mut reader).take(32).read_line(&mut stage)?;
         let Some(stage) = stage.strip_suffix('\n').and_then(|s| s.parse::<u64>().ok()) else { return Ok(None) };
-        let header = (expected.len() + 1 + stage.to_string().len() + 1) as u64;
+        let header = header_lines(&expected, stage).len() as u64;
         if std::fs::metadata(&self.path)?.len() != header + 2 * values + 8 {
             return Ok(None);
         }
         let mut sum = xxhash_rust::xxh3::Xxh3::new();
+        sum.update(header_lines(&expected, stage).as_bytes());
         let mut bytes = vec![0u8; 2 * BATCH];
         for table in slots {
             for part in table.chunks(BATCH) {
@@ -183,8 +179,10 @@ impl<'a> Checkpoint<'a> {
 
     fn write(&self, path: &Path, stage: u64, slots: &[&[AtomicU16]]) -> std::io::Result<()> {
         let mut out = BufWriter::with_capacity(4 << 20, std::fs::File::create(path)?);
-        write!(out, "{}\n{stage}\n", self.key(slots))?;
+        let header = header_lines(&self.key(slots), stage);
+        out.write_all(header.as_bytes())?;
         let mut sum = xxhash_rust::xxh3::Xxh3::new();
+        sum.update(header.as_bytes());
         let mut bytes = Vec::with_capacity(2 * BATCH);
         for table in slots {
             for part in table.chunks(BATCH) {
@@ -197,18 +195,19 @@ impl<'a> Checkpoint<'a> {
         out.write_all(&sum.digest().to_le_bytes())?;
         out.into_inner().map_err(std::io::IntoInnerError::into_error)?.sync_all()
     }
-
-    /// Removes the checkpoint: the pass's tables are written.
-    pub(crate) fn remove(&self) -> std::io::Result<()> {
-        remove_if_there(&self.path)
-    }
 }
 
-/// Removes `path` unless it is not there.
-pub(crate) fn remove_if_there(path: &Path) -> std::io::Result<()> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
+/// The two lines a checkpoint starts with: what it belongs to, and its stage.
+fn header_lines(key: &str, stage: u64) -> String {
+    format!("{key}\n{stage}\n")
+}
+
+/// Removes the checkpoint at `path` and a half-written one beside it, where there are
+/// any. A failure is let be: a checkpoint left behind is a state of that very pass, and
+/// is taken again only by the same pass of the same pair.
+pub(crate) fn remove_checkpoint(path: &Path) {
+    for file in [path.to_path_buf(), path.with_extension("checkpoint-tmp")] {
+        let _ = std::fs::remove_file(file);
     }
 }
 
@@ -216,7 +215,7 @@ pub(crate) fn remove_if_there(path: &Path) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use crate::solve::rules::{solve_rule_pair, solve_rule_pair_resumable, MemoryOracle};
-    use crate::solve::whole::solve_pair_resumable;
+    use crate::solve::whole::{solve_pair_pausing_every, Stage};
     use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
     fn slots(values: &[u16]) -> Vec<AtomicU16> {
@@ -266,9 +265,10 @@ mod tests {
             assert_eq!(same.load(&[&x, &y], 0xFFFF), None);
             assert!(read(&x).iter().chain(&read(&y)).all(|&v| v == 0xFFFF), "left fresh");
         }
-        same.remove().expect("removed");
-        assert!(!path.exists());
-        same.remove().expect("removing what is not there is no error");
+        std::fs::write(path.with_extension("checkpoint-tmp"), b"half written").expect("write");
+        remove_checkpoint(&path);
+        assert!(!path.exists() && !path.with_extension("checkpoint-tmp").exists());
+        remove_checkpoint(&path); // nothing there: nothing to do
     }
 
     #[test]
@@ -295,8 +295,8 @@ mod tests {
 
     /// Runs `solve` with a checkpoint written at every chance, stopped (a panic, as a
     /// kill would stop it) once `stop` checkpoints are written; then runs it again to the
-    /// end from the checkpoint left. Returns whether it resumed.
-    fn stopped_then_resumed<T>(path: &Path, stop: usize, solve: impl Fn(&Checkpoint) -> T) -> (T, bool) {
+    /// end from the checkpoint left. Returns the stage it resumed at.
+    fn stopped_then_resumed<T>(path: &Path, stop: usize, solve: impl Fn(&Checkpoint) -> T) -> (T, Option<u64>) {
         let written = std::sync::atomic::AtomicUsize::new(0);
         let stopping = |e: CheckpointEvent| {
             if let CheckpointEvent::Written { .. } = e {
@@ -308,17 +308,17 @@ mod tests {
         let first = Checkpoint::new(path.to_path_buf(), "test", Duration::ZERO, stopping);
         let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solve(&first)));
         assert!(stopped.is_err(), "the pass wrote fewer than {stop} checkpoints");
-        let resumed = AtomicBool::new(false);
+        let resumed = Mutex::new(None);
         let noting = |e: CheckpointEvent| {
-            if let CheckpointEvent::Resumed { .. } = e {
-                resumed.store(true, Ordering::Relaxed);
+            if let CheckpointEvent::Resumed { stage, .. } = e {
+                *resumed.lock().expect("not poisoned") = Some(stage);
             }
         };
         let again = Checkpoint::new(path.to_path_buf(), "test", Duration::ZERO, noting);
         let out = solve(&again);
-        again.remove().expect("removed");
+        remove_checkpoint(path);
         drop(again);
-        (out, resumed.into_inner())
+        (out, resumed.into_inner().expect("not poisoned"))
     }
 
     /// A theoretical pass stopped after a checkpoint and run again from it gives the
@@ -331,6 +331,7 @@ mod tests {
         let folder = tempfile::tempdir().expect("temp dir");
         let path = folder.path().join("pair.theory.checkpoint");
         let mut compared = 0;
+        let mut kinds = (false, false);
         for sig in Signature::all_with(4) {
             if registry.table(sig).is_some() {
                 continue;
@@ -338,11 +339,17 @@ mod tests {
             let whole = crate::solve_pair(&registry, variant, sig, &|_| {}).expect("smaller tables solved");
             if sig.men() >= 1 && sig.men() < 4 && compared < 3 {
                 // Stopped in the initialisation, and in the propagation.
-                for stop in [1, 40, crate::solve::whole::INIT_SEGMENTS as usize + 3] {
-                    let (resumed, did) = stopped_then_resumed(&path, stop, |checkpoint| {
-                        solve_pair_resumable(&registry, variant, sig, checkpoint, &|_| {}).expect("solved")
+                for stop in [1, 2, 5, 40] {
+                    let (resumed, stage) = stopped_then_resumed(&path, stop, |checkpoint| {
+                        // Segments of 4 chunks: stages inside the initialisation.
+                        solve_pair_pausing_every(&registry, variant, sig, checkpoint, 4 * 4096, &|_| {})
+                            .expect("solved")
                     });
-                    assert!(did, "{sig}: not resumed");
+                    match stage.and_then(Stage::of_code) {
+                        Some(Stage::Initialised(_)) => kinds.0 = true,
+                        Some(Stage::Propagated(_)) => kinds.1 = true,
+                        None => panic!("{sig}: not resumed"),
+                    }
                     for (w, r) in whole.iter().zip(&resumed) {
                         let first_difference = w.scores.iter().zip(&r.scores).position(|(a, b)| a != b);
                         assert_eq!(first_difference, None, "{sig} stopped after {stop} checkpoints");
@@ -353,6 +360,7 @@ mod tests {
             whole.into_iter().for_each(|t| registry.insert(t));
         }
         assert_eq!(compared, 3);
+        assert_eq!(kinds, (true, true), "resumed inside the initialisation, and between plies");
     }
 
     /// The same for the rule pass (USSR 1953 counts), stopped between groups of
@@ -376,12 +384,12 @@ mod tests {
             let whole = solve_rule_pair(&finished, rules, variant, sig, &|_| {}).expect("solved").expect("a table");
             if sig.men() >= 2 && compared < 3 {
                 for stop in [1, 3] {
-                    let (resumed, did) = stopped_then_resumed(&path, stop, |checkpoint| {
+                    let (resumed, stage) = stopped_then_resumed(&path, stop, |checkpoint| {
                         solve_rule_pair_resumable(&finished, rules, variant, sig, checkpoint, &|_| {})
                             .expect("solved")
                             .expect("a table")
                     });
-                    assert!(did, "{sig}: not resumed");
+                    assert_eq!(stage, Some(stop as u64), "{sig}: resumed after its groups stored");
                     for (w, r) in whole.iter().zip(&resumed) {
                         assert!(w.values == r.values, "{sig} stopped after {stop} checkpoints");
                     }

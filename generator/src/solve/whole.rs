@@ -279,11 +279,24 @@ pub(crate) fn solve_pair_resumable<F: Finished>(
     checkpoint: &Checkpoint<'_>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<SolvedTable>, F::Error> {
+    solve_pair_pausing_every(finished, variant, signature, checkpoint, INIT_SEGMENT_NODES, progress)
+}
+
+/// As [`solve_pair_resumable`], the initialisation in segments of `segment_nodes`.
+pub(crate) fn solve_pair_pausing_every<F: Finished>(
+    finished: &F,
+    variant: Variant,
+    signature: Signature,
+    checkpoint: &Checkpoint<'_>,
+    segment_nodes: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<SolvedTable>, F::Error> {
     let pair = Pair::new(finished, variant, signature);
     let state = new_state(pair.len());
     // A stage this pass never records is no state of it: every node is initialised again.
     let resumed = checkpoint.load(&[&state], CANNOT_LOSE).and_then(Stage::of_code);
-    solve_graph(&pair, &state, &Checkpointed { checkpoint, resumed }, progress).map_err(never_paused)?;
+    let pauses = Checkpointed { checkpoint, resumed, segment_nodes };
+    solve_graph(&pair, &state, &pauses, progress).map_err(never_paused)?;
     Ok(into_tables(pair.tables, state))
 }
 
@@ -304,17 +317,20 @@ fn into_tables(tables: Vec<MaterialIndex>, state: Vec<AtomicU16>) -> Vec<SolvedT
 /// checkpoint is written and a pass goes on from one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stage {
-    /// The nodes of the first this many of [`INIT_SEGMENTS`] segments initialised.
+    /// The nodes of the first this many chunks initialised (whole segments of
+    /// [`Pauses::segment_nodes`]).
     Initialised(u32),
     /// Every node initialised, and every node valued below this ply has passed its value
     /// on to its parents.
     Propagated(u16),
 }
 
-/// The initialisation is taken in this many segments of nodes, one after the other, so
-/// that a checkpoint can be written inside it: in a six-piece pair it is most of the
-/// pass.
-pub(crate) const INIT_SEGMENTS: u32 = 64;
+/// The initialisation is taken in segments of this many nodes, one after the other, so
+/// that a checkpoint can be written inside it (in a six-piece pair it is most of the
+/// pass): a few seconds of work each, 1,024 chunks for the workers to share; a pair of
+/// fewer nodes is one segment.
+pub(crate) const INIT_SEGMENT_NODES: usize = 1 << 22;
+const _: () = assert!(INIT_SEGMENT_NODES.is_multiple_of(CHUNK));
 
 /// The bit of [`Stage::code`] that tells propagation from initialisation.
 const PROPAGATED: u64 = 1 << 32;
@@ -323,7 +339,7 @@ impl Stage {
     /// The stage as a checkpoint records it.
     pub(crate) fn code(self) -> u64 {
         match self {
-            Stage::Initialised(segments) => segments.into(),
+            Stage::Initialised(chunks) => chunks.into(),
             Stage::Propagated(ply) => PROPAGATED | u64::from(ply),
         }
     }
@@ -333,7 +349,7 @@ impl Stage {
         if code & PROPAGATED != 0 {
             u16::try_from(code & !PROPAGATED).ok().map(Stage::Propagated)
         } else {
-            u32::try_from(code).ok().filter(|&s| s <= INIT_SEGMENTS).map(Stage::Initialised)
+            u32::try_from(code).ok().map(Stage::Initialised)
         }
     }
 }
@@ -346,6 +362,11 @@ pub(crate) trait Pauses {
     fn resumed_at(&self) -> Option<Stage>;
     /// Called at each stage, before the work after it.
     fn at(&self, stage: Stage, state: &[AtomicU16]) -> Result<(), Self::Error>;
+    /// Nodes initialised between two stages of the initialisation (a multiple of the
+    /// chunk), [`INIT_SEGMENT_NODES`] unless a test asks for more stages.
+    fn segment_nodes(&self) -> usize {
+        INIT_SEGMENT_NODES
+    }
 }
 
 /// A pass from its start to its end, nothing done on the way.
@@ -367,6 +388,7 @@ impl Pauses for Straight {
 struct Checkpointed<'c> {
     checkpoint: &'c Checkpoint<'c>,
     resumed: Option<Stage>,
+    segment_nodes: usize,
 }
 
 impl Pauses for Checkpointed<'_> {
@@ -379,6 +401,10 @@ impl Pauses for Checkpointed<'_> {
     fn at(&self, stage: Stage, state: &[AtomicU16]) -> Result<(), Infallible> {
         self.checkpoint.save_if_due(stage.code(), &[state]);
         Ok(())
+    }
+
+    fn segment_nodes(&self) -> usize {
+        self.segment_nodes
     }
 }
 
@@ -427,18 +453,20 @@ pub(crate) fn solve_graph<G: Graph, P: Pauses>(
     let n = graph.len();
     let chunks = n.div_ceil(CHUNK);
     let chunk_min: Vec<AtomicU16> = (0..chunks).map(|_| AtomicU16::new(NOTHING)).collect();
-    let segment = |s: u32| chunks * s as usize / INIT_SEGMENTS as usize;
-    let (first_segment, ply) = match pauses.resumed_at() {
+    let per_segment = (pauses.segment_nodes() / CHUNK).max(1);
+    let (first, ply) = match pauses.resumed_at() {
         None => (0, 0),
-        Some(Stage::Initialised(s)) => (s, 0),
-        Some(Stage::Propagated(ply)) => (INIT_SEGMENTS, ply),
+        Some(Stage::Initialised(done)) if done as usize <= chunks => (done as usize, 0),
+        // No stage of this pass: every node is initialised again.
+        Some(Stage::Initialised(_)) => (0, 0),
+        Some(Stage::Propagated(ply)) => (chunks, ply),
     };
-    if first_segment > 0 {
+    if first > 0 {
         // The chunks' minima are not kept: every decided value from `ply` up waits.
-        let loaded = segment(first_segment);
-        let resolved: u64 = state[..(loaded * CHUNK).min(n)]
+        let loaded = (first * CHUNK).min(n);
+        let resolved: u64 = state[..loaded]
             .par_chunks(CHUNK)
-            .zip(chunk_min[..loaded].par_iter())
+            .zip(chunk_min[..first].par_iter())
             .map(|(nodes, min)| {
                 let (mut lowest, mut resolved) = (NOTHING, 0);
                 for value in nodes.iter().map(|s| s.load(Ordering::Relaxed)) {
@@ -452,13 +480,17 @@ pub(crate) fn solve_graph<G: Graph, P: Pauses>(
                 resolved
             })
             .sum();
-        progress((loaded * CHUNK).min(n) as u64 + resolved);
+        progress(loaded as u64 + resolved);
     }
-    for s in first_segment..INIT_SEGMENTS {
-        if s > 0 {
-            pauses.at(Stage::Initialised(s), state).map_err(SliceError::Store)?;
+    let mut start = first;
+    while start < chunks {
+        if start > 0 {
+            let done = u32::try_from(start).expect("a table's chunks are counted in 32 bits");
+            pauses.at(Stage::Initialised(done), state).map_err(SliceError::Store)?;
         }
-        initialise(graph, state, &chunk_min, segment(s)..segment(s + 1), progress).map_err(SliceError::Finished)?;
+        let end = (start + per_segment).min(chunks);
+        initialise(graph, state, &chunk_min, start..end, progress).map_err(SliceError::Finished)?;
+        start = end;
     }
     propagate(graph, state, &chunk_min, ply, pauses, progress)
 }
