@@ -297,7 +297,11 @@ where
         return Ok(None);
     }
     let tables = pair_tables(variant, signature);
-    let groups = components(&tables).iter().map(|c| c.advancement).collect::<std::collections::BTreeSet<_>>().len();
+    // Counted only where a checkpoint needs them (its last group is not saved, and a
+    // stage beyond it is refused).
+    let groups = checkpoint.map_or(0, |_| {
+        components(&tables).iter().map(|c| c.advancement).collect::<std::collections::BTreeSet<_>>().len()
+    });
     let values = tables.iter().map(|t| atomic_array(t.len() as usize, RuleScore::NONE.raw())).collect();
     let mut values = InMemory { values, checkpoint, resumed: 0, groups };
     if let Some(checkpoint) = checkpoint {
