@@ -8,8 +8,11 @@
 #   1. The inputs: `kabe generate --pieces PIECES-1` (resumes), checked against
 #      data/manifests/VARIANT-2-(PIECES-1).txt; where the repository has no such manifest
 #      the inputs are verified (`kabe verify`) and their manifest written.
-#   2. The pairs of PIECES pieces in build order (`kabe plan --json`). The first pair
-#      the manifest (data/manifests/VARIANT-2-PIECES.txt) does not list is built (`kabe
+#   2. The pairs of PIECES pieces (`kabe plan --json`). Of the pairs the manifest
+#      (data/manifests/VARIANT-2-PIECES.txt) does not list, those whose inputs of PIECES
+#      pieces it lists are ready; the ready pair cheapest to build from what is on disk
+#      (the plan's time for it and for the listed pairs it reads, directly or not, that
+#      are missing; ties in build order) is built (`kabe
 #      generate --closure`, which keeps one side of a whole pair, and builds first the
 #      listed pairs it reads that are missing), verified (`kabe verify --signature`:
 #      every value derived again), and its files' lines added to the manifest and the
@@ -17,8 +20,8 @@
 #      manifests' files (with --commit, both committed at once). A listed pair found on
 #      disk must match the manifest byte for byte (else it is built again, and must
 #      then); one missing is built only when a pair not listed reads it, or at the end:
-#      a run on a bare machine goes on with new pairs first, without rebuilding hours of
-#      pairs they do not read.
+#      a run on a bare machine goes on with the new pairs that need least rebuilt first,
+#      without rebuilding hours of pairs they do not read.
 #
 # Interrupt it at any time: a run resumes at the pair it was building. KABE names the
 # binary (default: target/release/kabe, built here); NICE the niceness (default 19);
@@ -71,15 +74,48 @@ if [ ! -f "$manifest" ]; then
 fi
 head_line=$(head -n 1 "$manifest")
 
-# The pairs of PIECES pieces, in build order: name, then the pair's file names.
-pairs=$(kabe plan --variant "$variant" --pieces "$pieces" --tables "$tables" --json | python3 -c '
+# The plan of PIECES pieces; the pairs of PIECES pieces in it, in build order: name, then
+# the pair's file names.
+plan=$(kabe plan --variant "$variant" --pieces "$pieces" --tables "$tables" --json)
+pairs=$(python3 -c '
 import json, os, sys
 plan = json.load(sys.stdin)
 for job in plan["jobs"]:
     sig = job["signatures"][0]
     if sum(int(c) for c in sig) == int(sys.argv[1]):
         print(job["name"], *sorted(os.path.basename(o) for o in job["outputs"]))
-' "$pieces")
+' "$pieces" <<<"$plan")
+
+# The next pair to build, as a line of $pairs: of the pairs not listed whose inputs of
+# PIECES pieces are listed, the one with the least plan time to build with the listed
+# pairs it reads (directly or through others) that are not on disk; nothing when every
+# pair is listed.
+next_pair() {
+  python3 -c '
+import json, os, sys
+plan, pieces, manifest, folder = json.load(sys.stdin), int(sys.argv[1]), sys.argv[2], sys.argv[3]
+with open(manifest) as f:
+    listed_files = {line.split()[0] for line in f if not line.startswith("#") and line.strip()}
+jobs = {j["name"]: j for j in plan["jobs"] if sum(int(c) for c in j["signatures"][0]) == pieces}
+files = {n: [os.path.basename(o) for o in j["outputs"]] for n, j in jobs.items()}
+listed = {n for n in jobs if all(f in listed_files for f in files[n])}
+on_disk = {n for n in jobs if all(os.path.isfile(os.path.join(folder, f)) for f in files[n])}
+def missing(name, seen):
+    if name in seen or name in on_disk:
+        return 0.0
+    seen.add(name)
+    return jobs[name]["seconds"] + sum(missing(d, seen) for d in jobs[name]["depends_on"] if d in jobs)
+best = None
+for name, job in jobs.items():
+    if name in listed or not all(d in listed for d in job["depends_on"] if d in jobs):
+        continue
+    cost = missing(name, set())
+    if best is None or cost < best[0]:
+        best = (cost, name)
+if best:
+    print(best[1], *sorted(files[best[1]]))
+' "$pieces" "$manifest" "$tables/$variant" <<<"$plan"
+}
 
 # The manifest lines of the pair NAME's files, as the set in TABLES has them now (the
 # pair's values counted or read from the ledger, no other table's).
@@ -130,14 +166,30 @@ is_listed() {
   for f in "$@"; do grep -qE "^$f " "$manifest" || return 1; done
 }
 
+# The statistics page of the listed pairs: the pairs the page has keep their rows (the
+# manifest fixes their files' bytes, so their counts; a new machine rebuilds only what it
+# reads, and counting a pair not verified here would take as long as verifying it); the
+# others are counted from the verifier's ledger.
+write_page() {
+  mkdir -p "$stats"
+  LISTED="$input_manifest $manifest" KEEP="$stats/$variant.md" KABE=$KABE bash scripts/stats-doc.sh "$variant" "$tables" >"$stats/$variant.md.tmp"
+  mv "$stats/$variant.md.tmp" "$stats/$variant.md"
+}
+
 total=$(wc -l <<<"$pairs")
-n=0
 check_listed_on_disk
+n=0 # pairs listed
 while read -r name files; do
+  read -ra files <<<"$files"
+  if is_listed "${files[@]}"; then n=$((n + 1)); fi
+done <<<"$pairs"
+while :; do
+  next=$(next_pair)
+  [ -n "$next" ] || break
   n=$((n + 1))
+  read -r name files <<<"$next"
   read -ra files <<<"$files"
   sig=${name%%+*}
-  is_listed "${files[@]}" && continue
   say "[$n/$total] $name: building"
   start=$(date +%s)
   kabe generate --variant "$variant" --closure "$sig" --tables "$tables"
@@ -152,14 +204,12 @@ while read -r name files; do
   rm -f "$manifest.tmp"
   # The statistics page of what is verified so far (the pair being built next is not
   # read: it is in no manifest yet).
-  mkdir -p "$stats"
-  LISTED="$input_manifest $manifest" KABE=$KABE bash scripts/stats-doc.sh "$variant" "$tables" >"$stats/$variant.md.tmp"
-  mv "$stats/$variant.md.tmp" "$stats/$variant.md"
+  write_page
   if $commit; then
     git add "$manifest" "$stats/$variant.md"
     git commit --quiet -m "manifest: $variant $name built and verified ($((built - start)) s to build)" -- "$manifest" "$stats/$variant.md"
   fi
-done <<<"$pairs"
+done
 # The listed pairs no pair of this run read: built now, so that the set is whole.
 while read -r name files; do
   read -ra files <<<"$files"
@@ -168,4 +218,5 @@ while read -r name files; do
   kabe generate --variant "$variant" --closure "${name%%+*}" --tables "$tables"
 done <<<"$pairs"
 check_listed_on_disk
+write_page
 say "$variant 2-$pieces: every pair built, verified and in $manifest"

@@ -361,15 +361,20 @@ fn the_statistics_page_follows_kabe_stats_and_names_a_size_built_in_part() {
     let tables = dir.to_str().expect("a UTF-8 path");
     let o = kabe(&["generate", "--variant", "international", "--pieces", "3", "--tables", tables]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    // LISTED: the manifests whose files alone are read.
-    let page = |listed: &str| {
-        let o = Command::new("bash")
+    // LISTED: the manifests whose files alone are read; KEEP: an earlier page whose rows
+    // stand for the listed pairs it has.
+    let run_page = |listed: &str, keep: &str| {
+        Command::new("bash")
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/stats-doc.sh"))
             .args(["international", tables])
             .env("KABE", env!("CARGO_BIN_EXE_kabe"))
             .env("LISTED", listed)
+            .env("KEEP", keep)
             .output()
-            .expect("run scripts/stats-doc.sh");
+            .expect("run scripts/stats-doc.sh")
+    };
+    let page = |listed: &str| {
+        let o = run_page(listed, "");
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         String::from_utf8(o.stdout).expect("UTF-8")
     };
@@ -412,6 +417,58 @@ fn the_statistics_page_follows_kabe_stats_and_names_a_size_built_in_part() {
     assert!(part.contains(&row), "no `{row}` in\n{part}");
     assert!(!part.contains("| 1M v 2M |"), "a pair not built is listed:\n{part}");
     assert!(whole.contains("| 1M v 2M |"), "{whole}");
+
+    // `kabe stats --signature`: the figures of those tables only; one not built is an error.
+    let o = kabe(&["stats", "--variant", "international", "--tables", tables, "--signature", "0102,0201", "--json"]);
+    let only: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stats JSON");
+    let signatures: Vec<&str> = only["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .map(|t| t["signature"].as_str().expect("a signature"))
+        .collect();
+    assert_eq!(signatures, ["0102", "0201"]);
+    assert_eq!(only["tables"][0], white);
+    let o = kabe(&["stats", "--variant", "international", "--tables", tables, "--signature", "0103"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("--signature 0103: no international table of it"), "{err}");
+
+    // A new machine: every pair listed, but 1M v 2M (read by no other table) not on disk.
+    // Its row comes from the earlier page; without that page, or without its row there,
+    // the page is refused, naming the file.
+    let every = dir.join("every.txt");
+    let o = kabe(&[
+        "manifest",
+        "--variant",
+        "international",
+        "--tables",
+        tables,
+        "--output",
+        every.to_str().expect("UTF-8"),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let earlier = dir.join("earlier.md");
+    fs::write(&earlier, &whole).expect("write the earlier page");
+    for name in ["1020.wld.kabe", "1020.dtw.kabe", "1020.fmjd.kabe", "2010.wld.kabe", "2010.dtw.kabe", "2010.fmjd.kabe"]
+    {
+        let file = dir.join("international").join(name);
+        if file.exists() {
+            fs::remove_file(file).expect("remove a file of 1M v 2M");
+        }
+    }
+    let listed = every.to_str().expect("UTF-8");
+    let o = run_page(listed, earlier.to_str().expect("UTF-8"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8(o.stdout).expect("UTF-8"), whole, "the page with a kept row differs");
+    let o = run_page(listed, "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("/international/1020.") && err.contains("but missing"), "{err}");
+    let without_row: String =
+        whole.lines().filter(|l| !l.starts_with("| 1M v 2M |")).map(|l| format!("{l}\n")).collect();
+    fs::write(&earlier, without_row).expect("write the earlier page");
+    let o = run_page(listed, earlier.to_str().expect("UTF-8"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("has no row of it"), "{err}");
 }
 
 /// `n` with its thousands separated by commas, as the statistics page writes counts.

@@ -29,6 +29,9 @@ pub struct StatsArgs {
     /// fresh count; needs the rule tables.
     #[arg(long, value_parser = crate::args::rule_set_names())]
     rules: Option<String>,
+    /// The figures of these signatures only (e.g. 0105,0501), without counting the others.
+    #[arg(long, value_delimiter = ',')]
+    signature: Vec<String>,
 }
 
 /// The figures of one material: theoretical, and under a rule set with fresh counts.
@@ -116,8 +119,15 @@ pub fn figures(
 pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
     let rules = args.rules.as_deref().map(|r| rules_arg(Some(r), &variant)).transpose()?;
+    let only: Vec<Signature> =
+        args.signature.iter().map(|s| crate::args::signature_arg(s)).collect::<anyhow::Result<_>>()?;
+    let found = tables_in(&dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
+    if let Some(absent) = only.iter().find(|s| !found.contains_key(s)) {
+        anyhow::bail!("--signature {absent}: no {} table of it in {}", variant.name, dir.display());
+    }
+    let only = (!only.is_empty()).then_some(only.as_slice());
     let mut rows = Vec::new();
-    for Figures { signature: sig, theory, ruled } in figures(&dir, variant, rules.as_ref(), None)? {
+    for Figures { signature: sig, theory, ruled } in figures(&dir, variant, rules.as_ref(), only)? {
         let index = MaterialIndex::new(variant, sig).expect("opened, so table-sized");
         let fen = |at: Option<(u16, u64)>| at.map(|(_, i)| index.position(i).fen());
         let mut row = json!({
