@@ -23,7 +23,9 @@
 #      a run on a bare machine goes on with the new pairs that need least rebuilt first,
 #      without rebuilding hours of pairs they do not read.
 #
-# Interrupt it at any time: a run resumes at the pair it was building. KABE names the
+# Interrupt it at any time: a run goes on with the pair then cheapest, the pair it was
+# building unless the listed pairs it had rebuilt made another cheaper (the passes of a
+# pair stopped in the middle resume from their checkpoints when it is built). KABE names the
 # binary (default: target/release/kabe, built here); NICE the niceness (default 19);
 # MANIFESTS the folder of the manifests (default: data/manifests); STATS the folder of the
 # statistics page (default: docs/stats).
@@ -166,10 +168,10 @@ is_listed() {
   for f in "$@"; do grep -qE "^$f " "$manifest" || return 1; done
 }
 
-# The statistics page of the listed pairs: the pairs the page has keep their rows (the
-# manifest fixes their files' bytes, so their counts; a new machine rebuilds only what it
-# reads, and counting a pair not verified here would take as long as verifying it); the
-# others are counted from the verifier's ledger.
+# The statistics page of the listed pairs (of 2-PIECES pieces), written after each verified
+# pair: the pairs the page has keep their rows where the manifests' counts agree (a new
+# machine rebuilds only what it reads, and counting a pair not verified here would take
+# as long as verifying it); the others are counted, the new pair from the verifier's ledger.
 write_page() {
   mkdir -p "$stats"
   LISTED="$input_manifest $manifest" KEEP="$stats/$variant.md" KABE=$KABE bash scripts/stats-doc.sh "$variant" "$tables" >"$stats/$variant.md.tmp"
@@ -218,5 +220,4 @@ while read -r name files; do
   kabe generate --variant "$variant" --closure "${name%%+*}" --tables "$tables"
 done <<<"$pairs"
 check_listed_on_disk
-write_page
 say "$variant 2-$pieces: every pair built, verified and in $manifest"

@@ -469,6 +469,24 @@ fn the_statistics_page_follows_kabe_stats_and_names_a_size_built_in_part() {
     let o = run_page(listed, earlier.to_str().expect("UTF-8"));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("has no row of it"), "{err}");
+    // A kept row must agree with the manifest's counts: one edited is not kept.
+    let edited: String =
+        whole
+            .lines()
+            .map(|l| {
+                if l.starts_with("| 1M v 2M | ") {
+                    l.replacen("| 1M v 2M | ", "| 1M v 2M | 1", 1)
+                } else {
+                    l.to_string()
+                }
+            })
+            .map(|l| format!("{l}\n"))
+            .collect();
+    assert_ne!(edited, whole);
+    fs::write(&earlier, edited).expect("write the earlier page");
+    let o = run_page(listed, earlier.to_str().expect("UTF-8"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("the row of 1M v 2M disagrees with the manifests"), "{err}");
 }
 
 /// `n` with its thousands separated by commas, as the statistics page writes counts.
