@@ -168,16 +168,6 @@ is_listed() {
   for f in "$@"; do grep -qE "^$f " "$manifest" || return 1; done
 }
 
-# The statistics page of the listed pairs (of 2-PIECES pieces), written after each verified
-# pair: the pairs the page has keep their rows where the manifests' counts agree (a new
-# machine rebuilds only what it reads, and counting a pair not verified here would take
-# as long as verifying it); the others are counted, the new pair from the verifier's ledger.
-write_page() {
-  mkdir -p "$stats"
-  LISTED="$input_manifest $manifest" KEEP="$stats/$variant.md" KABE=$KABE bash scripts/stats-doc.sh "$variant" "$tables" >"$stats/$variant.md.tmp"
-  mv "$stats/$variant.md.tmp" "$stats/$variant.md"
-}
-
 total=$(wc -l <<<"$pairs")
 check_listed_on_disk
 n=0 # pairs listed
@@ -204,9 +194,13 @@ while :; do
   { tail -n +2 "$manifest"; echo "$lines"; } | sort -u >"$manifest.tmp"
   { echo "$head_line"; cat "$manifest.tmp"; } >"$manifest"
   rm -f "$manifest.tmp"
-  # The statistics page of what is verified so far (the pair being built next is not
-  # read: it is in no manifest yet).
-  write_page
+  # The statistics page of the listed pairs (of 2-PIECES pieces; the pair built next is in
+  # no manifest yet): the pairs the page has keep their rows where the manifests' counts
+  # agree (a new machine rebuilds only what it reads, and counting a pair not verified
+  # here would take as long as verifying it); the new pair is counted from the ledger.
+  mkdir -p "$stats"
+  LISTED="$input_manifest $manifest" KEEP="$stats/$variant.md" KABE=$KABE bash scripts/stats-doc.sh "$variant" "$tables" >"$stats/$variant.md.tmp"
+  mv "$stats/$variant.md.tmp" "$stats/$variant.md"
   if $commit; then
     git add "$manifest" "$stats/$variant.md"
     git commit --quiet -m "manifest: $variant $name built and verified ($((built - start)) s to build)" -- "$manifest" "$stats/$variant.md"
