@@ -352,34 +352,52 @@ fn a_set_built_on_one_thread_or_two_matches_the_manifest_in_the_repository() {
     }
 }
 
+/// Three-piece international tables, built in a fresh directory, for the statistics page.
+fn three_piece_tables(name: &str) -> common::TempDir {
+    let dir = temp_dir(name);
+    let tables = dir.to_str().expect("a UTF-8 path");
+    let o = kabe(&["generate", "--variant", "international", "--pieces", "3", "--tables", tables]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    dir
+}
+
+/// `scripts/stats-doc.sh` over `tables`. LISTED: the manifests whose files alone are read;
+/// KEEP: an earlier page whose rows stand for the listed pairs it has.
+fn stats_page(tables: &Path, listed: &str, keep: &str) -> std::process::Output {
+    Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/stats-doc.sh"))
+        .arg("international")
+        .arg(tables)
+        .env("KABE", env!("CARGO_BIN_EXE_kabe"))
+        .env("LISTED", listed)
+        .env("KEEP", keep)
+        .output()
+        .expect("run scripts/stats-doc.sh")
+}
+
+/// The page's text, which must have been written.
+fn stats_page_text(tables: &Path, listed: &str) -> String {
+    let o = stats_page(tables, listed, "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).expect("UTF-8")
+}
+
+/// `kabe stats --json` over `tables`, with `extra` arguments.
+fn stats_json(tables: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["stats", "--variant", "international", "--tables", tables.to_str().expect("UTF-8"), "--json"];
+    args.extend_from_slice(extra);
+    let o = kabe(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("stats JSON")
+}
+
 /// `scripts/stats-doc.sh` writes each material's counts as `kabe stats --json` gives them,
 /// and names a size of which only some pairs are built (a set still growing) as such,
 /// reading only the files its manifest lists.
 #[test]
 fn the_statistics_page_follows_kabe_stats_and_names_a_size_built_in_part() {
-    let dir = temp_dir("stats-page");
-    let tables = dir.to_str().expect("a UTF-8 path");
-    let o = kabe(&["generate", "--variant", "international", "--pieces", "3", "--tables", tables]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    // LISTED: the manifests whose files alone are read; KEEP: an earlier page whose rows
-    // stand for the listed pairs it has.
-    let run_page = |listed: &str, keep: &str| {
-        Command::new("bash")
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/stats-doc.sh"))
-            .args(["international", tables])
-            .env("KABE", env!("CARGO_BIN_EXE_kabe"))
-            .env("LISTED", listed)
-            .env("KEEP", keep)
-            .output()
-            .expect("run scripts/stats-doc.sh")
-    };
-    let page = |listed: &str| {
-        let o = run_page(listed, "");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8(o.stdout).expect("UTF-8")
-    };
-    let o = kabe(&["stats", "--variant", "international", "--tables", tables, "--json"]);
-    let stats: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stats JSON");
+    let dir = three_piece_tables("stats-page");
+    let stats = stats_json(&dir, &[]);
     let of = |sig: &str| stats["tables"].as_array().expect("tables").iter().find(|t| t["signature"] == sig).cloned();
     let (white, black) = (of("0102").expect("1K v 2K"), of("0201").expect("2K v 1K"));
     let counts = |t: &serde_json::Value| {
@@ -389,7 +407,7 @@ fn the_statistics_page_follows_kabe_stats_and_names_a_size_built_in_part() {
     let positions = thousands(white["positions"].as_u64().expect("positions"));
     let row = format!("| 1K v 2K | {positions} | {} | {} |", counts(&white), counts(&black));
 
-    let whole = page("");
+    let whole = stats_page_text(&dir, "");
     assert!(whole.starts_with("# International draughts: statistics of the endgame tables, 2-3 pieces\n"), "{whole}");
     assert!(whole.contains(&row), "no `{row}` in\n{whole}");
     assert!(whole.contains("## 3 pieces\n"), "{whole}");
@@ -397,7 +415,7 @@ fn the_statistics_page_follows_kabe_stats_and_names_a_size_built_in_part() {
     // A set still growing: its manifest lists every pair but 1M v 2M (1020 and its flip
     // 2010), whose files are there but not to be read.
     let manifest = dir.join("listed.txt");
-    let o = kabe(&["manifest", "--variant", "international", "--tables", tables]);
+    let o = kabe(&["manifest", "--variant", "international", "--tables", dir.to_str().expect("UTF-8")]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let listed: String = String::from_utf8(o.stdout)
         .expect("UTF-8")
@@ -406,7 +424,7 @@ fn the_statistics_page_follows_kabe_stats_and_names_a_size_built_in_part() {
         .map(|line| format!("{line}\n"))
         .collect();
     fs::write(&manifest, listed).expect("write the manifest");
-    let part = page(manifest.to_str().expect("a UTF-8 path"));
+    let part = stats_page_text(&dir, manifest.to_str().expect("a UTF-8 path"));
     assert!(
         part.starts_with(
             "# International draughts: statistics of the endgame tables, 2 pieces, 5 of the 6 pairs of 3\n"
@@ -417,10 +435,16 @@ fn the_statistics_page_follows_kabe_stats_and_names_a_size_built_in_part() {
     assert!(part.contains(&row), "no `{row}` in\n{part}");
     assert!(!part.contains("| 1M v 2M |"), "a pair not built is listed:\n{part}");
     assert!(whole.contains("| 1M v 2M |"), "{whole}");
+}
 
-    // `kabe stats --signature`: the figures of those tables only; one not built is an error.
-    let o = kabe(&["stats", "--variant", "international", "--tables", tables, "--signature", "0102,0201", "--json"]);
-    let only: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stats JSON");
+/// `kabe stats --signature` gives the figures of those tables only, as the whole set's
+/// statistics give them; a signature with no table is an error naming it.
+#[test]
+fn kabe_stats_signature_gives_the_tables_named_and_refuses_one_not_built() {
+    let dir = three_piece_tables("stats-signature");
+    let stats = stats_json(&dir, &[]);
+    let white = stats["tables"].as_array().expect("tables").iter().find(|t| t["signature"] == "0102").cloned();
+    let only = stats_json(&dir, &["--signature", "0102,0201"]);
     let signatures: Vec<&str> = only["tables"]
         .as_array()
         .expect("tables")
@@ -428,15 +452,22 @@ fn the_statistics_page_follows_kabe_stats_and_names_a_size_built_in_part() {
         .map(|t| t["signature"].as_str().expect("a signature"))
         .collect();
     assert_eq!(signatures, ["0102", "0201"]);
-    assert_eq!(only["tables"][0], white);
+    assert_eq!(Some(&only["tables"][0]), white.as_ref());
+    let tables = dir.to_str().expect("UTF-8");
     let o = kabe(&["stats", "--variant", "international", "--tables", tables, "--signature", "0103"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("--signature 0103: no international table of it"), "{err}");
+}
 
-    // A new machine: every pair listed, but 1M v 2M (read by no other table) not on disk.
-    // Its row comes from the earlier page; without that page, or without its row there,
-    // the page is refused, naming the file.
+/// On a new machine every pair is listed but one (1M v 2M, read by no other table) is not
+/// on disk: its row comes from the earlier page. Without that page, without its row there,
+/// or with a row that disagrees with the manifest, the page is refused, naming what is wrong.
+#[test]
+fn the_statistics_page_keeps_a_row_only_where_the_manifest_agrees_with_it() {
+    let dir = three_piece_tables("stats-keep");
+    let whole = stats_page_text(&dir, "");
     let every = dir.join("every.txt");
+    let tables = dir.to_str().expect("UTF-8");
     let o = kabe(&[
         "manifest",
         "--variant",
@@ -457,36 +488,24 @@ fn the_statistics_page_follows_kabe_stats_and_names_a_size_built_in_part() {
         }
     }
     let listed = every.to_str().expect("UTF-8");
-    let o = run_page(listed, earlier.to_str().expect("UTF-8"));
+    let keep = earlier.to_str().expect("UTF-8");
+    let o = stats_page(&dir, listed, keep);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8(o.stdout).expect("UTF-8"), whole, "the page with a kept row differs");
-    let o = run_page(listed, "");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("/international/1020.") && err.contains("but missing"), "{err}");
+    let refused = |keep: &str, expected: &[&str]| {
+        let o = stats_page(&dir, listed, keep);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && expected.iter().all(|e| err.contains(e)), "{err}");
+    };
+    refused("", &["/international/1020.", "but missing"]);
     let without_row: String =
         whole.lines().filter(|l| !l.starts_with("| 1M v 2M |")).map(|l| format!("{l}\n")).collect();
     fs::write(&earlier, without_row).expect("write the earlier page");
-    let o = run_page(listed, earlier.to_str().expect("UTF-8"));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("has no row of it"), "{err}");
-    // A kept row must agree with the manifest's counts: one edited is not kept.
-    let edited: String =
-        whole
-            .lines()
-            .map(|l| {
-                if l.starts_with("| 1M v 2M | ") {
-                    l.replacen("| 1M v 2M | ", "| 1M v 2M | 1", 1)
-                } else {
-                    l.to_string()
-                }
-            })
-            .map(|l| format!("{l}\n"))
-            .collect();
+    refused(keep, &["has no row of it"]);
+    let edited = whole.replacen("| 1M v 2M | ", "| 1M v 2M | 1", 1);
     assert_ne!(edited, whole);
     fs::write(&earlier, edited).expect("write the earlier page");
-    let o = run_page(listed, earlier.to_str().expect("UTF-8"));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("the row of 1M v 2M disagrees with the manifests"), "{err}");
+    refused(keep, &["the row of 1M v 2M disagrees with the manifests"]);
 }
 
 /// `n` with its thousands separated by commas, as the statistics page writes counts.
