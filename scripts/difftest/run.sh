@@ -24,8 +24,20 @@ make_venv py-draughts 'py-draughts>=1.9.1'
 make_venv pydraughts 'pydraughts>=0.6'
 make_venv kish 'kish>=1.1' kish
 
-status=0
-run() { "$@" || status=1; }
+# The comparisons run side by side, one a core (KABE_DIFFTEST_JOBS to change it): each is
+# one Python process and one kabe. Each one's output is kept and printed in the order
+# they are listed, once all have ended.
+parallel=${KABE_DIFFTEST_JOBS:-$(nproc)}
+logs="$venvs/logs"
+rm -rf "$logs"
+mkdir -p "$logs"
+queued=0
+run() {
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  queued=$((queued + 1))
+  local log="$logs/$queued"
+  { if "$@" >"$log.txt" 2>&1; then echo 0; else echo 1; fi >"$log.rc"; } &
+}
 cd "$here"
 for v in international russian russian-free-landing kabe kabe-short-king-capture english italian pool brazilian czech giveaway poddavki; do
   run python3 compare.py --impl reference --variant "$v" --positions "$positions" --kabe "$kabe"
@@ -39,4 +51,11 @@ done
 run "$venvs/kish/bin/python" compare_kish.py --positions "$positions" --kabe "$kabe"
 run python3 crosscheck_perft.py --impl reference --max-nodes 300000 "$root"/data/perft/*.perft
 run "$venvs/py-draughts/bin/python" crosscheck_perft.py --impl py-draughts --max-nodes 300000 "$root"/data/perft/*.perft
+wait
+
+status=0
+for i in $(seq 1 "$queued"); do
+  cat "$logs/$i.txt"
+  [ "$(cat "$logs/$i.rc" 2>/dev/null)" = 0 ] || { echo "(the comparison above failed)"; status=1; }
+done
 exit $status
