@@ -173,21 +173,20 @@ fuzz/seed.sh "$tables"
 # Built once, then the targets run side by side, one a core: each fuzzer is one process.
 (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz build) >target/fuzz-build.log 2>&1 || { tail -n 60 target/fuzz-build.log; exit 1; }
 fuzz_target() {
-  (cd fuzz && KABE_FUZZ_TABLES="$PWD/../$tables" RUSTC_BOOTSTRAP=1 cargo fuzz run "$1" -- -max_total_time="${KABE_FUZZ_SECONDS:-45}" -max_len=8192) >"target/fuzz-$1.log" 2>&1
+  (cd fuzz && KABE_FUZZ_TABLES="$PWD/../$tables" RUSTC_BOOTSTRAP=1 cargo fuzz run "$1" -- -max_total_time="${KABE_FUZZ_SECONDS:-45}" -max_len=8192)
 }
-fuzz_jobs=$(nproc)
+source scripts/side-by-side.sh
 for target in table_reader pdn_reader fen api_query; do
-  while [ "$(jobs -rp | wc -l)" -ge "$fuzz_jobs" ]; do wait -n || true; done
-  { if fuzz_target $target; then echo 0; else echo 1; fi >"target/fuzz-$target.rc"; } &
+  side_by_side "target/fuzz-$target" fuzz_target $target
 done
 wait
 for target in table_reader pdn_reader fen api_query; do
   if [ "$(cat "target/fuzz-$target.rc")" != 0 ]; then
-    tail -n 60 "target/fuzz-$target.log"
+    tail -n 60 "target/fuzz-$target.txt"
     echo "fuzzing $target failed (input kept under fuzz/artifacts/$target/)" >&2
     exit 1
   fi
-  echo "$target: $(grep -E "^Done" "target/fuzz-$target.log")"
+  echo "$target: $(grep -E "^Done" "target/fuzz-$target.txt")"
 done
 
 section "the hostile user's list, quick form (damaged and missing files, junk input, extreme numbers, signals)"

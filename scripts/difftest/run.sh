@@ -25,18 +25,17 @@ make_venv pydraughts 'pydraughts>=0.6'
 make_venv kish 'kish>=1.1' kish
 
 # The comparisons run side by side, one a core (KABE_DIFFTEST_JOBS to change it): each is
-# one Python process and one kabe. Each one's output is kept and printed in the order
-# they are listed, once all have ended.
-parallel=${KABE_DIFFTEST_JOBS:-$(nproc)}
+# one Python process and one kabe. Each one's output is printed in the order they are
+# listed, once all have ended.
+source "$root/scripts/side-by-side.sh"
+SIDE_BY_SIDE_JOBS=${KABE_DIFFTEST_JOBS:-$(nproc)}
 logs="$venvs/logs"
 rm -rf "$logs"
 mkdir -p "$logs"
 queued=0
 run() {
-  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
   queued=$((queued + 1))
-  local log="$logs/$queued"
-  { if "$@" >"$log.txt" 2>&1; then echo 0; else echo 1; fi >"$log.rc"; } &
+  side_by_side "$logs/$queued" "$@"
 }
 cd "$here"
 for v in international russian russian-free-landing kabe kabe-short-king-capture english italian pool brazilian czech giveaway poddavki; do
