@@ -32,12 +32,13 @@ fn main() {
     let decode = |rules: DrawRules| {
         let start = std::time::Instant::now();
         let mut working = kabe_generator::WorkingSet::new(variant, rules);
-        let needed = kabe_generator::inputs_closure(variant, &[pair], &rules);
-        for input in kabe_generator::in_build_order(&needed) {
-            working.load(std::path::Path::new(dir), input).expect("an input pair opened");
+        let dir = std::path::Path::new(dir);
+        let needed = kabe_generator::tables_read(variant, &[pair], |sig| working.searched_whole(dir, sig));
+        for input in kabe_generator::tables_in_build_order(&needed) {
+            working.load(dir, input).expect("an input table opened");
         }
         println!(
-            "working form of {} pairs ({:?}): up to {:.0} MB, opened in {:.1} s",
+            "working form of {} tables ({:?}): up to {:.0} MB, opened in {:.1} s",
             needed.len(),
             rules.set,
             working.bytes() as f64 / 1e6,

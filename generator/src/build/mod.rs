@@ -26,7 +26,7 @@ use rayon::prelude::*;
 
 use crate::build::budget::MemoryBudget;
 use crate::build::write::{write_rule_table, write_tables};
-use crate::finished::working::{Working, WorkingSet};
+use crate::finished::working::{tables_in_build_order, tables_read, Working, WorkingSet};
 use crate::pair::TablePair;
 use crate::solve::checkpoint::{remove_checkpoint, Checkpoint, CheckpointEvent, CHECKPOINT_EVERY};
 use crate::solve::rules::{solve_rule_pair_on_disk, solve_rule_pair_resumable};
@@ -289,7 +289,6 @@ fn run_pass(
         batches(step, cost, budget.pair_bytes(), budget)?;
     }
     on_event(BuildEvent::Planned { positions: summary.positions });
-    let needs = step_inputs(variant, &steps, &pass.rules());
     let mut working = WorkingSet::new(variant, pass.rules());
     for (k, step) in steps.iter().enumerate() {
         if all_complete(dir, &variant, step, &pass.metrics())? {
@@ -299,19 +298,16 @@ fn run_pass(
             continue;
         }
         let finished = open_finished(dir, variant, pass, budget)?;
-        let available = hold_inputs(&mut working, dir, (&needs[k], &needs[k + 1..]), step, &cost, budget)?;
+        let searched = |sig| working.searched_whole(dir, sig);
+        let now = tables_read(variant, step, searched);
+        let later = tables_read(variant, &steps[k + 1..].concat(), searched);
+        let available = hold_inputs(&mut working, dir, (&now, &later), step, &cost, budget)?;
         let view = working.view(&finished);
         for batch in batches(step, cost, available, budget)? {
             batch.par_iter().try_for_each(|pair| build_pair(pass, &view, variant, dir, pair, budget, on_event))?;
         }
     }
     Ok(summary)
-}
-
-/// For each step, the pairs whose tables its pairs read, and those these read in turn
-/// ([`crate::finished::working::inputs_closure`]).
-fn step_inputs(variant: Variant, steps: &[Vec<TablePair>], rules: &DrawRules) -> Vec<BTreeSet<TablePair>> {
-    steps.iter().map(|step| crate::finished::working::inputs_closure(variant, step, rules)).collect()
 }
 
 /// Whether every pair of `step` is on disk, whole.
@@ -324,50 +320,50 @@ fn all_complete(dir: &Path, variant: &Variant, step: &[TablePair], metrics: &[Me
     Ok(true)
 }
 
-/// Holds in `working` the input pairs `now` of a step (in build order, so that the
-/// smaller tables that left-out positions are searched through come first), within what
-/// the budget leaves beside the step's largest pair; lets go of the pairs no step reads any more (`later`: what
-/// the steps after it read). Returns the bytes left for the pairs' working state.
+/// Holds in `working` the tables `now` a step reads ([`tables_read`]), in build order
+/// (the smaller tables that left-out positions are searched through first), within what
+/// the budget leaves beside the step's largest pair; lets go of the tables no step reads
+/// any more (`later`: what the steps after it read). Returns the bytes left for the
+/// pairs' working state.
 fn hold_inputs(
     working: &mut WorkingSet,
     dir: &Path,
-    (now, later): (&BTreeSet<TablePair>, &[BTreeSet<TablePair>]),
+    (now, later): (&BTreeSet<Signature>, &BTreeSet<Signature>),
     step: &[TablePair],
     cost: &impl Fn(&TablePair) -> u64,
     budget: MemoryBudget,
 ) -> Result<u64, BuildError> {
-    let read_later = |pair: &TablePair| later.iter().any(|s| s.contains(pair));
-    for pair in working.pairs() {
-        if !now.contains(&pair) && !read_later(&pair) {
-            working.release(&pair);
+    for sig in working.tables() {
+        if !now.contains(&sig) && !later.contains(&sig) {
+            working.release(sig);
         }
     }
     let allowance = budget.pair_bytes().saturating_sub(step.iter().map(cost).max().unwrap_or(0));
-    // Over the allowance (a larger pair than the last step's): the pairs held for later
+    // Over the allowance (a larger pair than the last step's): the tables held for later
     // steps go first, then those of this step, largest first.
-    let mut held: Vec<TablePair> = working.pairs().into_iter().collect();
-    held.sort_by_key(|p| (now.contains(p), std::cmp::Reverse(working.pair_bytes(p))));
-    for pair in held {
+    let mut held: Vec<Signature> = working.tables().into_iter().collect();
+    held.sort_by_key(|s| (now.contains(s), std::cmp::Reverse(working.table_bytes(*s))));
+    for sig in held {
         if working.bytes() <= allowance {
             break;
         }
-        working.release(&pair);
+        working.release(sig);
     }
-    for pair in crate::finished::working::in_build_order(now) {
-        if working.holds(pair) {
+    for sig in tables_in_build_order(now) {
+        if working.holds(sig) {
             continue;
         }
-        let needed = working.pair_bytes(pair);
+        let needed = working.table_bytes(sig);
         if working.bytes() + needed > allowance {
-            // Room from the pairs held for later steps only.
-            for held in working.pairs().iter().filter(|p| !now.contains(p)) {
+            // Room from the tables held for later steps only.
+            for held in working.tables().into_iter().filter(|s| !now.contains(s)) {
                 working.release(held);
             }
         }
         if working.bytes() + needed > allowance {
             continue; // read through the files: slower, the same values
         }
-        working.load(dir, pair)?;
+        working.load(dir, sig)?;
     }
     Ok(budget.pair_bytes().saturating_sub(working.bytes()))
 }
@@ -735,8 +731,8 @@ pub fn build_pair_job(
     for pass in std::iter::once(Pass::Theory).chain(ruled.then_some(Pass::Rules(rules))) {
         let finished = open_finished(dir, variant, pass, budget)?;
         let mut working = WorkingSet::new(variant, pass.rules());
-        let inputs = step_inputs(variant, std::slice::from_ref(&vec![pair]), &pass.rules()).remove(0);
-        hold_inputs(&mut working, dir, (&inputs, &[]), &[pair], &cost, budget)?;
+        let inputs = tables_read(variant, &[pair], |sig| working.searched_whole(dir, sig));
+        hold_inputs(&mut working, dir, (&inputs, &BTreeSet::new()), &[pair], &cost, budget)?;
         build_pair(pass, &working.view(&finished), variant, dir, &pair, budget, on_event)?;
     }
     Ok(PairJob::Built)

@@ -10,11 +10,13 @@
 //! table whole before use would spend the time on positions no pair reaches (a 6-piece
 //! pair reads its promotions' tables at a few positions).
 //!
-//! A [`WorkingSet`] holds whole pairs within a byte allowance taken from the memory
-//! budget (two bytes a position for DTW, one for a rule table, counted in full as soon
-//! as the pair is held); [`Working`] reads it, and falls back to the files
-//! ([`Tablebase`]) for a table it does not hold, so a set that does not fit is slower,
-//! never wrong.
+//! A [`WorkingSet`] holds the tables a build reads ([`tables_read`]) within a byte
+//! allowance taken from the memory budget (two bytes a position for DTW, one for a rule
+//! table, counted in full as soon as the table is held); [`Working`] reads it, and falls
+//! back to the files ([`Tablebase`]) for a table it does not hold, so a set that does not
+//! fit is slower, never wrong. It holds tables, not pairs: a pair's promotions reach one
+//! side of a larger pair, and where that side's file stores its values the other side
+//! is never read, so holding it would only crowd out a table that is.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -29,7 +31,7 @@ use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld};
 
 use crate::finished::lookup::{Finished, RuleInputs};
-use crate::pair::TablePair;
+use crate::pair::{successors, TablePair};
 
 /// The pairs whose tables `pairs` read (their captures and promotions, with the rule
 /// tables of `rules`), and the pairs those read in turn: a position a file leaves out is
@@ -54,6 +56,44 @@ pub fn inputs_closure(variant: Variant, pairs: &[TablePair], rules: &DrawRules) 
 pub fn in_build_order(pairs: &BTreeSet<TablePair>) -> Vec<&TablePair> {
     let mut order: Vec<&TablePair> = pairs.iter().collect();
     order.sort_by_key(|p| (p.first().pieces(), p.first().men(), **p));
+    order
+}
+
+/// The tables a build of `pairs` reads, and those they are read through: the tables the
+/// pairs' captures and promotions lead to, and, for each table read, the tables its
+/// left-out positions are searched through. A capture position (which a file may leave
+/// out) is found from its captures' tables; where `searched(sig)` (the file of `sig`
+/// stores no value at all, its pair's other side being stored) every position is found
+/// from all its moves, so its colour flip and its promotions' tables are read too. A
+/// table that stores its values needs no flip: a six-piece pair's promotions reach one
+/// side of a larger pair, and the other side is never read.
+pub fn tables_read(variant: Variant, pairs: &[TablePair], searched: impl Fn(Signature) -> bool) -> BTreeSet<Signature> {
+    let leads_to = |sig: Signature| {
+        successors(sig).into_iter().filter(move |s| MaterialIndex::new(variant, *s).is_some_and(|i| !i.is_empty()))
+    };
+    let mut reached = BTreeSet::new();
+    let mut open: Vec<Signature> = pairs
+        .iter()
+        .flat_map(|pair| pair.iter().copied())
+        .flat_map(leads_to)
+        .filter(|s| !pairs.iter().any(|p| p.contains(s)))
+        .collect();
+    while let Some(sig) = open.pop() {
+        if reached.insert(sig) {
+            // A stored table's left-out positions have a capture to make, which takes
+            // pieces; one found by search makes every move (its flip's, its promotions).
+            let searched = searched(sig);
+            open.extend(leads_to(sig).filter(|s| searched || s.pieces() < sig.pieces()));
+        }
+    }
+    reached
+}
+
+/// `tables` in the order they are built (by pieces, then men, then pair): the order in
+/// which to hold them, so that the tables others are searched through come first.
+pub fn tables_in_build_order(tables: &BTreeSet<Signature>) -> Vec<Signature> {
+    let mut order: Vec<Signature> = tables.iter().copied().collect();
+    order.sort_by_key(|s| (s.pieces(), s.men(), TablePair::of(*s), *s));
     order
 }
 
@@ -225,19 +265,15 @@ impl WorkingSet {
         self.variant
     }
 
-    /// Bytes the held pairs may take once every position of them has been read.
+    /// Bytes the held tables may take once every position of them has been read.
     pub fn bytes(&self) -> u64 {
         self.held.iter().flatten().map(Held::bytes).sum()
     }
 
-    /// The bytes `pair` may take once held.
-    pub fn pair_bytes(&self, pair: &TablePair) -> u64 {
-        pair.iter()
-            .map(|&sig| {
-                let positions = MaterialIndex::new(self.variant, sig).map_or(0, |i| i.len());
-                positions * if self.rules.context(sig).is_some() { 3 } else { 2 }
-            })
-            .sum()
+    /// The bytes the table of `sig` may take once held.
+    pub fn table_bytes(&self, sig: Signature) -> u64 {
+        let positions = MaterialIndex::new(self.variant, sig).map_or(0, |i| i.len());
+        positions * if self.rule_context(sig).is_some() { 3 } else { 2 }
     }
 
     fn get(&self, signature: Signature) -> Option<&Held> {
@@ -245,55 +281,65 @@ impl WorkingSet {
         self.held.get(slot as usize)?.as_ref()
     }
 
-    /// Whether every table of `pair` is held.
-    pub fn holds(&self, pair: &TablePair) -> bool {
-        pair.iter().all(|s| self.get(*s).is_some())
+    /// Whether the table of `sig` is held.
+    pub fn holds(&self, sig: Signature) -> bool {
+        self.get(sig).is_some()
     }
 
-    /// The pairs held.
-    pub fn pairs(&self) -> BTreeSet<TablePair> {
-        self.held.iter().flatten().map(|h| TablePair::of(h.index.signature())).collect()
+    /// The tables held.
+    pub fn tables(&self) -> BTreeSet<Signature> {
+        self.held.iter().flatten().map(|h| h.index.signature()).collect()
     }
 
-    /// Lets go of `pair`'s tables.
-    pub fn release(&mut self, pair: &TablePair) {
-        for sig in pair {
-            if let Some(key) = sig.key() {
-                let slot = std::mem::replace(&mut self.slots[key], u32::MAX);
-                if let Some(held) = self.held.get_mut(slot as usize) {
-                    *held = None;
-                }
+    /// Lets go of the table of `sig`.
+    pub fn release(&mut self, sig: Signature) {
+        if let Some(key) = sig.key() {
+            let slot = std::mem::replace(&mut self.slots[key], u32::MAX);
+            if let Some(held) = self.held.get_mut(slot as usize) {
+                *held = None;
             }
         }
     }
 
-    /// Holds `pair`'s tables under `dir`: its DTW tables and, where the rule set keeps
-    /// them, its rule tables. Their headers are checked now; their values are read as
-    /// the build reaches them.
-    pub fn load(&mut self, dir: &Path, pair: &TablePair) -> Result<(), ProbeError> {
-        if self.holds(pair) {
+    /// Whether the files of `sig` under `dir` that this set would hold (its DTW table
+    /// and, where the rule set keeps one, its rule table) leave every position out, to
+    /// be found through the colour flip's table ([`tables_read`]). A file that cannot be
+    /// opened (not built yet) counts as leaving them out: its flip may be read.
+    pub fn searched_whole(&self, dir: &Path, sig: Signature) -> bool {
+        let variant = self.variant;
+        let searched = |metric: Metric| {
+            let path = dir.join(file_name(variant.name, sig, metric));
+            TableFile::open(&path, &variant, sig, metric).map_or(true, |file| file.header().by_search())
+        };
+        searched(Metric::Dtw) || self.rule_context(sig).is_some() && searched(Metric::Rules(self.rules.set))
+    }
+
+    /// The count the rule table of `sig` is kept within, where this set holds one.
+    fn rule_context(&self, sig: Signature) -> Option<Context> {
+        self.rules.context(sig).filter(|_| self.rules.set != DrawRuleSet::None)
+    }
+
+    /// Holds the table of `sig` under `dir`: its DTW table and, where the rule set keeps
+    /// one, its rule table. Their headers are checked now; their values are read as the
+    /// build reaches them.
+    pub fn load(&mut self, dir: &Path, sig: Signature) -> Result<(), ProbeError> {
+        if self.holds(sig) {
             return Ok(());
         }
         let variant = self.variant;
-        let open = |sig: Signature, metric: Metric| {
+        let open = |metric: Metric| {
             let path = dir.join(file_name(variant.name, sig, metric));
             TableFile::open(&path, &variant, sig, metric)
         };
-        let mut loaded = Vec::new();
-        for &sig in pair {
-            let index = MaterialIndex::new(variant, sig).ok_or_else(|| not_a_table(dir, &variant, sig))?;
-            let key = sig.key().ok_or_else(|| not_a_table(dir, &variant, sig))?;
-            let dtw = Column::new(open(sig, Metric::Dtw)?, index.len());
-            let rules = match self.rules.context(sig).filter(|_| self.rules.set != DrawRuleSet::None) {
-                Some(context) => Some((Column::new(open(sig, Metric::Rules(self.rules.set))?, index.len()), context)),
-                None => None,
-            };
-            loaded.push((key, Held { index, dtw, rules }));
-        }
-        for (key, held) in loaded {
-            self.slots[key] = self.held.len() as u32;
-            self.held.push(Some(held));
-        }
+        let index = MaterialIndex::new(variant, sig).ok_or_else(|| not_a_table(dir, &variant, sig))?;
+        let key = sig.key().ok_or_else(|| not_a_table(dir, &variant, sig))?;
+        let dtw = Column::new(open(Metric::Dtw)?, index.len());
+        let rules = match self.rule_context(sig) {
+            Some(context) => Some((Column::new(open(Metric::Rules(self.rules.set))?, index.len()), context)),
+            None => None,
+        };
+        self.slots[key] = self.held.len() as u32;
+        self.held.push(Some(Held { index, dtw, rules }));
         Ok(())
     }
 
@@ -439,5 +485,38 @@ impl RuleInputs for Working<'_> {
             }
             None => self.fallback.probe_wld_stored_run(signature, first, positions, out),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(text: &str) -> Signature {
+        let d: Vec<u32> = text.chars().map(|c| c.to_digit(10).expect("a digit")).collect();
+        Signature::new(d[0] as _, d[1] as _, d[2] as _, d[3] as _)
+    }
+
+    /// 1122+2211's promotions reach 2202 (from 1122) and 1113 (from 2211), one side of
+    /// each six-piece pair; the other side is read only where the side reached is found
+    /// by search.
+    #[test]
+    fn a_table_is_read_with_its_flip_only_where_its_file_leaves_every_position_out() {
+        let variant = Variant::INTERNATIONAL;
+        let pair = TablePair::of(sig("1122"));
+        let stored = tables_read(variant, &[pair], |_| false);
+        assert!(stored.contains(&sig("2202")) && stored.contains(&sig("1113")), "{stored:?}");
+        assert!(!stored.contains(&sig("0222")) && !stored.contains(&sig("1311")), "{stored:?}");
+        assert!(stored.contains(&sig("2111")) && stored.contains(&sig("0211")), "captures: {stored:?}");
+        assert!(stored.iter().all(|s| s.pieces() < 6 || *s == sig("2202") || *s == sig("1113")), "{stored:?}");
+        let searched = tables_read(variant, &[pair], |s| s == sig("2202"));
+        assert!(searched.contains(&sig("0222")) && !searched.contains(&sig("1311")), "{searched:?}");
+        assert!(searched.is_superset(&stored));
+        // Every table a pair reads lies in the pairs the pair-level closure names.
+        let pairs = inputs_closure(variant, &[pair], &DrawRules::NONE);
+        let every = tables_read(variant, &[pair], |_| true);
+        assert!(every.iter().all(|s| pairs.contains(&TablePair::of(*s))), "{every:?}");
+        let order = tables_in_build_order(&every);
+        assert!(order.windows(2).all(|w| (w[0].pieces(), w[0].men()) <= (w[1].pieces(), w[1].men())));
     }
 }
