@@ -33,32 +33,6 @@ use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Sco
 use crate::finished::lookup::{Finished, RuleInputs};
 use crate::pair::{successors, TablePair};
 
-/// The pairs whose tables `pairs` read (their captures and promotions, with the rule
-/// tables of `rules`), and the pairs those read in turn: a position a file leaves out is
-/// searched through its successors, which lie in its pair's inputs.
-pub fn inputs_closure(variant: Variant, pairs: &[TablePair], rules: &DrawRules) -> BTreeSet<TablePair> {
-    let inputs = |pair: &TablePair| -> Vec<TablePair> {
-        pair.inputs(variant, rules).into_iter().map(|(sig, _)| TablePair::of(sig)).collect()
-    };
-    let mut reached: BTreeSet<TablePair> = BTreeSet::new();
-    let mut open: Vec<TablePair> = pairs.iter().flat_map(inputs).collect();
-    while let Some(pair) = open.pop() {
-        if reached.insert(pair) {
-            open.extend(inputs(&pair));
-        }
-    }
-    reached
-}
-
-/// `pairs` in the order they are built (by pieces, then men: a pair's captures and
-/// promotions lead to pairs before it): the order in which to hold them, so that the
-/// pairs others are searched through come first.
-pub fn in_build_order(pairs: &BTreeSet<TablePair>) -> Vec<&TablePair> {
-    let mut order: Vec<&TablePair> = pairs.iter().collect();
-    order.sort_by_key(|p| (p.first().pieces(), p.first().men(), **p));
-    order
-}
-
 /// The tables a build of `pairs` reads, and those they are read through: the tables the
 /// pairs' captures and promotions lead to, and, for each table read, the tables its
 /// left-out positions are searched through. A capture position (which a file may leave
@@ -512,10 +486,10 @@ mod tests {
         let searched = tables_read(variant, &[pair], |s| s == sig("2202"));
         assert!(searched.contains(&sig("0222")) && !searched.contains(&sig("1311")), "{searched:?}");
         assert!(searched.is_superset(&stored));
-        // Every table a pair reads lies in the pairs the pair-level closure names.
-        let pairs = inputs_closure(variant, &[pair], &DrawRules::NONE);
+        // Every table searched: both sides of every pair reached.
         let every = tables_read(variant, &[pair], |_| true);
-        assert!(every.iter().all(|s| pairs.contains(&TablePair::of(*s))), "{every:?}");
+        assert!(every.iter().all(|s| every.contains(&s.flipped())), "{every:?}");
+        assert!(every.contains(&sig("1311")) && every.contains(&sig("0222")));
         let order = tables_in_build_order(&every);
         assert!(order.windows(2).all(|w| (w[0].pieces(), w[0].men()) <= (w[1].pieces(), w[1].men())));
     }

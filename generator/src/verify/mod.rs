@@ -34,7 +34,7 @@ use kabe_probe::{
 };
 use rayon::prelude::*;
 
-use crate::finished::working::{in_build_order, inputs_closure};
+use crate::finished::working::{tables_in_build_order, tables_read};
 use crate::pair::TablePair;
 use crate::verify::sig_map::SigMap;
 use crate::verify::statistics::{RuleStats, TableStats};
@@ -192,6 +192,14 @@ impl Tables {
     fn resident_need(&self, members: &[Signature]) -> u64 {
         members.iter().filter_map(|s| self.index.get(s)).map(MaterialIndex::len).sum::<u64>()
             * RESIDENT_BYTES_PER_POSITION
+    }
+
+    /// Whether a file of `sig` leaves every position out (its DTW table, or a rule table
+    /// of any set): its values are found through its colour flip ([`tables_read`]). A
+    /// table without a DTW file counts as one: its flip may be read.
+    fn searched_whole(&self, sig: Signature) -> bool {
+        let searched = |files: &BTreeMap<Signature, TableFile>| files.get(&sig).is_some_and(|f| f.header().by_search());
+        !self.dtw.contains_key(&sig) || searched(&self.dtw) || self.rules.values().any(searched)
     }
 
     /// Lets go of the values kept of every signature but those of `keep`.
@@ -867,36 +875,31 @@ pub fn verify_with(
     Ok(report)
 }
 
-/// Before `pair` is derived: holds lazily ([`Tables::hold_lazily`]) the pairs whose
-/// values it reads (the tables its captures and promotions lead to, and those these read
-/// in turn) that are not held already: pairs the ledger or `--signature` spares from
-/// being derived, or that were let go for memory. Where the memory is short, the pairs
-/// held that `pair` does not read are let go first. Without that a successor in a table
-/// kept on one side, or a capture to make, is found by a search of its own each time it
-/// is met; held, it is found once and read by its index. Which tables are held changes
-/// the speed, never a value.
+/// Before `pair` is derived: holds lazily ([`Tables::hold_lazily`]) the tables whose
+/// values it reads ([`tables_read`]: the tables its captures and promotions lead to, and
+/// those these are searched through) that are not held already: tables the ledger or
+/// `--signature` spares from being derived, or that were let go for memory. Where the
+/// memory is short, the tables held that `pair` does not read are let go first. Without
+/// that a successor in a table kept on one side, or a capture to make, is found by a
+/// search of its own each time it is met; held, it is found once and read by its index.
+/// Which tables are held changes the speed, never a value.
 fn hold_inputs(tables: &mut Tables, variant: Variant, pair: &[Signature], resident_bytes: usize) {
     let Some(&first) = pair.first() else { return };
-    let own = TablePair::of(first);
-    let reached = inputs_closure(variant, &[own], &DrawRules::NONE);
+    let reached = tables_read(variant, &[TablePair::of(first)], |sig| tables.searched_whole(sig));
     let budget = resident_bytes as u64;
     let needed = tables.resident_need(pair);
-    let missing: Vec<Vec<Signature>> = in_build_order(&reached)
+    let missing: Vec<Signature> = tables_in_build_order(&reached)
         .into_iter()
-        .filter(|p| **p != own)
-        .map(|p| p.iter().copied().filter(|s| tables.dtw.contains_key(s)).collect::<Vec<_>>())
-        .filter(|members| !members.is_empty() && !members.iter().all(|s| tables.holds_dtw(s)))
+        .filter(|s| tables.dtw.contains_key(s) && !tables.holds_dtw(s))
         .collect();
-    let wanted: u64 = missing.iter().map(|members| tables.resident_need(members)).sum();
-    if tables.resident_bytes() + needed + wanted > budget {
-        let reads: BTreeSet<Signature> = reached.iter().flat_map(|p| p.iter().copied()).collect();
-        tables.keep_only(&reads);
+    if tables.resident_bytes() + needed + tables.resident_need(&missing) > budget {
+        tables.keep_only(&reached);
     }
-    for members in missing {
-        if tables.resident_bytes() + tables.resident_need(&members) + needed > budget {
+    for sig in missing {
+        if tables.resident_bytes() + tables.resident_need(&[sig]) + needed > budget {
             continue;
         }
-        tables.hold_lazily(variant, &members);
+        tables.hold_lazily(variant, &[sig]);
     }
 }
 
