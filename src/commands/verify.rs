@@ -24,10 +24,10 @@ pub struct VerifyArgs {
     /// checksum is checked all the same.
     #[arg(long, value_delimiter = ',')]
     signature: Vec<String>,
-    /// Peak memory, e.g. 4G (default: three quarters of this machine's memory): three
-    /// quarters hold the pair being checked and the smaller pairs its moves lead to
-    /// (three bytes a position; a larger pair is checked through the block cache, many
-    /// times slower), a quarter caches decoded blocks of the other tables.
+    /// Peak memory, e.g. 4G (default: three quarters of this machine's memory): an
+    /// eighth (at most 1G, as a build's) caches decoded blocks, the rest holds the pair
+    /// being checked and the tables its moves lead to (three bytes a position; a larger
+    /// pair is checked through the block cache, many times slower).
     #[arg(long, value_parser = MemoryBudget::parse)]
     memory: Option<MemoryBudget>,
     /// Derive every pair again, whatever the ledger (verified.txt beside the tables)
@@ -58,11 +58,11 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     ));
     bar.set_prefix("verify");
     bar.enable_steady_tick(Duration::from_millis(250));
-    // The pair being checked first (it is what makes a one-side set fast), the block
-    // cache from what is left, at least a quarter.
-    let memory = args.memory.unwrap_or_else(default_memory).bytes as usize;
-    let resident = memory / 4 * 3;
-    let cache = memory / 4;
+    // Held values are what make a one-side set fast: a value held is found once, a
+    // value cached is searched again where its block is dropped.
+    let budget = args.memory.unwrap_or_else(default_memory);
+    let cache = budget.cache_bytes();
+    let resident = (budget.bytes as usize).saturating_sub(cache);
     let options = VerifyOptions {
         only,
         cache_bytes: cache,
