@@ -34,7 +34,7 @@ fn main() {
         let mut working = kabe_generator::WorkingSet::new(variant, rules);
         let dir = std::path::Path::new(dir);
         let needed = kabe_generator::tables_read(variant, &[pair], |sig| working.searched_whole(dir, sig));
-        for input in kabe_generator::tables_in_build_order(&needed) {
+        for &input in &needed {
             working.load(dir, input).expect("an input table opened");
         }
         println!(

@@ -49,7 +49,7 @@ pub use check::{brute_rules, check_pair_layered, check_signature, with_deep_stac
 pub use finished::lookup::{FileOracle, Finished, RuleInputs};
 pub use finished::registry::MissingTable;
 pub use finished::registry::{Registry, SolvedTable};
-pub use finished::working::{tables_in_build_order, tables_read, Working, WorkingSet};
+pub use finished::working::{tables_read, Working, WorkingSet};
 pub use pair::{TableId, TablePair};
 pub use solve::checkpoint::CheckpointEvent;
 pub use solve::rules::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};

@@ -26,7 +26,7 @@ use rayon::prelude::*;
 
 use crate::build::budget::MemoryBudget;
 use crate::build::write::{write_rule_table, write_tables};
-use crate::finished::working::{tables_in_build_order, tables_read, Working, WorkingSet};
+use crate::finished::working::{tables_read, Working, WorkingSet};
 use crate::pair::TablePair;
 use crate::solve::checkpoint::{remove_checkpoint, Checkpoint, CheckpointEvent, CHECKPOINT_EVERY};
 use crate::solve::rules::{solve_rule_pair_on_disk, solve_rule_pair_resumable};
@@ -300,7 +300,7 @@ fn run_pass(
         let finished = open_finished(dir, variant, pass, budget)?;
         let searched = |sig| working.searched_whole(dir, sig);
         let now = tables_read(variant, step, searched);
-        let later = tables_read(variant, &steps[k + 1..].concat(), searched);
+        let later: BTreeSet<Signature> = tables_read(variant, &steps[k + 1..].concat(), searched).into_iter().collect();
         let available = hold_inputs(&mut working, dir, (&now, &later), step, &cost, budget)?;
         let view = working.view(&finished);
         for batch in batches(step, cost, available, budget)? {
@@ -320,15 +320,15 @@ fn all_complete(dir: &Path, variant: &Variant, step: &[TablePair], metrics: &[Me
     Ok(true)
 }
 
-/// Holds in `working` the tables `now` a step reads ([`tables_read`]), in build order
-/// (the smaller tables that left-out positions are searched through first), within what
+/// Holds in `working` the tables `now` a step reads, in [`tables_read`]'s order (those
+/// its pairs read first, then those these are searched through), within what
 /// the budget leaves beside the step's largest pair; lets go of the tables no step reads
 /// any more (`later`: what the steps after it read). Returns the bytes left for the
 /// pairs' working state.
 fn hold_inputs(
     working: &mut WorkingSet,
     dir: &Path,
-    (now, later): (&BTreeSet<Signature>, &BTreeSet<Signature>),
+    (now, later): (&[Signature], &BTreeSet<Signature>),
     step: &[TablePair],
     cost: &impl Fn(&TablePair) -> u64,
     budget: MemoryBudget,
@@ -349,7 +349,7 @@ fn hold_inputs(
         }
         working.release(sig);
     }
-    for sig in tables_in_build_order(now) {
+    for &sig in now {
         if working.holds(sig) {
             continue;
         }

@@ -10,7 +10,7 @@
 //! table whole before use would spend the time on positions no pair reaches (a 6-piece
 //! pair reads its promotions' tables at a few positions).
 //!
-//! A [`WorkingSet`] holds the tables a build reads ([`tables_read`]) within a byte
+//! A [`WorkingSet`] holds the tables a build reads ([`tables_read`], in its order) within a byte
 //! allowance taken from the memory budget (two bytes a position for DTW, one for a rule
 //! table, counted in full as soon as the table is held); [`Working`] reads it, and falls
 //! back to the files ([`Tablebase`]) for a table it does not hold, so a set that does not
@@ -33,41 +33,44 @@ use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Sco
 use crate::finished::lookup::{Finished, RuleInputs};
 use crate::pair::{successors, TablePair};
 
-/// The tables a build of `pairs` reads, and those they are read through: the tables the
-/// pairs' captures and promotions lead to, and, for each table read, the tables its
-/// left-out positions are searched through. A capture position (which a file may leave
-/// out) is found from its captures' tables; where `searched(sig)` (the file of `sig`
-/// stores no value at all, its pair's other side being stored) every position is found
-/// from all its moves, so its colour flip and its promotions' tables are read too. A
-/// table that stores its values needs no flip: a six-piece pair's promotions reach one
-/// side of a larger pair, and the other side is never read.
-pub fn tables_read(variant: Variant, pairs: &[TablePair], searched: impl Fn(Signature) -> bool) -> BTreeSet<Signature> {
+/// The tables a build of `pairs` reads, and those they are read through, in the order
+/// to hold them where memory is short: the tables the pairs' captures and promotions
+/// lead to first, then the tables their left-out positions are searched through, and so
+/// on, each layer in build order (by pieces, then men, then pair). A table read by the
+/// pairs is read at every position that leads to it; one read through it, only where a
+/// position of it is searched, once each when it is held.
+///
+/// A capture position (which a file may leave out) is found from its captures' tables;
+/// where `searched(sig)` (the file of `sig` stores no value at all, its pair's other
+/// side being stored) every position is found from all its moves, so its colour flip
+/// and its promotions' tables are read too. A table that stores its values needs no
+/// flip: a six-piece pair's promotions reach one side of a larger pair, and the other
+/// side is never read.
+pub fn tables_read(variant: Variant, pairs: &[TablePair], searched: impl Fn(Signature) -> bool) -> Vec<Signature> {
     let leads_to = |sig: Signature| {
         successors(sig).into_iter().filter(move |s| MaterialIndex::new(variant, *s).is_some_and(|i| !i.is_empty()))
     };
-    let mut reached = BTreeSet::new();
-    let mut open: Vec<Signature> = pairs
+    let mut seen = BTreeSet::new();
+    let mut order = Vec::new();
+    let mut layer: BTreeSet<Signature> = pairs
         .iter()
         .flat_map(|pair| pair.iter().copied())
         .flat_map(leads_to)
         .filter(|s| !pairs.iter().any(|p| p.contains(s)))
         .collect();
-    while let Some(sig) = open.pop() {
-        if reached.insert(sig) {
+    while !layer.is_empty() {
+        let mut tables: Vec<Signature> = layer.into_iter().filter(|s| seen.insert(*s)).collect();
+        tables.sort_by_key(|s| (s.pieces(), s.men(), TablePair::of(*s), *s));
+        let mut next = BTreeSet::new();
+        for &sig in &tables {
             // A stored table's left-out positions have a capture to make, which takes
             // pieces; one found by search makes every move (its flip's, its promotions).
             let searched = searched(sig);
-            open.extend(leads_to(sig).filter(|s| searched || s.pieces() < sig.pieces()));
+            next.extend(leads_to(sig).filter(|s| (searched || s.pieces() < sig.pieces()) && !seen.contains(s)));
         }
+        order.extend(tables);
+        layer = next;
     }
-    reached
-}
-
-/// `tables` in the order they are built (by pieces, then men, then pair): the order in
-/// which to hold them, so that the tables others are searched through come first.
-pub fn tables_in_build_order(tables: &BTreeSet<Signature>) -> Vec<Signature> {
-    let mut order: Vec<Signature> = tables.iter().copied().collect();
-    order.sort_by_key(|s| (s.pieces(), s.men(), TablePair::of(*s), *s));
     order
 }
 
@@ -478,19 +481,22 @@ mod tests {
     fn a_table_is_read_with_its_flip_only_where_its_file_leaves_every_position_out() {
         let variant = Variant::INTERNATIONAL;
         let pair = TablePair::of(sig("1122"));
-        let stored = tables_read(variant, &[pair], |_| false);
+        let set = |order: Vec<Signature>| order.into_iter().collect::<BTreeSet<_>>();
+        let stored = set(tables_read(variant, &[pair], |_| false));
         assert!(stored.contains(&sig("2202")) && stored.contains(&sig("1113")), "{stored:?}");
         assert!(!stored.contains(&sig("0222")) && !stored.contains(&sig("1311")), "{stored:?}");
         assert!(stored.contains(&sig("2111")) && stored.contains(&sig("0211")), "captures: {stored:?}");
         assert!(stored.iter().all(|s| s.pieces() < 6 || *s == sig("2202") || *s == sig("1113")), "{stored:?}");
-        let searched = tables_read(variant, &[pair], |s| s == sig("2202"));
+        let searched = set(tables_read(variant, &[pair], |s| s == sig("2202")));
         assert!(searched.contains(&sig("0222")) && !searched.contains(&sig("1311")), "{searched:?}");
         assert!(searched.is_superset(&stored));
-        // Every table searched: both sides of every pair reached.
-        let every = tables_read(variant, &[pair], |_| true);
+        // Every table searched: both sides of every pair reached, each table once, those
+        // the pair reads first (1311 only through 1113).
+        let order = tables_read(variant, &[pair], |_| true);
+        let every = set(order.clone());
+        assert_eq!(every.len(), order.len());
         assert!(every.iter().all(|s| every.contains(&s.flipped())), "{every:?}");
-        assert!(every.contains(&sig("1311")) && every.contains(&sig("0222")));
-        let order = tables_in_build_order(&every);
-        assert!(order.windows(2).all(|w| (w[0].pieces(), w[0].men()) <= (w[1].pieces(), w[1].men())));
+        let at = |s: &str| order.iter().position(|t| *t == sig(s)).expect("read");
+        assert!(at("1113") < at("1311") && at("2202") < at("0222"), "{order:?}");
     }
 }

@@ -34,7 +34,7 @@ use kabe_probe::{
 };
 use rayon::prelude::*;
 
-use crate::finished::working::{tables_in_build_order, tables_read};
+use crate::finished::working::tables_read;
 use crate::pair::TablePair;
 use crate::verify::sig_map::SigMap;
 use crate::verify::statistics::{RuleStats, TableStats};
@@ -885,13 +885,12 @@ pub fn verify_with(
 /// Which tables are held changes the speed, never a value.
 fn hold_inputs(tables: &mut Tables, variant: Variant, pair: &[Signature], resident_bytes: usize) {
     let Some(&first) = pair.first() else { return };
-    let reached = tables_read(variant, &[TablePair::of(first)], |sig| tables.searched_whole(sig));
+    let order = tables_read(variant, &[TablePair::of(first)], |sig| tables.searched_whole(sig));
     let budget = resident_bytes as u64;
     let needed = tables.resident_need(pair);
-    let missing: Vec<Signature> = tables_in_build_order(&reached)
-        .into_iter()
-        .filter(|s| tables.dtw.contains_key(s) && !tables.holds_dtw(s))
-        .collect();
+    let missing: Vec<Signature> =
+        order.iter().copied().filter(|s| tables.dtw.contains_key(s) && !tables.holds_dtw(s)).collect();
+    let reached: BTreeSet<Signature> = order.into_iter().collect();
     if tables.resident_bytes() + needed + tables.resident_need(&missing) > budget {
         tables.keep_only(&reached);
     }
