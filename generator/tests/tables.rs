@@ -558,3 +558,44 @@ fn a_second_build_into_the_same_folder_is_refused_while_the_first_holds_it() {
     drop((one, two));
     build(v, 2, &dir, &|_| {}).expect("once the others are done");
 }
+
+/// A working set whose allowance is spent reads the rest of its tables through the files
+/// and by search: every value of a compact 2-3 set, theory and rule tables, is the one a
+/// set that decodes every block reads and the probe library's, and the decoded blocks
+/// stay within the allowance.
+#[test]
+fn a_working_set_out_of_room_reads_the_same_values_within_its_allowance() {
+    use kabe_generator::WorkingSet;
+    use kabe_probe::rules::exact::Oracle;
+    use kabe_probe::tablebase::Tablebase;
+    let variant = Variant::RUSSIAN;
+    let rules = DrawRules::new(DrawRuleSet::Ussr1953, &variant);
+    let dir = temp_dir("working-allowance");
+    build_compact(&dir);
+    let files = Tablebase::builder(&dir).variants(&[variant]).rules(rules.set).open().expect("open");
+    let tables: Vec<Signature> = (2..=3).flat_map(Signature::all_with).collect();
+    let (mut whole, mut tight) = (WorkingSet::new(variant, rules), WorkingSet::new(variant, rules));
+    for &sig in &tables {
+        whole.load(&dir, sig).expect("held");
+        tight.load(&dir, sig).expect("held");
+    }
+    let allowance = tables.iter().map(|s| tight.table_bytes(*s)).sum::<u64>() / 2;
+    tight.arrange(&tables, allowance);
+    let (all, part) = (whole.view(&files), tight.view(&files));
+    let mut read = 0;
+    for &sig in &tables {
+        let index = MaterialIndex::new(variant, sig).expect("index");
+        for position in index.positions(0..index.len()) {
+            let expected = files.probe_dtw(&position).expect("probe");
+            assert_eq!(all.theoretical(&position).expect("whole"), expected, "{position:?}");
+            assert_eq!(part.theoretical(&position).expect("tight"), expected, "{position:?}");
+            let counted = files.probe_counted(&position, rules.set).expect("probe counted");
+            assert_eq!(all.counted(&position).expect("whole"), counted, "{position:?}");
+            assert_eq!(part.counted(&position).expect("tight"), counted, "{position:?}");
+            read += 1;
+        }
+    }
+    assert!(read > 10_000, "{read} positions");
+    assert!(tight.bytes() > 0 && tight.bytes() <= allowance, "{} of {allowance}", tight.bytes());
+    assert!(whole.bytes() > allowance, "the tight set ran out of room: {} > {allowance}", whole.bytes());
+}

@@ -320,11 +320,13 @@ fn all_complete(dir: &Path, variant: &Variant, step: &[TablePair], metrics: &[Me
     Ok(true)
 }
 
-/// Holds in `working` the tables `now` a step reads, in [`tables_read`]'s order (those
-/// its pairs read first, then those these are searched through), within what
-/// the budget leaves beside the step's largest pair; lets go of the tables no step reads
-/// any more (`later`: what the steps after it read). Returns the bytes left for the
-/// pairs' working state.
+/// Holds in `working` the tables `now` a step reads, arranged in [`tables_read`]'s order
+/// (those its pairs read first, then those these are searched through) within what the
+/// budget leaves beside the step's largest pair ([`WorkingSet::arrange`]); lets go of
+/// the tables no step reads any more (`later`: what the steps after it read), and of
+/// those held for later steps where this step's tables would not fit whole beside them.
+/// Returns the bytes left for the pairs' working state: the budget less what the held
+/// tables may grow to.
 fn hold_inputs(
     working: &mut WorkingSet,
     dir: &Path,
@@ -339,33 +341,21 @@ fn hold_inputs(
         }
     }
     let allowance = budget.pair_bytes().saturating_sub(step.iter().map(cost).max().unwrap_or(0));
-    // Over the allowance (a larger pair than the last step's): the tables held for later
-    // steps go first, then those of this step, largest first.
-    let mut held: Vec<Signature> = working.tables().into_iter().collect();
-    held.sort_by_key(|s| (now.contains(s), std::cmp::Reverse(working.table_bytes(*s))));
-    for sig in held {
-        if working.bytes() <= allowance {
-            break;
+    let whole = |working: &WorkingSet, tables: &mut dyn Iterator<Item = Signature>| -> u64 {
+        tables.map(|sig| working.table_bytes(sig)).sum()
+    };
+    let new = whole(working, &mut now.iter().copied().filter(|s| !working.holds(*s)));
+    if working.bytes() + new > allowance {
+        for held in working.tables().into_iter().filter(|s| !now.contains(s)) {
+            working.release(held);
         }
-        working.release(sig);
     }
     for &sig in now {
-        if working.holds(sig) {
-            continue;
-        }
-        let needed = working.table_bytes(sig);
-        if working.bytes() + needed > allowance {
-            // Room from the tables held for later steps only.
-            for held in working.tables().into_iter().filter(|s| !now.contains(s)) {
-                working.release(held);
-            }
-        }
-        if working.bytes() + needed > allowance {
-            continue; // read through the files: slower, the same values
-        }
         working.load(dir, sig)?;
     }
-    Ok(budget.pair_bytes().saturating_sub(working.bytes()))
+    working.arrange(now, allowance);
+    let most = allowance.min(whole(working, &mut working.tables().into_iter()));
+    Ok(budget.pair_bytes().saturating_sub(most))
 }
 
 /// Bytes of the cache through which a pair solved in slices reads its solved men

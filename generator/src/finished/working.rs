@@ -10,17 +10,21 @@
 //! table whole before use would spend the time on positions no pair reaches (a 6-piece
 //! pair reads its promotions' tables at a few positions).
 //!
-//! A [`WorkingSet`] holds the tables a build reads ([`tables_read`], in its order) within a byte
-//! allowance taken from the memory budget (two bytes a position for DTW, one for a rule
-//! table, counted in full as soon as the table is held); [`Working`] reads it, and falls
-//! back to the files ([`Tablebase`]) for a table it does not hold, so a set that does not
-//! fit is slower, never wrong. It holds tables, not pairs: a pair's promotions reach one
-//! side of a larger pair, and where that side's file stores its values the other side
-//! is never read, so holding it would only crowd out a table that is.
+//! A [`WorkingSet`] holds the tables a build reads ([`tables_read`]) within a byte
+//! allowance taken from the memory budget, two bytes a position for DTW and one for a
+//! rule table ([`WorkingSet::arrange`]): the first tables in the build's order that fit
+//! whole are counted whole; the others share what is left, block by block as their
+//! blocks are decoded. A six-piece pair reads its promotions' tables, and the tables
+//! these are searched through, at a small part of their positions, so counting them
+//! whole would leave them unheld for memory never used. A block for which no room is
+//! left is read through the files ([`Tablebase`]), as is a table the set does not hold:
+//! a set that does not fit is slower, never wrong. It holds tables, not pairs: a pair's promotions reach one side of
+//! a larger pair, and where that side's file stores its values the other side is never
+//! read, so holding it would only crowd out a table that is.
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use kabe_probe::rules::exact::Oracle;
@@ -131,7 +135,8 @@ impl<T: Slot> Column<T> {
         Column { file, blocks, per }
     }
 
-    /// The slot of position `at` (of `index`), its block decoded on first use:
+    /// The slot of position `at` (of `index`), its block decoded on first use if
+    /// `allowance` has room for it (`None` if not; no allowance: a table counted whole):
     /// `entry` reads a stored value from the decompressed block; the positions the file
     /// leaves out start unknown.
     #[inline]
@@ -139,19 +144,49 @@ impl<T: Slot> Column<T> {
         &self,
         index: &MaterialIndex,
         at: u64,
-        contexts: &Contexts,
+        (contexts, allowance): (&Contexts, Option<&Allowance>),
         entry: impl Fn(&[u8], usize) -> Option<T::Value>,
-    ) -> Result<&T, ProbeError> {
+    ) -> Result<Option<&T>, ProbeError> {
         let b = (at / self.per) as usize;
         let block = match self.blocks[b].get() {
             Some(block) => block,
             None => {
-                let decoded = self.decode(index, b, contexts, entry)?;
-                // Two threads may decode the same block; one copy is kept.
-                self.blocks[b].get_or_init(|| decoded)
+                let bytes = self.block_bytes(index, b);
+                let give_back = || allowance.inspect(|a| a.give_back(bytes));
+                if !allowance.is_none_or(|a| a.take(bytes)) {
+                    return Ok(None);
+                }
+                let decoded = self.decode(index, b, contexts, entry).inspect_err(|_| _ = give_back())?;
+                // Two threads may decode the same block; one copy is kept and counted.
+                let mut ours = Some(decoded);
+                let block = self.blocks[b].get_or_init(|| ours.take().expect("not taken yet"));
+                if ours.is_some() {
+                    give_back();
+                }
+                block
             }
         };
-        Ok(&block[(at % self.per) as usize])
+        Ok(Some(&block[(at % self.per) as usize]))
+    }
+
+    /// Lets go of the blocks decoded.
+    fn forget(&mut self) {
+        self.blocks.iter_mut().for_each(|block| _ = block.take());
+    }
+
+    /// The bytes of block `b` once decoded.
+    fn block_bytes(&self, index: &MaterialIndex, b: usize) -> u64 {
+        self.per.min(index.len() - b as u64 * self.per) * std::mem::size_of::<T>() as u64
+    }
+
+    /// The bytes of the blocks decoded.
+    fn decoded_bytes(&self) -> u64 {
+        self.blocks.iter().filter_map(OnceLock::get).map(|block| std::mem::size_of_val::<[T]>(block) as u64).sum()
+    }
+
+    /// Whether the file stores the value of `normalized` (not left out to be searched).
+    fn stores(&self, normalized: &Position) -> bool {
+        self.file.header().holds(normalized)
     }
 
     fn decode(
@@ -199,17 +234,48 @@ impl Contexts {
     }
 }
 
+/// The bytes the decoded blocks of a [`WorkingSet`] may take, and those they take.
+struct Allowance {
+    limit: AtomicU64,
+    spent: AtomicU64,
+}
+
+impl Allowance {
+    /// Counts `bytes` more, if they fit the limit.
+    fn take(&self, bytes: u64) -> bool {
+        let limit = self.limit.load(Ordering::Relaxed);
+        self.spent
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |spent| {
+                (spent + bytes <= limit).then_some(spent + bytes)
+            })
+            .is_ok()
+    }
+
+    fn give_back(&self, bytes: u64) {
+        self.spent.fetch_sub(bytes, Ordering::Relaxed);
+    }
+}
+
 /// One table held: its index, its DTW values and, where the rule set keeps one, its
-/// rule values and the count they are kept within.
+/// rule values and the count they are kept within; whether it is counted whole or by
+/// the blocks decoded, within the allowance.
 struct Held {
     index: MaterialIndex,
     dtw: Column<AtomicU16>,
     rules: Option<(Column<AtomicU8>, Context)>,
+    whole: bool,
 }
 
 impl Held {
-    fn bytes(&self) -> u64 {
-        self.index.len() * if self.rules.is_some() { 3 } else { 2 }
+    fn decoded_bytes(&self) -> u64 {
+        self.dtw.decoded_bytes() + self.rules.as_ref().map_or(0, |(column, _)| column.decoded_bytes())
+    }
+
+    fn forget(&mut self) {
+        self.dtw.forget();
+        if let Some((column, _)) = &mut self.rules {
+            column.forget();
+        }
     }
 }
 
@@ -222,6 +288,10 @@ pub struct WorkingSet {
     slots: Box<[u32]>,
     held: Vec<Option<Held>>,
     contexts: Contexts,
+    /// What the tables counted by their blocks may take, and take.
+    allowance: Allowance,
+    /// The bytes of the tables counted whole.
+    whole_bytes: u64,
 }
 
 impl WorkingSet {
@@ -234,6 +304,44 @@ impl WorkingSet {
             slots: vec![u32::MAX; Signature::KEYS].into_boxed_slice(),
             held: Vec::new(),
             contexts: Contexts(Mutex::new(Vec::new())),
+            allowance: Allowance { limit: AtomicU64::new(u64::MAX), spent: AtomicU64::new(0) },
+            whole_bytes: 0,
+        }
+    }
+
+    /// Arranges the held tables within `allowance` bytes: those of `order` that fit
+    /// whole in that order, then any other held table, are counted whole, each as if
+    /// every block of it were decoded; the others share the rest, each block counted as
+    /// it is decoded, and let go of their blocks where those decoded already do not fit.
+    /// Until arranged, a set counts every table by its blocks, without a limit.
+    pub fn arrange(&mut self, order: &[Signature], allowance: u64) {
+        let others = self.tables().into_iter().filter(|s| !order.contains(s));
+        let arranged: Vec<Signature> = order.iter().copied().filter(|s| self.holds(*s)).chain(others).collect();
+        let (mut whole, mut spent) = (0, *self.allowance.spent.get_mut());
+        for &sig in &arranged {
+            let full = self.table_bytes(sig);
+            let held = self.get_mut(sig).expect("held");
+            let fits = whole + full <= allowance;
+            if fits != held.whole {
+                let decoded = held.decoded_bytes();
+                spent = if fits { spent - decoded } else { spent + decoded };
+                held.whole = fits;
+            }
+            whole += if fits { full } else { 0 };
+        }
+        (self.whole_bytes, *self.allowance.spent.get_mut()) = (whole, spent);
+        let limit = allowance - whole;
+        *self.allowance.limit.get_mut() = limit;
+        for &sig in arranged.iter().rev() {
+            if *self.allowance.spent.get_mut() <= limit {
+                break;
+            }
+            let held = self.get_mut(sig).expect("held");
+            if !held.whole {
+                let decoded = held.decoded_bytes();
+                held.forget();
+                *self.allowance.spent.get_mut() -= decoded;
+            }
         }
     }
 
@@ -242,12 +350,13 @@ impl WorkingSet {
         self.variant
     }
 
-    /// Bytes the held tables may take once every position of them has been read.
+    /// Bytes the held tables take: those counted whole in full, the others by the
+    /// blocks decoded so far.
     pub fn bytes(&self) -> u64 {
-        self.held.iter().flatten().map(Held::bytes).sum()
+        self.whole_bytes + self.allowance.spent.load(Ordering::Relaxed)
     }
 
-    /// The bytes the table of `sig` may take once held.
+    /// The bytes the table of `sig` takes once every block of it is decoded.
     pub fn table_bytes(&self, sig: Signature) -> u64 {
         let positions = MaterialIndex::new(self.variant, sig).map_or(0, |i| i.len());
         positions * if self.rule_context(sig).is_some() { 3 } else { 2 }
@@ -256,6 +365,17 @@ impl WorkingSet {
     fn get(&self, signature: Signature) -> Option<&Held> {
         let slot = *self.slots.get(signature.key()?)?;
         self.held.get(slot as usize)?.as_ref()
+    }
+
+    fn get_mut(&mut self, signature: Signature) -> Option<&mut Held> {
+        let slot = *self.slots.get(signature.key()?)?;
+        self.held.get_mut(slot as usize)?.as_mut()
+    }
+
+    /// The allowance a held table's blocks are counted against: none for one counted
+    /// whole.
+    fn counted(&self, held: &Held) -> Option<&Allowance> {
+        (!held.whole).then_some(&self.allowance)
     }
 
     /// Whether the table of `sig` is held.
@@ -272,8 +392,11 @@ impl WorkingSet {
     pub fn release(&mut self, sig: Signature) {
         if let Some(key) = sig.key() {
             let slot = std::mem::replace(&mut self.slots[key], u32::MAX);
-            if let Some(held) = self.held.get_mut(slot as usize) {
-                *held = None;
+            if let Some(held) = self.held.get_mut(slot as usize).and_then(Option::take) {
+                match held.whole {
+                    true => self.whole_bytes -= self.table_bytes(sig),
+                    false => self.allowance.give_back(held.decoded_bytes()),
+                }
             }
         }
     }
@@ -297,8 +420,8 @@ impl WorkingSet {
     }
 
     /// Holds the table of `sig` under `dir`: its DTW table and, where the rule set keeps
-    /// one, its rule table. Their headers are checked now; their values are read as the
-    /// build reaches them.
+    /// one, its rule table. Their headers are checked now; their blocks are decoded as
+    /// the build reaches them, counted by block until [`WorkingSet::arrange`]d.
     pub fn load(&mut self, dir: &Path, sig: Signature) -> Result<(), ProbeError> {
         if self.holds(sig) {
             return Ok(());
@@ -316,7 +439,7 @@ impl WorkingSet {
             None => None,
         };
         self.slots[key] = self.held.len() as u32;
-        self.held.push(Some(Held { index, dtw, rules }));
+        self.held.push(Some(Held { index, dtw, rules, whole: false }));
         Ok(())
     }
 
@@ -354,9 +477,18 @@ impl Working<'_> {
     /// As [`Working::held_dtw`], `at` being the position's index.
     #[inline]
     fn held_dtw_at(&self, held: &Held, at: u64, normalized: &Position) -> Result<Score, ProbeError> {
-        let slot = held.dtw.slot(&held.index, at, &self.set.contexts, |block, i| {
-            decode_entry(held.dtw.file.header(), block, i).map(Score::raw)
-        })?;
+        let shared = (&self.set.contexts, self.set.counted(held));
+        let slot = held
+            .dtw
+            .slot(&held.index, at, shared, |block, i| decode_entry(held.dtw.file.header(), block, i).map(Score::raw))?;
+        let Some(slot) = slot else {
+            // No room for its block: a stored value through the files, a left-out one
+            // searched here, where the tables it leads to may be held.
+            return match held.dtw.stores(normalized) {
+                true => self.fallback.probe_dtw(normalized),
+                false => self.dtw_by_search(normalized),
+            };
+        };
         match slot.get() {
             AtomicU16::UNKNOWN => {
                 let score = self.dtw_by_search(normalized)?;
@@ -386,26 +518,36 @@ impl Working<'_> {
         normalized: &Position,
     ) -> Result<RuleScore, ProbeError> {
         let at = held.index.index(normalized);
-        let slot = column.slot(&held.index, at, &self.set.contexts, |block, i| block.get(i).copied())?;
-        let code = match slot.get() {
-            AtomicU8::UNKNOWN => {
-                let value = if normalized.is_drawn_by_material() {
-                    RuleScore::NONE
-                } else {
-                    let moves = normalized.legal_moves();
-                    let children = moves.iter().map(|mv| (mv, normalized.play(mv)));
-                    rule_score_of_children(self, &self.set.rules, *context, normalized, children)?
-                };
-                let code = u8::try_from(value.raw()).unwrap_or(u8::MAX);
-                slot.set(code);
-                code
-            }
-            code => code,
+        let shared = (&self.set.contexts, self.set.counted(held));
+        let slot = column.slot(&held.index, at, shared, |block, i| block.get(i).copied())?;
+        let code = match slot {
+            None if column.stores(normalized) => return self.fallback.probe_counted(normalized, self.set.rules.set),
+            None => self.rule_by_search(*context, normalized)?,
+            Some(slot) => match slot.get() {
+                AtomicU8::UNKNOWN => {
+                    let code = self.rule_by_search(*context, normalized)?;
+                    slot.set(code);
+                    code
+                }
+                code => code,
+            },
         };
         Ok(match code {
             u8::MAX => RuleScore::NONE,
             code => RuleScore::from_raw(code as u16),
         })
+    }
+
+    /// A left-out position's rule value, one ply of search, as its slot's code.
+    fn rule_by_search(&self, context: Context, normalized: &Position) -> Result<u8, ProbeError> {
+        let value = if normalized.is_drawn_by_material() {
+            RuleScore::NONE
+        } else {
+            let moves = normalized.legal_moves();
+            let children = moves.iter().map(|mv| (mv, normalized.play(mv)));
+            rule_score_of_children(self, &self.set.rules, context, normalized, children)?
+        };
+        Ok(u8::try_from(value.raw()).unwrap_or(u8::MAX))
     }
 }
 
