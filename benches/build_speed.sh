@@ -10,6 +10,11 @@
 #   benches/build_speed.sh full [BASE]    international 2-5 from nothing; on it, the pair
 #                                         0105+0501, the closure of 2004 and the pair
 #                                         0321+2103 (hours for the older builds)
+#   benches/build_speed.sh pair SET PAIR MEMORY [BASE]
+#                                         the pair PAIR rebuilt with --memory MEMORY on
+#                                         the international tables of SET (a finished set,
+#                                         linked, not copied, less PAIR's files): where
+#                                         a pair's inputs do not fit its budget
 #
 # BASE defaults to 4fc86a2 (main before builds read a working form of their inputs).
 # Work goes to target/build-speed/; KABE_BENCH_KEEP=1 keeps the tables.
@@ -17,13 +22,18 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-quick}
 base_rev=${2:-4fc86a2}
+[ "$mode" = pair ] && base_rev=${5:-4fc86a2}
 work="$root/target/build-speed"
 mkdir -p "$work"
 
 case "$mode" in
   quick) pieces=4; extensions=("--pair 0104" "--closure 1103") ;;
   full) pieces=5; extensions=("--pair 0105" "--closure 2004" "--pair 0321") ;;
-  *) echo "usage: $0 quick|full [BASE]" >&2; exit 2 ;;
+  pair)
+    [ $# -ge 4 ] || { echo "usage: $0 pair SET PAIR MEMORY [BASE]" >&2; exit 2; }
+    set_dir=$(cd "$2" && pwd); pair=$3; memory=$4
+    [ -d "$set_dir/international" ] || { echo "$set_dir has no international tables" >&2; exit 2; } ;;
+  *) echo "usage: $0 quick|full [BASE] | pair SET PAIR MEMORY [BASE]" >&2; exit 2 ;;
 esac
 
 base_tree="$work/base-$base_rev"
@@ -69,6 +79,24 @@ compare() {
 fresh() { rm -rf "$2"; }
 # Each extension starts from the binary's own from-nothing set, kept aside.
 from_set() { rm -rf "$2"; cp -r "$work/$1-set" "$2"; }
+
+# The pair's files left out of a link of SET: PAIR and its colour flip (wm wk bm bk).
+without_pair() {
+  rm -rf "$2"; mkdir -p "$2/international"
+  local flip="${pair:2:2}${pair:0:2}" file
+  for file in "$set_dir"/international/*.kabe; do
+    case $(basename "$file") in
+      "$pair".* | "$flip".*) ;;
+      *) ln "$file" "$2/international/" 2>/dev/null || cp "$file" "$2/international/" ;;
+    esac
+  done
+}
+
+if [ "$mode" = pair ]; then
+  compare "on a set: --pair $pair --memory $memory" without_pair --pair "$pair" --memory "$memory"
+  rm -rf "$work/base" "$work/new"
+  exit
+fi
 
 compare "2-$pieces from nothing" fresh --pieces "$pieces"
 for who in base new; do rm -rf "$work/$who-set"; cp -r "$work/$who" "$work/$who-set"; done
