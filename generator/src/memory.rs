@@ -1,6 +1,11 @@
 //! Large arrays that are read at random: asked for transparent huge pages (Linux,
 //! `madvise` mode), since with 4 KiB pages nearly every touch of a multi-GiB array also
 //! misses the TLB. The solvers' slots and the verifier's resident values live in them.
+//! Tables read at a part of their positions are held in blocks made on demand within a
+//! byte allowance ([`LazyBlocks`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
@@ -36,3 +41,100 @@ pub(crate) fn advise_huge_pages(start: *mut u8, len: usize) {
 
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn advise_huge_pages(_: *mut u8, _: usize) {}
+
+/// A byte allowance that blocks made on demand ([`LazyBlocks`]) are counted against.
+#[derive(Default)]
+pub(crate) struct Allowance {
+    limit: AtomicU64,
+    spent: AtomicU64,
+}
+
+impl Allowance {
+    /// No limit until one is set (the default is no room).
+    pub(crate) fn unlimited() -> Allowance {
+        Allowance { limit: AtomicU64::new(u64::MAX), spent: AtomicU64::new(0) }
+    }
+
+    /// Counts `bytes` more, if they fit the limit.
+    fn take(&self, bytes: u64) -> bool {
+        let limit = self.limit.load(Ordering::Relaxed);
+        let more = |spent: u64| (spent + bytes <= limit).then_some(spent + bytes);
+        self.spent.fetch_update(Ordering::Relaxed, Ordering::Relaxed, more).is_ok()
+    }
+
+    pub(crate) fn give_back(&self, bytes: u64) {
+        self.spent.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    /// The bytes counted.
+    pub(crate) fn spent(&self) -> u64 {
+        self.spent.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn spent_mut(&mut self) -> &mut u64 {
+        self.spent.get_mut()
+    }
+
+    pub(crate) fn set_limit(&mut self, limit: u64) {
+        *self.limit.get_mut() = limit;
+    }
+}
+
+/// `len` slots in blocks of `per`, each block made the first time a slot of it is asked
+/// for: memory for the part of a large table that is read.
+pub(crate) struct LazyBlocks<T> {
+    blocks: Box<[OnceLock<Box<[T]>>]>,
+    per: u64,
+    len: u64,
+}
+
+impl<T> LazyBlocks<T> {
+    pub(crate) fn new(len: u64, per: u64) -> LazyBlocks<T> {
+        LazyBlocks { blocks: (0..len.div_ceil(per)).map(|_| OnceLock::new()).collect(), per, len }
+    }
+
+    /// Slot `at` (`None` past the end, or where its block is not made and `allowance` has
+    /// no room for it; no allowance: every block counted in advance). `make(first, n)`
+    /// makes the `n` slots of a block from slot `first`.
+    #[inline]
+    pub(crate) fn slot<E>(
+        &self,
+        at: u64,
+        allowance: Option<&Allowance>,
+        make: impl FnOnce(u64, u64) -> Result<Box<[T]>, E>,
+    ) -> Result<Option<&T>, E> {
+        let b = (at / self.per) as usize;
+        let Some(cell) = self.blocks.get(b) else { return Ok(None) };
+        let block = match cell.get() {
+            Some(block) => block,
+            None => {
+                let first = b as u64 * self.per;
+                let n = self.per.min(self.len - first);
+                let bytes = n * std::mem::size_of::<T>() as u64;
+                let give_back = || allowance.inspect(|a| a.give_back(bytes));
+                if !allowance.is_none_or(|a| a.take(bytes)) {
+                    return Ok(None);
+                }
+                let made = make(first, n).inspect_err(|_| _ = give_back())?;
+                // Two threads may make the same block; one is kept and counted.
+                let mut ours = Some(made);
+                let block = cell.get_or_init(|| ours.take().expect("not taken yet"));
+                if ours.is_some() {
+                    give_back();
+                }
+                block
+            }
+        };
+        Ok(block.get((at % self.per) as usize))
+    }
+
+    /// The bytes of the blocks made.
+    pub(crate) fn made_bytes(&self) -> u64 {
+        self.blocks.iter().filter_map(OnceLock::get).map(|block| std::mem::size_of_val::<[T]>(block) as u64).sum()
+    }
+
+    /// Lets go of the blocks made.
+    pub(crate) fn forget(&mut self) {
+        self.blocks.iter_mut().for_each(|block| _ = block.take());
+    }
+}

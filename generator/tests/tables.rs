@@ -247,6 +247,13 @@ fn a_one_side_set_verifies_alike_held_in_memory_or_not_and_a_planted_value_is_ca
     assert_eq!(held_alone.pairs_derived, 1);
     assert!(held_alone.positions > 0 && held_alone.positions < held.positions, "{held_alone:?}");
     assert_eq!((held_alone.positions, held_alone.rule_positions), (read_alone.positions, read_alone.rule_positions));
+    // Room for part of its inputs' blocks: those that fit are kept, the rest read through
+    // the files each time.
+    for resident_bytes in [40_000, 150_000, 600_000] {
+        let some = alone(&VerifyOptions { resident_bytes, ..VerifyOptions::default() });
+        assert!(some.ok(), "alone, {resident_bytes}: {some:?}");
+        assert_eq!((some.positions, some.rule_positions), (held_alone.positions, held_alone.rule_positions));
+    }
 
     // A wrong distance planted in the stored DTW table of the pair 1101+0111.
     let stores = |s: Signature| {

@@ -24,8 +24,8 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
+use std::sync::Mutex;
 
 use kabe_probe::rules::exact::Oracle;
 use kabe_probe::rules::Context;
@@ -35,6 +35,7 @@ use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld};
 
 use crate::finished::lookup::{Finished, RuleInputs};
+use crate::memory::{Allowance, LazyBlocks};
 use crate::pair::{successors, TablePair};
 
 /// The tables a build of `pairs` reads, and those they are read through, in the order
@@ -124,15 +125,13 @@ impl Slot for AtomicU8 {
 /// One table's values of one kind: its file, and its blocks as they are decoded.
 struct Column<T> {
     file: TableFile,
-    blocks: Box<[OnceLock<Box<[T]>>]>,
-    per: u64,
+    blocks: LazyBlocks<T>,
 }
 
 impl<T: Slot> Column<T> {
     fn new(file: TableFile, positions: u64) -> Column<T> {
         let per = file.header().block_positions as u64;
-        let blocks = (0..positions.div_ceil(per)).map(|_| OnceLock::new()).collect();
-        Column { file, blocks, per }
+        Column { blocks: LazyBlocks::new(positions, per), file }
     }
 
     /// The slot of position `at` (of `index`), its block decoded on first use if
@@ -147,62 +146,22 @@ impl<T: Slot> Column<T> {
         (contexts, allowance): (&Contexts, Option<&Allowance>),
         entry: impl Fn(&[u8], usize) -> Option<T::Value>,
     ) -> Result<Option<&T>, ProbeError> {
-        let b = (at / self.per) as usize;
-        let block = match self.blocks[b].get() {
-            Some(block) => block,
-            None => {
-                let bytes = self.block_bytes(index, b);
-                let give_back = || allowance.inspect(|a| a.give_back(bytes));
-                if !allowance.is_none_or(|a| a.take(bytes)) {
-                    return Ok(None);
-                }
-                let decoded = self.decode(index, b, contexts, entry).inspect_err(|_| _ = give_back())?;
-                // Two threads may decode the same block; one copy is kept and counted.
-                let mut ours = Some(decoded);
-                let block = self.blocks[b].get_or_init(|| ours.take().expect("not taken yet"));
-                if ours.is_some() {
-                    give_back();
-                }
-                block
-            }
-        };
-        Ok(Some(&block[(at % self.per) as usize]))
-    }
-
-    /// Lets go of the blocks decoded.
-    fn forget(&mut self) {
-        self.blocks.iter_mut().for_each(|block| _ = block.take());
-    }
-
-    /// The bytes of block `b` once decoded.
-    fn block_bytes(&self, index: &MaterialIndex, b: usize) -> u64 {
-        self.per.min(index.len() - b as u64 * self.per) * std::mem::size_of::<T>() as u64
-    }
-
-    /// The bytes of the blocks decoded.
-    fn decoded_bytes(&self) -> u64 {
-        self.blocks.iter().filter_map(OnceLock::get).map(|block| std::mem::size_of_val::<[T]>(block) as u64).sum()
-    }
-
-    /// Whether the file stores the value of `normalized` (not left out to be searched).
-    fn stores(&self, normalized: &Position) -> bool {
-        self.file.header().holds(normalized)
+        self.blocks.slot(at, allowance, |first, len| self.decode(index, first, len, contexts, entry))
     }
 
     fn decode(
         &self,
         index: &MaterialIndex,
-        b: usize,
+        start: u64,
+        len: u64,
         contexts: &Contexts,
         entry: impl Fn(&[u8], usize) -> Option<T::Value>,
     ) -> Result<Box<[T]>, ProbeError> {
         let header = self.file.header();
-        let start = b as u64 * self.per;
-        let len = self.per.min(index.len() - start);
         if header.by_search() {
             return Ok((0..len).map(|_| T::new(T::UNKNOWN)).collect());
         }
-        let bytes = contexts.block(&self.file, b as u32)?;
+        let bytes = contexts.block(&self.file, (start / header.block_positions as u64) as u32)?;
         let undefined = |i: usize| TableError::Corrupt {
             path: self.file.path().to_path_buf(),
             detail: format!("undefined value at index {}", start + i as u64),
@@ -214,6 +173,11 @@ impl<T: Slot> Column<T> {
             out.push(T::new(value));
         }
         Ok(out.into_boxed_slice())
+    }
+
+    /// Whether the file stores the value of `normalized` (not left out to be searched).
+    fn stores(&self, normalized: &Position) -> bool {
+        self.file.header().holds(normalized)
     }
 }
 
@@ -234,28 +198,6 @@ impl Contexts {
     }
 }
 
-/// The bytes the decoded blocks of a [`WorkingSet`] may take, and those they take.
-struct Allowance {
-    limit: AtomicU64,
-    spent: AtomicU64,
-}
-
-impl Allowance {
-    /// Counts `bytes` more, if they fit the limit.
-    fn take(&self, bytes: u64) -> bool {
-        let limit = self.limit.load(Ordering::Relaxed);
-        self.spent
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |spent| {
-                (spent + bytes <= limit).then_some(spent + bytes)
-            })
-            .is_ok()
-    }
-
-    fn give_back(&self, bytes: u64) {
-        self.spent.fetch_sub(bytes, Ordering::Relaxed);
-    }
-}
-
 /// One table held: its index, its DTW values and, where the rule set keeps one, its
 /// rule values and the count they are kept within; whether it is counted whole or by
 /// the blocks decoded, within the allowance.
@@ -268,13 +210,13 @@ struct Held {
 
 impl Held {
     fn decoded_bytes(&self) -> u64 {
-        self.dtw.decoded_bytes() + self.rules.as_ref().map_or(0, |(column, _)| column.decoded_bytes())
+        self.dtw.blocks.made_bytes() + self.rules.as_ref().map_or(0, |(column, _)| column.blocks.made_bytes())
     }
 
     fn forget(&mut self) {
-        self.dtw.forget();
+        self.dtw.blocks.forget();
         if let Some((column, _)) = &mut self.rules {
-            column.forget();
+            column.blocks.forget();
         }
     }
 }
@@ -304,7 +246,7 @@ impl WorkingSet {
             slots: vec![u32::MAX; Signature::KEYS].into_boxed_slice(),
             held: Vec::new(),
             contexts: Contexts(Mutex::new(Vec::new())),
-            allowance: Allowance { limit: AtomicU64::new(u64::MAX), spent: AtomicU64::new(0) },
+            allowance: Allowance::unlimited(),
             whole_bytes: 0,
         }
     }
@@ -317,7 +259,7 @@ impl WorkingSet {
     pub fn arrange(&mut self, order: &[Signature], allowance: u64) {
         let others = self.tables().into_iter().filter(|s| !order.contains(s));
         let arranged: Vec<Signature> = order.iter().copied().filter(|s| self.holds(*s)).chain(others).collect();
-        let (mut whole, mut spent) = (0, *self.allowance.spent.get_mut());
+        let (mut whole, mut spent) = (0, *self.allowance.spent_mut());
         for &sig in &arranged {
             let full = self.table_bytes(sig);
             let held = self.get_mut(sig).expect("held");
@@ -329,18 +271,18 @@ impl WorkingSet {
             }
             whole += if fits { full } else { 0 };
         }
-        (self.whole_bytes, *self.allowance.spent.get_mut()) = (whole, spent);
+        (self.whole_bytes, *self.allowance.spent_mut()) = (whole, spent);
         let limit = allowance - whole;
-        *self.allowance.limit.get_mut() = limit;
+        self.allowance.set_limit(limit);
         for &sig in arranged.iter().rev() {
-            if *self.allowance.spent.get_mut() <= limit {
+            if *self.allowance.spent_mut() <= limit {
                 break;
             }
             let held = self.get_mut(sig).expect("held");
             if !held.whole {
                 let decoded = held.decoded_bytes();
                 held.forget();
-                *self.allowance.spent.get_mut() -= decoded;
+                *self.allowance.spent_mut() -= decoded;
             }
         }
     }
@@ -353,7 +295,7 @@ impl WorkingSet {
     /// Bytes the held tables take: those counted whole in full, the others by the
     /// blocks decoded so far.
     pub fn bytes(&self) -> u64 {
-        self.whole_bytes + self.allowance.spent.load(Ordering::Relaxed)
+        self.whole_bytes + self.allowance.spent()
     }
 
     /// The bytes the table of `sig` takes once every block of it is decoded.

@@ -35,6 +35,7 @@ use kabe_probe::{
 use rayon::prelude::*;
 
 use crate::finished::working::tables_read;
+use crate::memory::{Allowance, LazyBlocks};
 use crate::pair::TablePair;
 use crate::verify::sig_map::SigMap;
 use crate::verify::statistics::{RuleStats, TableStats};
@@ -159,11 +160,18 @@ struct Tables {
     /// found the first time a successor asks for it, from its file or from its own
     /// successors where the file leaves it out, and kept ([`NOT_YET_DTW`] until then). A
     /// pair reads only part of its inputs: deriving every left-out position of each, as
-    /// for a pair checked, cost a pair checked alone most of its time.
-    lazy_dtw: SigMap<Vec<AtomicU16>>,
+    /// for a pair checked, cost a pair checked alone most of its time. The values are
+    /// kept in blocks made as they are first asked for, within `lazy_room`; where it has
+    /// no room, a value is found each time it is asked for.
+    lazy_dtw: SigMap<LazyBlocks<AtomicU16>>,
     /// Rule values of those pairs, by rule set, found the same way ([`NOT_YET_RULE`]).
-    lazy_rules: BTreeMap<DrawRuleSet, SigMap<Vec<AtomicU8>>>,
+    lazy_rules: BTreeMap<DrawRuleSet, SigMap<LazyBlocks<AtomicU8>>>,
+    /// The bytes the blocks of lazily held values may take ([`hold_inputs`]), and take.
+    lazy_room: Allowance,
 }
+
+/// Positions in a block of lazily held values: 32 KiB of DTW values.
+const LAZY_BLOCK: u64 = 1 << 14;
 
 /// A lazily held DTW value not found yet: a DTW of 65,534 plies, which no table comes
 /// near.
@@ -175,12 +183,32 @@ const NOT_YET_RULE: u8 = u8::MAX - 1;
 impl Tables {
     /// Bytes of resident values, the pair being checked's and those kept.
     fn resident_bytes(&self) -> u64 {
+        self.held_bytes() + self.lazy_room.spent()
+    }
+
+    /// Bytes of resident values but those held lazily.
+    fn held_bytes(&self) -> u64 {
         let rules = self.resident_rules.iter().map(|(_, r)| r).chain(self.kept_rules.values());
-        let lazy_rules = self.lazy_rules.values().flat_map(|r| r.values()).map(|v| v.len() as u64);
         2 * self.resident_dtw.values().map(|v| v.len() as u64).sum::<u64>()
             + rules.flat_map(|r| r.values()).map(|v| v.len() as u64).sum::<u64>()
-            + 2 * self.lazy_dtw.values().map(|v| v.len() as u64).sum::<u64>()
-            + lazy_rules.sum::<u64>()
+    }
+
+    /// Lets go of every lazily held value.
+    fn forget_all_lazy(&mut self) {
+        self.lazy_dtw.clear();
+        self.lazy_rules.clear();
+        *self.lazy_room.spent_mut() = 0;
+    }
+
+    /// Lets go of the lazily held values of the signatures `drop` names.
+    fn forget_lazy_where(&mut self, drop: impl Fn(&Signature) -> bool) {
+        self.lazy_dtw.retain(|s| !drop(s));
+        for values in self.lazy_rules.values_mut() {
+            values.retain(|s| !drop(s));
+        }
+        let rules = self.lazy_rules.values().flat_map(|r| r.values()).map(LazyBlocks::made_bytes);
+        *self.lazy_room.spent_mut() =
+            self.lazy_dtw.values().map(LazyBlocks::made_bytes).sum::<u64>() + rules.sum::<u64>();
     }
 
     /// Whether `sig`'s DTW values are held, resident or lazily.
@@ -205,36 +233,32 @@ impl Tables {
     /// Lets go of the values kept of every signature but those of `keep`.
     fn keep_only(&mut self, keep: &BTreeSet<Signature>) {
         self.resident_dtw.retain(|s| keep.contains(s));
-        self.lazy_dtw.retain(|s| keep.contains(s));
         for values in self.kept_rules.values_mut() {
             values.retain(|s| keep.contains(s));
         }
-        for values in self.lazy_rules.values_mut() {
-            values.retain(|s| keep.contains(s));
-        }
+        self.forget_lazy_where(|s| !keep.contains(s));
     }
 
     /// Lets go of the values kept from the pairs checked before.
     fn forget_kept(&mut self) {
         self.resident_dtw.clear();
         self.kept_rules.clear();
-        self.lazy_dtw.clear();
-        self.lazy_rules.clear();
+        self.forget_all_lazy();
     }
 
     /// Holds the values of `pair` (not checked in this run) lazily: each position's found
     /// the first time it is asked for ([`Tables::lazy_dtw`]).
     fn hold_lazily(&mut self, variant: Variant, pair: &[Signature]) {
         for &sig in pair {
-            let Some(len) = self.index.get(&sig).map(|index| index.len() as usize) else { continue };
+            let Some(len) = self.index.get(&sig).map(MaterialIndex::len) else { continue };
             if self.dtw.contains_key(&sig) && !self.holds_dtw(&sig) {
-                self.lazy_dtw.insert(sig, crate::memory::huge_vec_with(len, || AtomicU16::new(NOT_YET_DTW)));
+                self.lazy_dtw.insert(sig, LazyBlocks::new(len, LAZY_BLOCK));
             }
             for (&set, files) in &self.rules {
                 let lazy = self.lazy_rules.entry(set).or_default();
                 let ruled = DrawRules::new(set, &variant).context(sig).is_some();
                 if ruled && files.contains_key(&sig) && !lazy.contains_key(&sig) {
-                    lazy.insert(sig, crate::memory::huge_vec_with(len, || AtomicU8::new(NOT_YET_RULE)));
+                    lazy.insert(sig, LazyBlocks::new(len, LAZY_BLOCK));
                 }
             }
         }
@@ -242,10 +266,7 @@ impl Tables {
 
     /// Lets go of `pair`'s lazily held values: the pair is now held whole, to be checked.
     fn forget_lazy(&mut self, pair: &[Signature]) {
-        self.lazy_dtw.retain(|s| !pair.contains(s));
-        for values in self.lazy_rules.values_mut() {
-            values.retain(|s| !pair.contains(s));
-        }
+        self.forget_lazy_where(|s| pair.contains(s));
     }
 }
 
@@ -389,7 +410,10 @@ impl Tables {
             return Ok(values.get(at as usize).map(|&raw| Score::from_raw(raw)));
         }
         if let Some(values) = self.lazy_dtw.get(&sig) {
-            let Some(slot) = values.get(at as usize) else { return Ok(None) };
+            let make = |_, n| Ok::<_, TableError>((0..n).map(|_| AtomicU16::new(NOT_YET_DTW)).collect());
+            let Some(slot) = values.slot(at, Some(&self.lazy_room), make)? else {
+                return self.score_unheld(position, sig, at, cache);
+            };
             let raw = slot.load(Ordering::Relaxed);
             if raw != NOT_YET_DTW {
                 return Ok(Some(Score::from_raw(raw)));
@@ -438,7 +462,10 @@ impl Tables {
             }
         }
         if let Some(values) = self.lazy_rules.get(&set).and_then(|lazy| lazy.get(&sig)) {
-            let Some(slot) = values.get(at as usize) else { return Ok(None) };
+            let make = |_, n| Ok::<_, TableError>((0..n).map(|_| AtomicU8::new(NOT_YET_RULE)).collect());
+            let Some(slot) = values.slot(at, Some(&self.lazy_room), make)? else {
+                return self.rule_unheld(set, position, Placed { sig, at }, cache);
+            };
             let code = slot.load(Ordering::Relaxed);
             if code != NOT_YET_RULE {
                 return Ok(Some(rule_of_code(code)));
@@ -878,11 +905,13 @@ pub fn verify_with(
 /// Before `pair` is derived: holds lazily ([`Tables::hold_lazily`]) the tables whose
 /// values it reads ([`tables_read`]: the tables its captures and promotions lead to, and
 /// those these are searched through) that are not held already: tables the ledger or
-/// `--signature` spares from being derived, or that were let go for memory. Where the
-/// memory is short, the tables held that `pair` does not read are let go first. Without
-/// that a successor in a table kept on one side, or a capture to make, is found by a
-/// search of its own each time it is met; held, it is found once and read by its index.
-/// Which tables are held changes the speed, never a value.
+/// `--signature` spares from being derived, or that were let go for memory. Their values
+/// are kept in blocks made as they are read, within what the budget leaves beside the
+/// pair and the values kept resident; where the pair's inputs would not fit whole, the
+/// tables held that `pair` does not read are let go first. Without that a successor in
+/// a table kept on one side, or a capture to make, is found by a search of its own each
+/// time it is met; held, it is found once and read by its index. Which tables are held
+/// changes the speed, never a value.
 fn hold_inputs(tables: &mut Tables, variant: Variant, pair: &[Signature], resident_bytes: usize) {
     let Some(&first) = pair.first() else { return };
     let order = tables_read(variant, &[TablePair::of(first)], |sig| tables.searched_whole(sig));
@@ -894,12 +923,13 @@ fn hold_inputs(tables: &mut Tables, variant: Variant, pair: &[Signature], reside
     if tables.resident_bytes() + needed + tables.resident_need(&missing) > budget {
         tables.keep_only(&reached);
     }
-    for sig in missing {
-        if tables.resident_bytes() + tables.resident_need(&[sig]) + needed > budget {
-            continue;
-        }
-        tables.hold_lazily(variant, &[sig]);
+    tables.hold_lazily(variant, &missing);
+    let room = budget.saturating_sub(tables.held_bytes() + needed);
+    if tables.lazy_room.spent() > room {
+        tables.forget_lazy_where(|_| true);
+        tables.hold_lazily(variant, &reached.into_iter().collect::<Vec<_>>());
     }
+    tables.lazy_room.set_limit(room);
 }
 
 /// Holds the DTW and the `rules` values of `pair` resident in one pass over each member,
