@@ -341,10 +341,7 @@ fn hold_inputs(
         }
     }
     let allowance = budget.pair_bytes().saturating_sub(step.iter().map(cost).max().unwrap_or(0));
-    let whole = |working: &WorkingSet, tables: &mut dyn Iterator<Item = Signature>| -> u64 {
-        tables.map(|sig| working.table_bytes(sig)).sum()
-    };
-    let new = whole(working, &mut now.iter().copied().filter(|s| !working.holds(*s)));
+    let new: u64 = now.iter().filter(|s| !working.holds(**s)).map(|s| working.table_bytes(*s)).sum();
     if working.bytes() + new > allowance {
         for held in working.tables().into_iter().filter(|s| !now.contains(s)) {
             working.release(held);
@@ -354,7 +351,8 @@ fn hold_inputs(
         working.load(dir, sig)?;
     }
     working.arrange(now, allowance);
-    let most = allowance.min(whole(working, &mut working.tables().into_iter()));
+    let whole: u64 = working.tables().into_iter().map(|s| working.table_bytes(s)).sum();
+    let most = allowance.min(whole);
     Ok(budget.pair_bytes().saturating_sub(most))
 }
 
