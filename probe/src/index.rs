@@ -171,6 +171,18 @@ fn compressed_places(chosen: u64, available: u64) -> ([u32; MAX_KINGS], usize) {
     (places, n)
 }
 
+/// The lowest `k` squares of `available` (the subset of rank 0).
+#[inline]
+fn lowest_squares(mut available: u64, k: u32) -> u64 {
+    let mut chosen = 0;
+    for _ in 0..k {
+        let lowest = available & available.wrapping_neg();
+        chosen |= lowest;
+        available ^= lowest;
+    }
+    chosen
+}
+
 /// The set of `k` squares of `available` with rank `rank`.
 #[inline]
 fn unrank_subset(mut rank: u64, k: u32, available: u64) -> u64 {
@@ -430,7 +442,7 @@ impl MaterialIndex {
     /// configuration, and the kings stepped from one placement to the next rather than
     /// unranked (what a solver's scan, a writer and the verifier iterate over).
     pub fn positions(&self, range: std::ops::Range<u64>) -> Positions<'_> {
-        Positions { index: self, next: range.start, end: range.end, kings: None }
+        Positions { index: self, next: range.start, end: range.end, stepper: None }
     }
 
     /// The men of configuration `men_rank` (kings left empty): with
@@ -577,81 +589,183 @@ pub struct Positions<'a> {
     next: u64,
     end: u64,
     /// The men and king placement of index `next - 1`, to step from.
-    kings: Option<KingStepper>,
+    stepper: Option<Stepper>,
 }
 
-/// One men configuration's king placements in index order: the white kings' and the
-/// black kings' places as sorted positions in their lists of free squares, stepped in
-/// colex order (the order of [`rank_subset`]), black fastest.
-struct KingStepper {
+/// Positions of consecutive indices stepped instead of unranked: one men configuration's
+/// king placements in index order, the white kings' and the black kings' places as
+/// sorted positions in their lists of free squares, stepped in colex order (the order of
+/// [`rank_subset`]), black fastest; then the next men configuration, whose black men are
+/// the next subset of their squares while the white men stay. Held inline, without
+/// allocating: a table with few kings or none steps its men at nearly every position.
+struct Stepper {
     men_rank: u64,
     men: SquareSets,
-    /// Squares free of men, ascending.
-    free: Vec<u8>,
+    /// Squares the black men stand among (below White's: the index ranks them there).
+    black_men_squares: SquareList,
+    black_men: Places,
+    /// Squares free of men, as a set and ascending.
+    free_set: u64,
+    free: SquareList,
     /// Squares free of men and white kings, ascending.
-    black_free: Vec<u8>,
-    white: Vec<u32>,
-    black: Vec<u32>,
+    black_free: SquareList,
+    white: Places,
+    black: Places,
+}
+
+/// Squares in ascending order.
+#[derive(Clone, Copy)]
+struct SquareList {
+    squares: [u8; 64],
+    len: u8,
+}
+
+impl SquareList {
+    #[inline]
+    fn of(set: u64) -> SquareList {
+        let mut list = SquareList { squares: [0; 64], len: 0 };
+        for s in Bits(set) {
+            list.squares[list.len as usize] = s;
+            list.len += 1;
+        }
+        list
+    }
+
+    #[inline]
+    fn get(&self, i: u8) -> u8 {
+        self.squares[i as usize]
+    }
+}
+
+/// Pieces as sorted places in a [`SquareList`].
+#[derive(Clone, Copy)]
+struct Places {
+    at: [u8; 64],
+    len: usize,
+}
+
+impl Places {
+    /// The places of `chosen`'s squares among `available`'s.
+    #[inline]
+    fn of(chosen: u64, available: u64) -> Places {
+        let mut places = Places { at: [0; 64], len: 0 };
+        for s in Bits(chosen) {
+            places.at[places.len] = (available & ((1u64 << s) - 1)).count_ones() as u8;
+            places.len += 1;
+        }
+        places
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[u8] {
+        &self.at[..self.len]
+    }
+
+    /// The squares at these places of `list`.
+    #[inline]
+    fn squares(&self, list: &SquareList) -> u64 {
+        self.as_slice().iter().fold(0u64, |m, &i| m | 1u64 << list.get(i))
+    }
 }
 
 /// Steps `a` (sorted, below `n`) to the next subset in colex order; `false` after the
 /// last, when it starts over at the first.
-fn next_subset(a: &mut [u32], n: u32) -> bool {
+fn next_subset(a: &mut [u8], n: u8) -> bool {
     let k = a.len();
     for i in 0..k {
         let limit = if i + 1 < k { a[i + 1] } else { n };
         if a[i] + 1 < limit {
             a[i] += 1;
             for (j, slot) in a[..i].iter_mut().enumerate() {
-                *slot = j as u32;
+                *slot = j as u8;
             }
             return true;
         }
     }
     for (j, slot) in a.iter_mut().enumerate() {
-        *slot = j as u32;
+        *slot = j as u8;
     }
     false
 }
 
-impl KingStepper {
+impl Stepper {
     /// The stepper at king placement `king_rank` of men configuration `men_rank`.
-    fn at(index: &MaterialIndex, men_rank: u64, king_rank: u64) -> KingStepper {
+    fn at(index: &MaterialIndex, men_rank: u64, king_rank: u64) -> Stepper {
         let men = index.men_of(men_rank);
         let placed = index.place_kings(&men, king_rank).square_sets();
-        let free: Vec<u8> = Bits(index.all & !men.white_men & !men.black_men).collect();
-        let black_free: Vec<u8> = free.iter().copied().filter(|&s| placed.white_kings & 1u64 << s == 0).collect();
-        let places = |list: &[u8], chosen: u64| -> Vec<u32> {
-            list.iter().enumerate().filter(|(_, &s)| chosen & 1u64 << s != 0).map(|(i, _)| i as u32).collect()
+        // As `MaterialIndex::men_of` ranks them: among the squares off the bottom row and
+        // free of white men.
+        let black_men_squares = index.all & !index.bottom & !men.white_men;
+        let mut stepper = Stepper {
+            men_rank,
+            men,
+            black_men_squares: SquareList::of(if index.signature.black_men > 0 { black_men_squares } else { 0 }),
+            black_men: Places::of(men.black_men, black_men_squares),
+            free_set: 0,
+            free: SquareList::of(0),
+            black_free: SquareList::of(0),
+            white: Places::of(0, 0),
+            black: Places::of(0, 0),
         };
-        let white = places(&free, placed.white_kings);
-        let black = places(&black_free, placed.black_kings);
-        KingStepper { men_rank, men, free, black_free, white, black }
+        stepper.place_kings(index, placed.white_kings, placed.black_kings);
+        stepper
+    }
+
+    /// Sets the kings of the men held to these squares.
+    fn place_kings(&mut self, index: &MaterialIndex, white_kings: u64, black_kings: u64) {
+        let free = index.all & !self.men.white_men & !self.men.black_men;
+        let black_free = free & !white_kings;
+        // A side without kings never reads its list: the lists of a table without kings
+        // are not made at all.
+        let (white, black) = (index.signature.white_kings > 0, index.signature.black_kings > 0);
+        self.free_set = free;
+        self.free = SquareList::of(if white { free } else { 0 });
+        self.black_free = SquareList::of(if black { black_free } else { 0 });
+        self.white = Places::of(white_kings, free);
+        self.black = Places::of(black_kings, black_free);
+    }
+
+    /// The first king placement of the next men configuration, where only the black men
+    /// change; `false` (and nothing changed) where the white men would.
+    fn step_men(&mut self, index: &MaterialIndex) -> bool {
+        let len = self.black_men.len;
+        let mut next = self.black_men;
+        if !next_subset(&mut next.at[..len], self.black_men_squares.len) {
+            return false;
+        }
+        self.black_men = next;
+        self.men.black_men = next.squares(&self.black_men_squares);
+        self.men_rank += 1;
+        // King placement 0: each side's kings on its lowest free squares.
+        let free = index.all & !self.men.white_men & !self.men.black_men;
+        let white_kings = lowest_squares(free, index.signature.white_kings as u32);
+        let black_kings = lowest_squares(free & !white_kings, index.signature.black_kings as u32);
+        self.place_kings(index, white_kings, black_kings);
+        true
     }
 
     /// The next placement of the same men; `false` after the last.
     fn step(&mut self) -> bool {
-        if next_subset(&mut self.black, self.black_free.len() as u32) {
+        let black_len = self.black.len;
+        if next_subset(&mut self.black.at[..black_len], self.black_free.len) {
             return true;
         }
-        let more = next_subset(&mut self.white, self.free.len() as u32);
-        if !self.black.is_empty() {
+        let white_len = self.white.len;
+        let more = next_subset(&mut self.white.at[..white_len], self.free.len);
+        if black_len > 0 {
             // Without black kings the list is never read: rebuilding it would cost more
             // than the rest of the step.
-            let white_kings = self.white.iter().fold(0u64, |m, &i| m | 1u64 << self.free[i as usize]);
-            self.black_free.clear();
-            self.black_free.extend(self.free.iter().copied().filter(|&s| white_kings & 1u64 << s == 0));
+            self.black_free = SquareList::of(self.free_set & !self.white.squares(&self.free));
         }
         more
     }
 
     fn position(&self, variant: Variant) -> Position {
-        let squares = |list: &[u8], places: &[u32]| places.iter().fold(0u64, |m, &i| m | 1u64 << list[i as usize]);
         let sets = SquareSets {
             white_men: self.men.white_men,
-            white_kings: squares(&self.free, &self.white),
+            white_kings: self.white.squares(&self.free),
             black_men: self.men.black_men,
-            black_kings: squares(&self.black_free, &self.black),
+            black_kings: self.black.squares(&self.black_free),
         };
         Position::from_square_sets(variant, Color::White, &sets)
     }
@@ -668,14 +782,15 @@ impl Iterator for Positions<'_> {
         self.next += 1;
         let per = self.index.king_placements;
         let (men_rank, king_rank) = (index / per, index % per);
-        let stepped = match &mut self.kings {
-            Some(k) if k.men_rank == men_rank && king_rank > 0 => k.step(),
+        let stepped = match &mut self.stepper {
+            Some(s) if s.men_rank == men_rank && king_rank > 0 => s.step(),
+            Some(s) if s.men_rank + 1 == men_rank && king_rank == 0 => s.step_men(self.index),
             _ => false,
         };
         if !stepped {
-            self.kings = Some(KingStepper::at(self.index, men_rank, king_rank));
+            self.stepper = Some(Stepper::at(self.index, men_rank, king_rank));
         }
-        self.kings.as_ref().map(|k| k.position(self.index.variant))
+        self.stepper.as_ref().map(|s| s.position(self.index.variant))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
