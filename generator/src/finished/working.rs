@@ -30,7 +30,7 @@ use std::sync::Mutex;
 use kabe_probe::rules::exact::Oracle;
 use kabe_probe::rules::Context;
 use kabe_probe::successors::{best_score, rule_score_of_children};
-use kabe_probe::table::{decode_entry, file_name, Metric, TableError, TableFile};
+use kabe_probe::table::{decode_entry, file_name, Metric, TableError, TableFile, TableFlags};
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld};
 
@@ -162,14 +162,13 @@ impl<T: Slot> Column<T> {
             return Ok((0..len).map(|_| T::new(T::UNKNOWN)).collect());
         }
         let bytes = contexts.block(&self.file, (start / header.block_positions as u64) as u32)?;
-        let undefined = |i: usize| TableError::Corrupt {
-            path: self.file.path().to_path_buf(),
-            detail: format!("undefined value at index {}", start + i as u64),
-        };
         let mut out = Vec::with_capacity(len as usize);
         for (i, position) in index.positions(start..start + len).enumerate() {
-            let value =
-                if header.holds(&position) { entry(&bytes, i).ok_or_else(|| undefined(i))? } else { T::UNKNOWN };
+            let value = if header.holds(&position) {
+                entry(&bytes, i).ok_or_else(|| undefined_value(&self.file, start + i as u64))?
+            } else {
+                T::UNKNOWN
+            };
             out.push(T::new(value));
         }
         Ok(out.into_boxed_slice())
@@ -178,6 +177,101 @@ impl<T: Slot> Column<T> {
     /// Whether the file stores the value of `normalized` (not left out to be searched).
     fn stores(&self, normalized: &Position) -> bool {
         self.file.header().holds(normalized)
+    }
+}
+
+impl Column<AtomicU16> {
+    /// As [`Column::slot`] for DTW values ([`dtw_code`]): a block of a file that leaves
+    /// capture positions out is decoded without testing its positions, each value
+    /// marked unchecked, and a position is tested when it is read. A block is 16,384
+    /// positions, and a pair reads most tables it reaches at a few of them: testing
+    /// every one for a capture as its block was decoded was a quarter of a six-piece
+    /// pass (1050+5010's theory, perf).
+    #[inline]
+    fn dtw_slot(
+        &self,
+        at: u64,
+        (contexts, allowance): (&Contexts, Option<&Allowance>),
+    ) -> Result<Option<&AtomicU16>, ProbeError> {
+        self.blocks.slot(at, allowance, |first, len| self.decode_dtw(first, len, contexts))
+    }
+
+    fn decode_dtw(&self, start: u64, len: u64, contexts: &Contexts) -> Result<Box<[AtomicU16]>, ProbeError> {
+        let header = self.file.header();
+        if header.by_search() {
+            return Ok((0..len).map(|_| AtomicU16::new(AtomicU16::UNKNOWN)).collect());
+        }
+        let bytes = contexts.block(&self.file, (start / header.block_positions as u64) as u32)?;
+        let value = |i: usize| decode_entry(header, &bytes, i).map(Score::raw);
+        if header.flags.contains(TableFlags::CAPTURES_FREE) {
+            return Ok((0..len as usize).map(|i| AtomicU16::new(dtw_code::unchecked(value(i)))).collect());
+        }
+        (0..len as usize)
+            .map(|i| {
+                let raw = value(i).ok_or_else(|| undefined_value(&self.file, start + i as u64))?;
+                Ok(AtomicU16::new(dtw_code::checked(raw).unwrap_or(AtomicU16::UNKNOWN)))
+            })
+            .collect()
+    }
+}
+
+fn undefined_value(file: &TableFile, at: u64) -> ProbeError {
+    TableError::Corrupt { path: file.path().to_path_buf(), detail: format!("undefined value at index {at}") }.into()
+}
+
+/// The codes of a DTW slot. Below [`dtw_code::FLAG`], or [`Score::DRAW`]'s raw value: a
+/// position's DTW. [`Slot::UNKNOWN`]: a position to search. The others: a value decoded
+/// from a file that leaves capture positions out, for a position not tested yet, which
+/// is its DTW where the file stores the position and the file's filler where it does
+/// not. No table comes near the 32,764 plies a code holds: a DTW that did would be
+/// searched each time it is read.
+mod dtw_code {
+    use std::sync::atomic::AtomicU16;
+
+    use super::Slot;
+
+    const FLAG: u16 = 0x8000;
+    const DRAW: u16 = u16::MAX;
+    const UNCHECKED_DRAW: u16 = u16::MAX - 2;
+    const UNCHECKED_UNDEFINED: u16 = u16::MAX - 3;
+    const _: () = assert!(AtomicU16::UNKNOWN == u16::MAX - 1);
+
+    /// What a slot holds.
+    #[derive(Debug, PartialEq, Eq)]
+    pub(super) enum Code {
+        /// A DTW.
+        Value(u16),
+        /// A position to search.
+        Unknown,
+        /// A value not tested yet (`None`: one the format does not define).
+        Unchecked(Option<u16>),
+    }
+
+    /// The code of a DTW known to be the position's, if it has one.
+    pub(super) fn checked(raw: u16) -> Option<u16> {
+        (raw < FLAG || raw == DRAW).then_some(raw)
+    }
+
+    /// The code of a value decoded for a position not tested yet.
+    pub(super) fn unchecked(value: Option<u16>) -> u16 {
+        match value {
+            None => UNCHECKED_UNDEFINED,
+            Some(DRAW) => UNCHECKED_DRAW,
+            Some(raw) if raw < FLAG && raw | FLAG < UNCHECKED_UNDEFINED => raw | FLAG,
+            Some(_) => AtomicU16::UNKNOWN,
+        }
+    }
+
+    #[inline]
+    pub(super) fn read(code: u16) -> Code {
+        match code {
+            AtomicU16::UNKNOWN => Code::Unknown,
+            DRAW => Code::Value(DRAW),
+            UNCHECKED_DRAW => Code::Unchecked(Some(DRAW)),
+            UNCHECKED_UNDEFINED => Code::Unchecked(None),
+            code if code & FLAG != 0 => Code::Unchecked(Some(code & !FLAG)),
+            code => Code::Value(code),
+        }
     }
 }
 
@@ -419,11 +513,7 @@ impl Working<'_> {
     /// As [`Working::held_dtw`], `at` being the position's index.
     #[inline]
     fn held_dtw_at(&self, held: &Held, at: u64, normalized: &Position) -> Result<Score, ProbeError> {
-        let shared = (&self.set.contexts, self.set.counted(held));
-        let slot = held
-            .dtw
-            .slot(&held.index, at, shared, |block, i| decode_entry(held.dtw.file.header(), block, i).map(Score::raw))?;
-        let Some(slot) = slot else {
+        let Some(slot) = held.dtw.dtw_slot(at, (&self.set.contexts, self.set.counted(held)))? else {
             // No room for its block: a stored value through the files, a left-out one
             // searched here, where the tables it leads to may be held.
             return match held.dtw.stores(normalized) {
@@ -431,14 +521,20 @@ impl Working<'_> {
                 false => self.dtw_by_search(normalized),
             };
         };
-        match slot.get() {
-            AtomicU16::UNKNOWN => {
+        match dtw_code::read(slot.get()) {
+            dtw_code::Code::Value(raw) => Ok(Score::from_raw(raw)),
+            dtw_code::Code::Unchecked(value) if held.dtw.stores(normalized) => {
+                let raw = value.ok_or_else(|| undefined_value(&held.dtw.file, at))?;
+                slot.set(raw);
+                Ok(Score::from_raw(raw))
+            }
+            dtw_code::Code::Unknown | dtw_code::Code::Unchecked(_) => {
                 let score = self.dtw_by_search(normalized)?;
-                debug_assert!(score.raw() != AtomicU16::UNKNOWN);
-                slot.set(score.raw());
+                if let Some(code) = dtw_code::checked(score.raw()) {
+                    slot.set(code);
+                }
                 Ok(score)
             }
-            raw => Ok(Score::from_raw(raw)),
         }
     }
 
@@ -556,6 +652,28 @@ mod tests {
     fn sig(text: &str) -> Signature {
         let d: Vec<u32> = text.chars().map(|c| c.to_digit(10).expect("a digit")).collect();
         Signature::new(d[0] as _, d[1] as _, d[2] as _, d[3] as _)
+    }
+
+    /// Every DTW a code holds reads back as itself, checked or not; a value too long
+    /// for a code is searched, never read as another.
+    #[test]
+    fn a_dtw_code_reads_back_the_value_it_was_made_of() {
+        use dtw_code::{checked, read, unchecked, Code};
+        let draw = Score::DRAW.raw();
+        for raw in [0, 1, 2, 77, 0x7FFA, 0x7FFB, draw] {
+            assert_eq!(read(unchecked(Some(raw))), Code::Unchecked(Some(raw)), "{raw:#x} unchecked");
+            assert_eq!(read(checked(raw).expect("a code")), Code::Value(raw), "{raw:#x} checked");
+        }
+        assert_eq!(read(unchecked(None)), Code::Unchecked(None));
+        assert_eq!(read(AtomicU16::UNKNOWN), Code::Unknown);
+        for too_long in [0x7FFC, 0x7FFF, 0x8000, 0xFFFD] {
+            assert_eq!(read(unchecked(Some(too_long))), Code::Unknown, "{too_long:#x}");
+        }
+        for raw in [0x7FFC, 0x7FFF] {
+            assert_eq!(read(checked(raw).expect("below the flag")), Code::Value(raw));
+        }
+        assert_eq!(checked(0x8000), None);
+        assert_eq!(checked(0xFFFD), None);
     }
 
     /// 1122+2211's promotions reach 2202 (from 1122) and 1113 (from 2211), one side of
