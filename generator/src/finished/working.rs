@@ -79,11 +79,24 @@ pub fn tables_read(variant: Variant, pairs: &[TablePair], searched: impl Fn(Sign
     order
 }
 
-/// A slot of the working form: a value, or [`Slot::UNKNOWN`] until it is decoded or
-/// searched.
+/// A slot of the working form: a code ([`Code`]) for a value known to be the
+/// position's, a value decoded but not yet known to be (a file that leaves capture
+/// positions out keeps a filler value there), or [`Slot::UNKNOWN`]: a position to search.
+///
+/// A block is decoded without testing its positions, each value marked unchecked where
+/// the file leaves capture positions out, and a position is tested when it is read. A
+/// block is 16,384 positions, and a pair reads most tables it reaches at a few of them:
+/// testing every position for a capture as its block was decoded was a quarter of a
+/// six-piece pass (1050+5010's theory, perf).
 trait Slot: Send + Sync {
-    type Value: Copy + Eq;
+    /// A stored value: the raw DTW, or the rule code.
+    type Value: Copy + Eq + Into<u32> + TryFrom<u32>;
+    /// The code of a position to search.
     const UNKNOWN: Self::Value;
+    /// The value with no distance (a draw, undecided).
+    const NONE: Self::Value;
+    /// The largest value held as a code; a larger one is searched each time it is read.
+    const LAST: u32;
     fn new(value: Self::Value) -> Self;
     fn get(&self) -> Self::Value;
     fn set(&self, value: Self::Value);
@@ -91,8 +104,11 @@ trait Slot: Send + Sync {
 
 impl Slot for AtomicU16 {
     type Value = u16;
-    /// A DTW of 65,534 plies: no table comes near it.
+    /// A DTW of 65,534 plies.
     const UNKNOWN: u16 = u16::MAX - 1;
+    const NONE: u16 = Score::DRAW.raw();
+    /// No table comes near 32,764 plies.
+    const LAST: u32 = 0x7FFC;
     fn new(value: u16) -> Self {
         AtomicU16::new(value)
     }
@@ -107,9 +123,12 @@ impl Slot for AtomicU16 {
 
 impl Slot for AtomicU8 {
     type Value = u8;
-    /// Not a rule code: codes are `2 * plies + win` within a count of at most 64
-    /// plies, or 255.
+    /// Not a rule code.
     const UNKNOWN: u8 = u8::MAX - 1;
+    const NONE: u8 = u8::MAX;
+    /// Rule codes are `2 * plies + win` within a count: 121 for the longest, FMJD
+    /// article 6.2's 60 plies.
+    const LAST: u32 = 125;
     fn new(value: u8) -> Self {
         AtomicU8::new(value)
     }
@@ -121,6 +140,56 @@ impl Slot for AtomicU8 {
         self.store(value, Ordering::Relaxed)
     }
 }
+
+/// What a slot holds.
+#[derive(Debug, PartialEq, Eq)]
+enum Code<V> {
+    /// The position's value.
+    Value(V),
+    /// A position to search.
+    Unknown,
+    /// A value decoded for a position not tested yet (`None`: one the format does not
+    /// define).
+    Unchecked(Option<V>),
+}
+
+impl<V: Copy + Eq + Into<u32> + TryFrom<u32>> Code<V> {
+    /// Codes up to `LAST` and `NONE` are values known to be the position's; above
+    /// `LAST` up to `2 * LAST + 1` unchecked ones, shifted by `LAST + 1`; then an
+    /// unchecked `NONE` and an unchecked undefined value.
+    fn checked<T: Slot<Value = V>>(value: V) -> Option<V> {
+        (value.into() <= T::LAST || value == T::NONE).then_some(value)
+    }
+
+    fn unchecked<T: Slot<Value = V>>(value: Option<V>) -> V {
+        let code = match value {
+            None => 2 * T::LAST + 3,
+            Some(v) if v == T::NONE => 2 * T::LAST + 2,
+            Some(v) if v.into() <= T::LAST => v.into() + T::LAST + 1,
+            Some(_) => return T::UNKNOWN,
+        };
+        V::try_from(code).ok().unwrap_or(T::UNKNOWN)
+    }
+
+    #[inline]
+    fn read<T: Slot<Value = V>>(code: V) -> Code<V> {
+        let raw: u32 = code.into();
+        if code == T::NONE || raw <= T::LAST {
+            Code::Value(code)
+        } else if raw <= 2 * T::LAST + 1 {
+            Code::Unchecked(V::try_from(raw - T::LAST - 1).ok())
+        } else if raw == 2 * T::LAST + 2 {
+            Code::Unchecked(Some(T::NONE))
+        } else if raw == 2 * T::LAST + 3 {
+            Code::Unchecked(None)
+        } else {
+            Code::Unknown
+        }
+    }
+}
+
+const _: () = assert!(2 * <AtomicU16 as Slot>::LAST + 3 < <AtomicU16 as Slot>::UNKNOWN as u32);
+const _: () = assert!(2 * <AtomicU8 as Slot>::LAST + 3 < <AtomicU8 as Slot>::UNKNOWN as u32);
 
 /// One table's values of one kind: its file, and its blocks as they are decoded.
 struct Column<T> {
@@ -134,24 +203,41 @@ impl<T: Slot> Column<T> {
         Column { blocks: LazyBlocks::new(positions, per), file }
     }
 
-    /// The slot of position `at` (of `index`), its block decoded on first use if
-    /// `allowance` has room for it (`None` if not; no allowance: a table counted whole):
-    /// `entry` reads a stored value from the decompressed block; the positions the file
-    /// leaves out start unknown.
+    /// The value of `normalized`, at `at` in the table, its block decoded on first use
+    /// if `allowance` has room for it (no allowance: a table counted whole): `entry`
+    /// reads a value from a decompressed block, `search` finds one the file leaves out,
+    /// which is then kept. `Ok(None)` where no room is left for the block.
     #[inline]
-    fn slot(
+    fn value(
         &self,
-        index: &MaterialIndex,
         at: u64,
+        normalized: &Position,
         (contexts, allowance): (&Contexts, Option<&Allowance>),
         entry: impl Fn(&[u8], usize) -> Option<T::Value>,
-    ) -> Result<Option<&T>, ProbeError> {
-        self.blocks.slot(at, allowance, |first, len| self.decode(index, first, len, contexts, entry))
+        search: impl FnOnce() -> Result<T::Value, ProbeError>,
+    ) -> Result<Option<T::Value>, ProbeError> {
+        let Some(slot) = self.blocks.slot(at, allowance, |first, len| self.decode(first, len, contexts, entry))? else {
+            return Ok(None);
+        };
+        Ok(Some(match Code::read::<T>(slot.get()) {
+            Code::Value(value) => value,
+            Code::Unchecked(value) if self.stores(normalized) => {
+                let value = value.ok_or_else(|| undefined_value(&self.file, at))?;
+                slot.set(value);
+                value
+            }
+            Code::Unknown | Code::Unchecked(_) => {
+                let value = search()?;
+                if let Some(code) = Code::checked::<T>(value) {
+                    slot.set(code);
+                }
+                value
+            }
+        }))
     }
 
     fn decode(
         &self,
-        index: &MaterialIndex,
         start: u64,
         len: u64,
         contexts: &Contexts,
@@ -162,16 +248,15 @@ impl<T: Slot> Column<T> {
             return Ok((0..len).map(|_| T::new(T::UNKNOWN)).collect());
         }
         let bytes = contexts.block(&self.file, (start / header.block_positions as u64) as u32)?;
-        let mut out = Vec::with_capacity(len as usize);
-        for (i, position) in index.positions(start..start + len).enumerate() {
-            let value = if header.holds(&position) {
-                entry(&bytes, i).ok_or_else(|| undefined_value(&self.file, start + i as u64))?
-            } else {
-                T::UNKNOWN
-            };
-            out.push(T::new(value));
+        if header.flags.contains(TableFlags::CAPTURES_FREE) {
+            return Ok((0..len as usize).map(|i| T::new(Code::unchecked::<T>(entry(&bytes, i)))).collect());
         }
-        Ok(out.into_boxed_slice())
+        (0..len as usize)
+            .map(|i| {
+                let value = entry(&bytes, i).ok_or_else(|| undefined_value(&self.file, start + i as u64))?;
+                Ok(T::new(Code::checked::<T>(value).unwrap_or(T::UNKNOWN)))
+            })
+            .collect()
     }
 
     /// Whether the file stores the value of `normalized` (not left out to be searched).
@@ -180,99 +265,8 @@ impl<T: Slot> Column<T> {
     }
 }
 
-impl Column<AtomicU16> {
-    /// As [`Column::slot`] for DTW values ([`dtw_code`]): a block of a file that leaves
-    /// capture positions out is decoded without testing its positions, each value
-    /// marked unchecked, and a position is tested when it is read. A block is 16,384
-    /// positions, and a pair reads most tables it reaches at a few of them: testing
-    /// every one for a capture as its block was decoded was a quarter of a six-piece
-    /// pass (1050+5010's theory, perf).
-    #[inline]
-    fn dtw_slot(
-        &self,
-        at: u64,
-        (contexts, allowance): (&Contexts, Option<&Allowance>),
-    ) -> Result<Option<&AtomicU16>, ProbeError> {
-        self.blocks.slot(at, allowance, |first, len| self.decode_dtw(first, len, contexts))
-    }
-
-    fn decode_dtw(&self, start: u64, len: u64, contexts: &Contexts) -> Result<Box<[AtomicU16]>, ProbeError> {
-        let header = self.file.header();
-        if header.by_search() {
-            return Ok((0..len).map(|_| AtomicU16::new(AtomicU16::UNKNOWN)).collect());
-        }
-        let bytes = contexts.block(&self.file, (start / header.block_positions as u64) as u32)?;
-        let value = |i: usize| decode_entry(header, &bytes, i).map(Score::raw);
-        if header.flags.contains(TableFlags::CAPTURES_FREE) {
-            return Ok((0..len as usize).map(|i| AtomicU16::new(dtw_code::unchecked(value(i)))).collect());
-        }
-        (0..len as usize)
-            .map(|i| {
-                let raw = value(i).ok_or_else(|| undefined_value(&self.file, start + i as u64))?;
-                Ok(AtomicU16::new(dtw_code::checked(raw).unwrap_or(AtomicU16::UNKNOWN)))
-            })
-            .collect()
-    }
-}
-
 fn undefined_value(file: &TableFile, at: u64) -> ProbeError {
     TableError::Corrupt { path: file.path().to_path_buf(), detail: format!("undefined value at index {at}") }.into()
-}
-
-/// The codes of a DTW slot. Below [`dtw_code::FLAG`], or [`Score::DRAW`]'s raw value: a
-/// position's DTW. [`Slot::UNKNOWN`]: a position to search. The others: a value decoded
-/// from a file that leaves capture positions out, for a position not tested yet, which
-/// is its DTW where the file stores the position and the file's filler where it does
-/// not. No table comes near the 32,764 plies a code holds: a DTW that did would be
-/// searched each time it is read.
-mod dtw_code {
-    use std::sync::atomic::AtomicU16;
-
-    use super::Slot;
-
-    const FLAG: u16 = 0x8000;
-    const DRAW: u16 = u16::MAX;
-    const UNCHECKED_DRAW: u16 = u16::MAX - 2;
-    const UNCHECKED_UNDEFINED: u16 = u16::MAX - 3;
-    const _: () = assert!(AtomicU16::UNKNOWN == u16::MAX - 1);
-
-    /// What a slot holds.
-    #[derive(Debug, PartialEq, Eq)]
-    pub(super) enum Code {
-        /// A DTW.
-        Value(u16),
-        /// A position to search.
-        Unknown,
-        /// A value not tested yet (`None`: one the format does not define).
-        Unchecked(Option<u16>),
-    }
-
-    /// The code of a DTW known to be the position's, if it has one.
-    pub(super) fn checked(raw: u16) -> Option<u16> {
-        (raw < FLAG || raw == DRAW).then_some(raw)
-    }
-
-    /// The code of a value decoded for a position not tested yet.
-    pub(super) fn unchecked(value: Option<u16>) -> u16 {
-        match value {
-            None => UNCHECKED_UNDEFINED,
-            Some(DRAW) => UNCHECKED_DRAW,
-            Some(raw) if raw < FLAG && raw | FLAG < UNCHECKED_UNDEFINED => raw | FLAG,
-            Some(_) => AtomicU16::UNKNOWN,
-        }
-    }
-
-    #[inline]
-    pub(super) fn read(code: u16) -> Code {
-        match code {
-            AtomicU16::UNKNOWN => Code::Unknown,
-            DRAW => Code::Value(DRAW),
-            UNCHECKED_DRAW => Code::Unchecked(Some(DRAW)),
-            UNCHECKED_UNDEFINED => Code::Unchecked(None),
-            code if code & FLAG != 0 => Code::Unchecked(Some(code & !FLAG)),
-            code => Code::Value(code),
-        }
-    }
 }
 
 /// zstd decompression contexts, one taken for each block decoded.
@@ -513,28 +507,15 @@ impl Working<'_> {
     /// As [`Working::held_dtw`], `at` being the position's index.
     #[inline]
     fn held_dtw_at(&self, held: &Held, at: u64, normalized: &Position) -> Result<Score, ProbeError> {
-        let Some(slot) = held.dtw.dtw_slot(at, (&self.set.contexts, self.set.counted(held)))? else {
+        let shared = (&self.set.contexts, self.set.counted(held));
+        let entry = |block: &[u8], i| decode_entry(held.dtw.file.header(), block, i).map(Score::raw);
+        let search = || self.dtw_by_search(normalized).map(Score::raw);
+        match held.dtw.value(at, normalized, shared, entry, search)? {
+            Some(raw) => Ok(Score::from_raw(raw)),
             // No room for its block: a stored value through the files, a left-out one
             // searched here, where the tables it leads to may be held.
-            return match held.dtw.stores(normalized) {
-                true => self.fallback.probe_dtw(normalized),
-                false => self.dtw_by_search(normalized),
-            };
-        };
-        match dtw_code::read(slot.get()) {
-            dtw_code::Code::Value(raw) => Ok(Score::from_raw(raw)),
-            dtw_code::Code::Unchecked(value) if held.dtw.stores(normalized) => {
-                let raw = value.ok_or_else(|| undefined_value(&held.dtw.file, at))?;
-                slot.set(raw);
-                Ok(Score::from_raw(raw))
-            }
-            dtw_code::Code::Unknown | dtw_code::Code::Unchecked(_) => {
-                let score = self.dtw_by_search(normalized)?;
-                if let Some(code) = dtw_code::checked(score.raw()) {
-                    slot.set(code);
-                }
-                Ok(score)
-            }
+            None if held.dtw.stores(normalized) => self.fallback.probe_dtw(normalized),
+            None => self.dtw_by_search(normalized),
         }
     }
 
@@ -557,18 +538,11 @@ impl Working<'_> {
     ) -> Result<RuleScore, ProbeError> {
         let at = held.index.index(normalized);
         let shared = (&self.set.contexts, self.set.counted(held));
-        let slot = column.slot(&held.index, at, shared, |block, i| block.get(i).copied())?;
-        let code = match slot {
+        let search = || self.rule_by_search(*context, normalized);
+        let code = match column.value(at, normalized, shared, |block, i| block.get(i).copied(), search)? {
+            Some(code) => code,
             None if column.stores(normalized) => return self.fallback.probe_counted(normalized, self.set.rules.set),
             None => self.rule_by_search(*context, normalized)?,
-            Some(slot) => match slot.get() {
-                AtomicU8::UNKNOWN => {
-                    let code = self.rule_by_search(*context, normalized)?;
-                    slot.set(code);
-                    code
-                }
-                code => code,
-            },
         };
         Ok(match code {
             u8::MAX => RuleScore::NONE,
@@ -654,31 +628,29 @@ mod tests {
         Signature::new(d[0] as _, d[1] as _, d[2] as _, d[3] as _)
     }
 
-    /// Every DTW a code holds reads back as itself, checked or not; a value too long
-    /// for a code is searched, never read as another.
+    /// Every value a code holds reads back as itself, checked or not; a value too
+    /// large for a code is searched, never read as another.
     #[test]
-    fn a_dtw_code_reads_back_the_value_it_was_made_of() {
-        use dtw_code::{checked, read, unchecked, Code};
-        let draw = Score::DRAW.raw();
-        for raw in [0, 1, 2, 77, 0x7FFA, 0x7FFB, draw] {
-            assert_eq!(read(unchecked(Some(raw))), Code::Unchecked(Some(raw)), "{raw:#x} unchecked");
-            assert_eq!(read(checked(raw).expect("a code")), Code::Value(raw), "{raw:#x} checked");
+    fn a_slot_code_reads_back_the_value_it_was_made_of() {
+        fn round_trips<T: Slot>(values: &[T::Value], too_large: &[T::Value])
+        where
+            T::Value: std::fmt::Debug,
+        {
+            for &v in values {
+                assert_eq!(Code::read::<T>(Code::unchecked::<T>(Some(v))), Code::Unchecked(Some(v)), "{v:?} unchecked");
+                assert_eq!(Code::read::<T>(Code::checked::<T>(v).expect("a code")), Code::Value(v), "{v:?} checked");
+            }
+            assert_eq!(Code::read::<T>(Code::unchecked::<T>(None)), Code::Unchecked(None));
+            assert_eq!(Code::read::<T>(T::UNKNOWN), Code::Unknown);
+            for &v in too_large {
+                assert_eq!(Code::read::<T>(Code::unchecked::<T>(Some(v))), Code::Unknown, "{v:?} unchecked");
+                assert_eq!(Code::checked::<T>(v), None, "{v:?} checked");
+            }
         }
-        assert_eq!(read(unchecked(None)), Code::Unchecked(None));
-        assert_eq!(read(AtomicU16::UNKNOWN), Code::Unknown);
-        for too_long in [0x7FFC, 0x7FFF, 0x8000, 0xFFFD] {
-            assert_eq!(read(unchecked(Some(too_long))), Code::Unknown, "{too_long:#x}");
-        }
-        for raw in [0x7FFC, 0x7FFF] {
-            assert_eq!(read(checked(raw).expect("below the flag")), Code::Value(raw));
-        }
-        assert_eq!(checked(0x8000), None);
-        assert_eq!(checked(0xFFFD), None);
+        round_trips::<AtomicU16>(&[0, 1, 2, 77, 0x7FFB, 0x7FFC, Score::DRAW.raw()], &[0x7FFD, 0x8000, 0xFFFD]);
+        round_trips::<AtomicU8>(&[0, 1, 100, 121, 125, u8::MAX], &[126, 200, 253]);
     }
 
-    /// 1122+2211's promotions reach 2202 (from 1122) and 1113 (from 2211), one side of
-    /// each six-piece pair; the other side is read only where the side reached is found
-    /// by search.
     #[test]
     fn a_table_is_read_with_its_flip_only_where_its_file_leaves_every_position_out() {
         let variant = Variant::INTERNATIONAL;
