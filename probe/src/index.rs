@@ -442,7 +442,16 @@ impl MaterialIndex {
     /// configuration, and the kings stepped from one placement to the next rather than
     /// unranked (what a solver's scan, a writer and the verifier iterate over).
     pub fn positions(&self, range: std::ops::Range<u64>) -> Positions<'_> {
-        Positions { index: self, next: range.start, end: range.end, stepper: None }
+        Positions { index: self, next: range.start, end: range.end, stepper: None, primed: false }
+    }
+
+    /// The positions of men configuration `men_rank`, whose men `men` the caller has
+    /// unranked already ([`MaterialIndex::men_of`]), at the king placements `kings`.
+    pub fn placements(&self, men_rank: u64, men: &SquareSets, kings: std::ops::Range<u64>) -> Positions<'_> {
+        let first = men_rank * self.king_placements;
+        let (next, end) = (first + kings.start, first + kings.end.min(self.king_placements));
+        let stepper = (next < end).then(|| Stepper::with_men(self, men_rank, *men, kings.start));
+        Positions { index: self, next, end, primed: stepper.is_some(), stepper }
     }
 
     /// The men of configuration `men_rank` (kings left empty): with
@@ -588,8 +597,10 @@ pub struct Positions<'a> {
     index: &'a MaterialIndex,
     next: u64,
     end: u64,
-    /// The men and king placement of index `next - 1`, to step from.
+    /// The men and king placement of index `next - 1`, to step from; of index `next`
+    /// where `primed`.
     stepper: Option<Stepper>,
+    primed: bool,
 }
 
 /// Positions of consecutive indices stepped instead of unranked: one men configuration's
@@ -691,7 +702,11 @@ fn next_subset(a: &mut [u8], n: u8) -> bool {
 impl Stepper {
     /// The stepper at king placement `king_rank` of men configuration `men_rank`.
     fn at(index: &MaterialIndex, men_rank: u64, king_rank: u64) -> Stepper {
-        let men = index.men_of(men_rank);
+        Stepper::with_men(index, men_rank, index.men_of(men_rank), king_rank)
+    }
+
+    /// As [`Stepper::at`], `men` being configuration `men_rank`'s.
+    fn with_men(index: &MaterialIndex, men_rank: u64, men: SquareSets, king_rank: u64) -> Stepper {
         let placed = index.place_kings(&men, king_rank).square_sets();
         // As `MaterialIndex::men_of` ranks them: among the squares off the bottom row and
         // free of white men.
@@ -780,6 +795,9 @@ impl Iterator for Positions<'_> {
         }
         let index = self.next;
         self.next += 1;
+        if std::mem::take(&mut self.primed) {
+            return self.stepper.as_ref().map(|s| s.position(self.index.variant));
+        }
         let per = self.index.king_placements;
         let (men_rank, king_rank) = (index / per, index % per);
         let stepped = match &mut self.stepper {

@@ -167,6 +167,17 @@ fn check_positions_iterator(variant: Variant, sig: Signature, starts: &[u64], le
         let stepped: Vec<Position> = index.positions(start..end).collect();
         let unranked: Vec<Position> = (start..end).map(|i| index.position(i)).collect();
         assert_eq!(stepped, unranked, "{} {sig} from {start}", variant.name);
+        // The same men configuration's placements from its men unranked by the caller.
+        let per = index.king_placements();
+        let (men_rank, first) = (start / per, start % per);
+        if men_rank >= index.men_configurations() {
+            continue;
+        }
+        let last = (first + len).min(per);
+        let placed: Vec<Position> = index.placements(men_rank, &index.men_of(men_rank), first..last).collect();
+        let expected: Vec<Position> =
+            (men_rank * per + first..men_rank * per + last).map(|i| index.position(i)).collect();
+        assert_eq!(placed, expected, "{} {sig} placements of {men_rank} from {first}", variant.name);
     }
 }
 

@@ -31,8 +31,13 @@ fn advancement(position: &Position) -> u32 {
 pub(crate) fn components(tables: &[MaterialIndex]) -> Vec<Component> {
     let kings = tables[0].king_placements();
     let mut out = Vec::new();
+    // Without kings a configuration is one position: stepped through, not unranked.
+    let mut stepped = (kings == 1).then(|| tables[0].positions(0..tables[0].len()));
     for m in 0..tables[0].men_configurations() {
-        let position = tables[0].position(m * kings);
+        let position = match stepped.as_mut().and_then(Iterator::next) {
+            Some(position) => position,
+            None => tables[0].position(m * kings),
+        };
         // The colours exchanged, read as White to move: the same position from the
         // other side's point of view, which the flip's index takes.
         let flipped = position.flipped().with_turn(Color::White);
