@@ -126,8 +126,8 @@ impl Slot for AtomicU8 {
     /// Not a rule code.
     const UNKNOWN: u8 = u8::MAX - 1;
     const NONE: u8 = u8::MAX;
-    /// Rule codes are `2 * plies + win` within a count: 121 for the longest, FMJD
-    /// article 6.2's 60 plies.
+    /// Rule codes are `2 * plies + win` within a count, at most 121
+    /// (`kabe_probe::table::encode_rule_block`).
     const LAST: u32 = 125;
     fn new(value: u8) -> Self {
         AtomicU8::new(value)

@@ -57,19 +57,18 @@ pub(crate) fn components(tables: &[MaterialIndex]) -> Vec<Component> {
 }
 
 /// The positions of a component's nodes `range` (node = part * `kings` + king placement),
-/// a part at a time: inside a part the nodes are consecutive indexes of one table, so
-/// the index steps from one king placement to the next instead of unranking each.
-pub(crate) fn part_positions<'a>(
-    tables: &'a [MaterialIndex],
-    parts: &'a [(usize, u64)],
+/// a part at a time: `placements(part, kings)` gives a part's positions at those king
+/// placements, consecutive indexes of one table, stepped from one to the next instead
+/// of unranked each.
+pub(crate) fn part_positions<'a, I: Iterator<Item = Position> + 'a>(
     kings: u64,
     range: std::ops::Range<u64>,
+    placements: impl Fn(usize, std::ops::Range<u64>) -> I + 'a,
 ) -> impl Iterator<Item = Position> + 'a {
     let touched = if range.is_empty() { 0..0 } else { range.start / kings..(range.end - 1) / kings + 1 };
     touched.flat_map(move |part| {
-        let (t, m) = parts[part as usize];
         let first = range.start.max(part * kings) - part * kings;
         let end = range.end.min((part + 1) * kings) - part * kings;
-        tables[t].positions(m * kings + first..m * kings + end)
+        placements(part as usize, first..end)
     })
 }

@@ -33,7 +33,7 @@ use rayon::prelude::*;
 use crate::finished::lookup::RuleInputs;
 use crate::finished::registry::{MissingTable, Registry};
 use crate::solve::checkpoint::Checkpoint;
-use crate::solve::components::{components, Component};
+use crate::solve::components::{components, part_positions, Component};
 use crate::solve::slices::{FileStore, SliceError};
 use crate::solve::whole::{
     atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, prefetch, CANNOT_LOSE, EXIT_UNKNOWN,
@@ -441,13 +441,9 @@ impl<'a, V: RuleValues> Nodes<'a, V> {
 
     /// The positions of nodes `range`, a part at a time from its men unranked once.
     fn positions_in(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = Position> + '_ {
-        let kings = self.kings;
-        let touched = if range.is_empty() { 0..0 } else { range.start / kings..(range.end - 1) / kings + 1 };
-        touched.flat_map(move |part| {
+        part_positions(self.kings as u64, range.start as u64..range.end as u64, move |part, placements| {
             let (t, m) = self.component.parts[part];
-            let first = range.start.max(part * kings) - part * kings;
-            let end = range.end.min((part + 1) * kings) - part * kings;
-            self.pair.tables[t].placements(m, &self.men[part], first as u64..end as u64)
+            self.pair.tables[t].placements(m, &self.men[part], placements)
         })
     }
 

@@ -274,7 +274,11 @@ impl<F: Finished, S: PairStore> Graph for ComponentGraph<'_, F, S> {
     }
 
     fn positions(&self, range: Range<u64>) -> Box<dyn Iterator<Item = Position> + '_> {
-        Box::new(part_positions(self.tables, self.parts, self.kings, range))
+        let kings = self.kings;
+        Box::new(part_positions(kings, range, move |part, placements| {
+            let (t, m) = self.parts[part];
+            self.tables[t].positions(m * kings + placements.start..m * kings + placements.end)
+        }))
     }
 
     /// Quiet king moves stay in the component; a man move goes to a component solved
