@@ -9,9 +9,18 @@ use kabe_probe::{Color, MaterialIndex, PieceKind, Position};
 
 /// One placement of the men, in one or both tables of the pair.
 pub(crate) struct Component {
-    /// (table, men configuration) parts.
-    pub(crate) parts: Vec<(usize, u64)>,
+    /// (table, men configuration) parts: the placement, and its colour flip where that
+    /// is another configuration. Held inline: a pair without kings has a component for
+    /// every position or two (125 million in 2040+4020).
+    parts: [(usize, u64); 2],
+    two_parts: bool,
     pub(crate) advancement: u32,
+}
+
+impl Component {
+    pub(crate) fn parts(&self) -> &[(usize, u64)] {
+        &self.parts[..1 + self.two_parts as usize]
+    }
 }
 
 /// How far the men of a position have advanced, in rows, both sides together. Every
@@ -46,12 +55,12 @@ pub(crate) fn components(tables: &[MaterialIndex]) -> Vec<Component> {
         } else {
             (0, tables[0].index(&flipped) / kings)
         };
-        let parts = match (t, mirror) {
+        let two_parts = match (t, mirror) {
             (0, mm) if mm < m => continue, // the same component, met first at `mm`
-            (0, mm) if mm == m => vec![(0, m)],
-            _ => vec![(0, m), (t, mirror)],
+            (0, mm) => mm != m,
+            _ => true,
         };
-        out.push(Component { parts, advancement: advancement(&position) });
+        out.push(Component { parts: [(0, m), (t, mirror)], two_parts, advancement: advancement(&position) });
     }
     out
 }

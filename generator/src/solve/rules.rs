@@ -375,11 +375,15 @@ where
         .chunk_by(|a, b| a.advancement == b.advancement)
         .take(resume)
         .flatten()
-        .map(|c| c.parts.len() as u64 * kings)
+        .map(|c| c.parts().len() as u64 * kings)
         .sum();
     progress(2 * resumed_nodes);
     for (g, group) in components.chunk_by(|a, b| a.advancement == b.advancement).enumerate().skip(resume) {
-        group.par_iter().try_for_each(|c| solver.solve(c, progress).map(drop))?;
+        if kings == 1 {
+            solver.solve_kingless(group, progress)?;
+        } else {
+            group.par_iter().try_for_each(|c| solver.solve(c, progress).map(drop))?;
+        }
         pair.values.groups_stored(g + 1).map_err(SliceError::Store)?;
     }
     Ok(())
@@ -412,12 +416,12 @@ struct Nodes<'a, V> {
 impl<'a, V: RuleValues> Nodes<'a, V> {
     fn new(pair: &'a PairValues<V>, component: &'a Component) -> Nodes<'a, V> {
         let kings = pair.tables[0].king_placements() as usize;
-        let n = component.parts.len() * kings;
+        let n = component.parts().len() * kings;
         let own = match pair.values.in_place() {
             Some(_) => Vec::new(),
             None => (0..n).map(|_| AtomicU16::new(RuleScore::NONE.raw())).collect(),
         };
-        let men = component.parts.iter().map(|&(t, m)| pair.tables[t].men_of(m)).collect();
+        let men = component.parts().iter().map(|&(t, m)| pair.tables[t].men_of(m)).collect();
         let chunk_min = (0..n.div_ceil(CHUNK)).map(|_| AtomicU16::new(NOTHING)).collect();
         Nodes { pair, component, kings, n, own, men, chunk_min }
     }
@@ -426,7 +430,7 @@ impl<'a, V: RuleValues> Nodes<'a, V> {
     fn slot(&self, local: usize) -> &AtomicU16 {
         match self.pair.values.in_place() {
             Some(values) => {
-                let (t, m) = self.component.parts[local / self.kings];
+                let (t, m) = self.component.parts()[local / self.kings];
                 &values[t][m as usize * self.kings + local % self.kings]
             }
             None => &self.own[local],
@@ -436,13 +440,13 @@ impl<'a, V: RuleValues> Nodes<'a, V> {
     #[inline]
     fn position_of(&self, local: usize) -> Position {
         let part = local / self.kings;
-        self.pair.tables[self.component.parts[part].0].place_kings(&self.men[part], (local % self.kings) as u64)
+        self.pair.tables[self.component.parts()[part].0].place_kings(&self.men[part], (local % self.kings) as u64)
     }
 
     /// The positions of nodes `range`, a part at a time from its men unranked once.
     fn positions_in(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = Position> + '_ {
         part_positions(self.kings as u64, range.start as u64..range.end as u64, move |part, placements| {
-            let (t, m) = self.component.parts[part];
+            let (t, m) = self.component.parts()[part];
             self.pair.tables[t].placements(m, &self.men[part], placements)
         })
     }
@@ -481,6 +485,8 @@ const _: () = assert!(CANNOT_LOSE == RuleScore::NONE.raw());
 const NOTHING: u16 = u16::MAX;
 /// Nodes per chunk: the unit of parallel work and of the scan's skip summary.
 const CHUNK: usize = 4096;
+/// Components per parallel task in a pair without kings (one or two positions each).
+const KINGLESS_BATCH: usize = 1024;
 
 impl<O: RuleInputs + Sync, V: RuleValues> ComponentSolver<'_, O, V>
 where
@@ -514,12 +520,44 @@ where
         });
         progress(nodes.n as u64 - resolved_total);
         if self.pair.values.in_place().is_none() {
-            for (part, &(t, m)) in nodes.own.chunks(nodes.kings).zip(&component.parts) {
+            for (part, &(t, m)) in nodes.own.chunks(nodes.kings).zip(component.parts()) {
                 let raw: Vec<u16> = part.iter().map(|a| a.load(Ordering::Relaxed)).collect();
                 self.pair.values.put(t, m * nodes.kings as u64, &raw).map_err(SliceError::Store)?;
             }
         }
         Ok(nodes.n as u64)
+    }
+
+    /// Solves a group of components of a pair without kings. Without a quiet king move
+    /// nothing joins a component's positions (one, or two with the colour flip): each is
+    /// decided by its exits alone, and a group is a flat parallel loop over positions,
+    /// with none of a component's solver state (125 million components of one or two
+    /// positions in 2040+4020, each with its own state and nested parallel loops, were
+    /// most of that pair's rule pass).
+    fn solve_kingless(&self, group: &[Component], progress: &(dyn Fn(u64) + Sync)) -> Result<(), PairError<O, V>> {
+        let scratch = || (MoveList::new(), Vec::with_capacity(1));
+        group.par_chunks(KINGLESS_BATCH).try_for_each_init(scratch, |(moves, stored), batch| {
+            let mut positions = 0u64;
+            for &(t, m) in batch.iter().flat_map(|c| c.parts()) {
+                let table = &self.pair.tables[t];
+                let position = table.position(m);
+                stored.clear();
+                self.oracle
+                    .finished
+                    .stored_results(table.signature(), m, std::slice::from_ref(&position), stored)
+                    .map_err(SliceError::Finished)?;
+                let state = match stored[0] {
+                    Some(Wld::Draw) => CANNOT_LOSE,
+                    _ => self.first_state(&position, moves)?,
+                };
+                debug_assert!(state < PENDING || state == CANNOT_LOSE, "{}: pending without kings", position.fen());
+                self.pair.values.put(t, m, &[state]).map_err(SliceError::Store)?;
+                positions += 1;
+            }
+            // One unit initialised and one resolved a position, as a component's solve.
+            progress(2 * positions);
+            Ok(())
+        })
     }
 
     /// Every node's first state from its moves: drawn in theory, won or lost through an
@@ -538,7 +576,7 @@ where
             while local < range.end {
                 let part = local / kings;
                 let end = range.end.min((part + 1) * kings);
-                let (t, m) = component.parts[part];
+                let (t, m) = component.parts()[part];
                 let first = m * kings as u64 + (local - part * kings) as u64;
                 let run = &positions[local - range.start..end - range.start];
                 let table = self.pair.tables[t].signature();
@@ -660,7 +698,7 @@ where
             // The mover is White.
             let (t, base) = *part_base.get_or_insert_with(|| {
                 let p = self.local_of(nodes, parent);
-                (nodes.component.parts[p / kings].0, p - p % kings)
+                (nodes.component.parts()[p / kings].0, p - p % kings)
             });
             let (from, to) = (step.from, step.to);
             if ranks_for != Some(to) {
@@ -680,7 +718,7 @@ where
         let index = self.pair.tables[t].index(normalized);
         let part = nodes
             .component
-            .parts
+            .parts()
             .iter()
             .position(|&(pt, pm)| pt == t && index / kings as u64 == pm)
             .expect("a king move keeps the men: same component");

@@ -329,11 +329,11 @@ pub(crate) fn solve_pair_sliced<F: Finished, S: PairStore>(
     let resume = store.groups_done();
     for (g, group) in order.chunk_by(|a, b| a.advancement == b.advancement).enumerate().skip(resume) {
         group.par_iter().try_for_each(|component| {
-            let graph = ComponentGraph { tables, kings, parts: &component.parts, finished, store };
+            let graph = ComponentGraph { tables, kings, parts: component.parts(), finished, store };
             let state = new_state(graph.len());
             solve_graph(&graph, &state, &Straight, progress).map_err(never_paused)?;
             let scores: Vec<Score> = state.into_iter().map(|s| final_score(s.into_inner())).collect();
-            for (part, &(t, m)) in scores.chunks(kings as usize).zip(&component.parts) {
+            for (part, &(t, m)) in scores.chunks(kings as usize).zip(component.parts()) {
                 store.put(t, m * kings, part).map_err(SliceError::Store)?;
             }
             Ok(())
