@@ -128,6 +128,12 @@ impl<T> LazyBlocks<T> {
         Ok(block.get((at % self.per) as usize))
     }
 
+    /// Slot `at` where its block is made already (to fetch it ahead of a read).
+    #[inline]
+    pub(crate) fn made_slot(&self, at: u64) -> Option<&T> {
+        self.blocks.get((at / self.per) as usize)?.get()?.get((at % self.per) as usize)
+    }
+
     /// The bytes of the blocks made.
     pub(crate) fn made_bytes(&self) -> u64 {
         self.blocks.iter().filter_map(OnceLock::get).map(|block| std::mem::size_of_val::<[T]>(block) as u64).sum()

@@ -17,6 +17,15 @@ pub trait Finished: Sync {
 
     /// The DTW value of `position` (either side to move); its table must be finished.
     fn dtw(&self, position: &Position) -> Result<Score, Self::Error>;
+
+    /// The DTW values of `positions`, in order, appended to `out`: [`Finished::dtw`] of
+    /// each, where an implementation may overlap their memory reads.
+    fn dtw_of(&self, positions: &[Position], out: &mut Vec<Score>) -> Result<(), Self::Error> {
+        for position in positions {
+            out.push(self.dtw(position)?);
+        }
+        Ok(())
+    }
 }
 
 impl Finished for Registry {

@@ -102,6 +102,21 @@ pub(crate) trait Graph: Sync {
     /// holding the position's legal moves but the quiet king moves, which are only
     /// counted (none listed and none counted: the game is over).
     fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, Self::Error>;
+    /// [`Graph::exits`] of each of `positions`, appended to `out` with whether the
+    /// position has no move at all; a graph may read the values of all their exits
+    /// together.
+    fn exits_of(
+        &self,
+        positions: &[Position],
+        moves: &mut MoveList,
+        out: &mut Vec<(Exits, bool)>,
+    ) -> Result<(), Self::Error> {
+        for position in positions {
+            let e = self.exits(position, moves)?;
+            out.push((e, moves.is_empty()));
+        }
+        Ok(())
+    }
     /// Hands `visit` the nodes one move inside the graph earlier than `node`, a node's
     /// position.
     fn for_each_parent(&self, node: &Position, visit: impl FnMut(u64));
@@ -186,6 +201,37 @@ impl<F: Finished> Graph for Pair<'_, F> {
             }
         }
         Ok(e)
+    }
+
+    /// The exits' positions of all of `positions` valued in one call
+    /// ([`Finished::dtw_of`]), so that their reads overlap.
+    fn exits_of(
+        &self,
+        positions: &[Position],
+        moves: &mut MoveList,
+        out: &mut Vec<(Exits, bool)>,
+    ) -> Result<(), F::Error> {
+        let first = out.len();
+        let (mut children, mut owners) = (Vec::with_capacity(8 * positions.len()), Vec::new());
+        for (i, position) in positions.iter().enumerate() {
+            let king_steps = position.legal_moves_counting_king_steps(moves);
+            let mut e = Exits { internal_moves: king_steps as u16, ..Exits::default() };
+            for mv in moves.iter() {
+                if !mv.is_capture() && !mv.promotes() {
+                    e.internal_moves += 1;
+                } else {
+                    children.push(position.play(mv));
+                    owners.push(first + i);
+                }
+            }
+            out.push((e, moves.is_empty()));
+        }
+        let mut scores = Vec::with_capacity(children.len());
+        self.finished.dtw_of(&children, &mut scores)?;
+        for (&owner, score) in owners.iter().zip(scores) {
+            out[owner].0.add(score);
+        }
+        Ok(())
     }
 
     /// Positions one quiet, non-crowning move earlier.
@@ -505,45 +551,59 @@ fn initialise<G: Graph>(
 ) -> Result<(), G::Error> {
     let failed = FirstError(Mutex::new(None));
     let nodes = &state[(chunks.start * CHUNK).min(state.len())..(chunks.end * CHUNK).min(state.len())];
+    let scratch = || (MoveList::new(), Vec::with_capacity(EXITS_BATCH), Vec::with_capacity(EXITS_BATCH));
     nodes.par_chunks(CHUNK).zip(chunk_min[chunks.clone()].par_iter()).enumerate().for_each_init(
-        MoveList::new,
-        |moves, (c, work)| {
+        scratch,
+        |(moves, positions, exits), (c, work)| {
             let (nodes, min) = work;
             if failed.is_set() {
                 return;
             }
             let first = ((chunks.start + c) * CHUNK) as u64;
             let mut lowest = NOTHING;
-            for (slot, position) in nodes.iter().zip(graph.positions(first..first + nodes.len() as u64)) {
-                let e = match graph.exits(&position, moves) {
-                    Ok(e) => e,
-                    Err(err) => return failed.set(err),
-                };
-                let value = match e.best_win {
-                    // A draw by material (Turkish: one piece each) is final; every node of
-                    // its pair has the same material, so none of them can change it.
-                    _ if position.is_drawn_by_material() => CANNOT_LOSE,
-                    // No move at all: the game is over (lost; in giveaway won).
-                    _ if moves.is_empty() && e.internal_moves == 0 => position.variant().score_at_end().raw(),
-                    Some(w) => w,
-                    None if e.draw => CANNOT_LOSE,
-                    // Only moves out of the graph, all losing.
-                    None if e.internal_moves == 0 => e.longest_loss,
-                    None => {
-                        assert!(e.internal_moves < 255, "{}: more than 254 moves", position.fen());
-                        PENDING | e.longest_loss.min(EXIT_UNKNOWN) << 8 | e.internal_moves
-                    }
-                };
-                if value < PENDING {
-                    lowest = lowest.min(value);
+            let mut all = graph.positions(first..first + nodes.len() as u64);
+            for slots in nodes.chunks(EXITS_BATCH) {
+                positions.clear();
+                positions.extend(all.by_ref().take(slots.len()));
+                exits.clear();
+                if let Err(err) = graph.exits_of(positions, moves, exits) {
+                    return failed.set(err);
                 }
-                slot.store(value, Ordering::Relaxed);
+                for ((slot, position), &(ref e, no_move)) in slots.iter().zip(positions.iter()).zip(exits.iter()) {
+                    let value = initial_state(position, e, no_move);
+                    if value < PENDING {
+                        lowest = lowest.min(value);
+                    }
+                    slot.store(value, Ordering::Relaxed);
+                }
             }
             min.store(lowest, Ordering::Relaxed);
             progress(nodes.len() as u64);
         },
     );
     failed.into_result()
+}
+
+/// Positions whose exits are valued together ([`Graph::exits_of`]).
+const EXITS_BATCH: usize = 16;
+
+/// A node's first state from its exits (`no_move`: it has no move at all).
+fn initial_state(position: &Position, e: &Exits, no_move: bool) -> u16 {
+    match e.best_win {
+        // A draw by material (Turkish: one piece each) is final; every node of
+        // its pair has the same material, so none of them can change it.
+        _ if position.is_drawn_by_material() => CANNOT_LOSE,
+        // No move at all: the game is over (lost; in giveaway won).
+        _ if no_move && e.internal_moves == 0 => position.variant().score_at_end().raw(),
+        Some(w) => w,
+        None if e.draw => CANNOT_LOSE,
+        // Only moves out of the graph, all losing.
+        None if e.internal_moves == 0 => e.longest_loss,
+        None => {
+            assert!(e.internal_moves < 255, "{}: more than 254 moves", position.fen());
+            PENDING | e.longest_loss.min(EXIT_UNKNOWN) << 8 | e.internal_moves
+        }
+    }
 }
 
 /// Step 2: propagate ply by ply, from `ply` on.
