@@ -184,26 +184,14 @@ impl<F: Finished> Graph for Pair<'_, F> {
         }
     }
 
-    /// Quiet moves that crown no man stay in the pair; captures and promotions leave it.
     fn exits(&self, position: &Position, moves: &mut MoveList) -> Result<Exits, F::Error> {
-        let king_steps = position.legal_moves_counting_king_steps(moves);
-        let mut e = Exits { internal_moves: king_steps as u16, ..Exits::default() };
-        for mv in moves.iter() {
-            if !mv.is_capture() && !mv.promotes() {
-                e.internal_moves += 1;
-            } else {
-                e.add(self.finished.dtw(&position.play(mv))?);
-                if e.best_win == Some(1) {
-                    // No win is quicker and the node is decided by it: the other moves
-                    // need not be valued.
-                    break;
-                }
-            }
-        }
-        Ok(e)
+        let mut out = Vec::with_capacity(1);
+        self.exits_of(std::slice::from_ref(position), moves, &mut out)?;
+        Ok(out.pop().expect("one position, one entry").0)
     }
 
-    /// The exits' positions of all of `positions` valued in one call
+    /// Quiet moves that crown no man stay in the pair; captures and promotions leave it.
+    /// The exits' positions of all of `positions` are valued in one call
     /// ([`Finished::dtw_of`]), so that their reads overlap.
     fn exits_of(
         &self,
