@@ -35,9 +35,8 @@ use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld};
 
 use crate::finished::lookup::{Finished, RuleInputs};
-use crate::memory::{Allowance, LazyBlocks};
+use crate::memory::{prefetch, Allowance, LazyBlocks};
 use crate::pair::{successors, TablePair};
-use crate::solve::whole::prefetch;
 
 /// The tables a build of `pairs` reads, and those they are read through, in the order
 /// to hold them where memory is short: the tables the pairs' captures and promotions

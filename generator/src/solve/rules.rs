@@ -32,12 +32,13 @@ use rayon::prelude::*;
 
 use crate::finished::lookup::RuleInputs;
 use crate::finished::registry::{MissingTable, Registry};
+use crate::memory::prefetch;
 use crate::solve::checkpoint::Checkpoint;
 use crate::solve::components::{components, part_positions, Component};
 use crate::solve::slices::{FileStore, SliceError};
 use crate::solve::whole::{
-    atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, prefetch, CANNOT_LOSE, EXIT_UNKNOWN,
-    PARENT_BATCH, PENDING,
+    atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, CANNOT_LOSE, EXIT_UNKNOWN, PARENT_BATCH,
+    PENDING,
 };
 
 /// The rule values of every position (White to move) of one signature.

@@ -35,6 +35,7 @@ use rayon::prelude::*;
 
 use crate::finished::lookup::Finished;
 use crate::finished::registry::SolvedTable;
+use crate::memory::prefetch;
 use crate::solve::checkpoint::Checkpoint;
 use crate::solve::slices::SliceError;
 
@@ -56,19 +57,6 @@ const CHUNK: usize = 4096;
 
 /// Parents gathered (their slots fetched ahead) before their values are lowered.
 pub(crate) const PARENT_BATCH: usize = 32;
-
-/// Asks the CPU to bring `slot`'s cache line in; a hint, never a fault.
-#[inline(always)]
-pub(crate) fn prefetch<T>(slot: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing architecturally and cannot fault; the address is
-    // a live reference's.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((slot as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = slot;
-}
 
 /// Bytes of working state per position while a pair is solved.
 pub const STATE_BYTES_PER_POSITION: u64 = 2;

@@ -1355,10 +1355,10 @@ impl Successors {
             };
             if let Some(Placed { sig, at }) = placed {
                 if let Some(slot) = tables.resident_dtw.get(&sig).filter(|_| theory).and_then(|v| v.get(at as usize)) {
-                    crate::solve::whole::prefetch(slot);
+                    crate::memory::prefetch(slot);
                 }
                 if let Some(slot) = resident_rules.and_then(|r| r.get(&sig)).and_then(|v| v.get(at as usize)) {
-                    crate::solve::whole::prefetch(slot);
+                    crate::memory::prefetch(slot);
                 }
             }
             self.children.push(child);
