@@ -575,24 +575,24 @@ impl Finished for Working<'_> {
     /// the reads of a solver's successors are mostly cache misses over tables of
     /// hundreds of MB, and so they overlap.
     fn dtw_of(&self, positions: &[Position], out: &mut Vec<Score>) -> Result<(), ProbeError> {
-        let mut located: Vec<(Option<(&Held, u64)>, Position)> = Vec::with_capacity(positions.len());
-        for position in positions {
+        // A position of a held table, its index and its normalized form; `None`: settled
+        // without a table, or read through the files.
+        let locate = |position: &Position| {
+            if position.settled_score().is_some() {
+                return None;
+            }
             let normalized = position.normalized();
-            let held = match position.settled_score() {
-                Some(_) => None,
-                None => self.set.get(Signature::of(&normalized)).map(|held| {
-                    let at = held.index.index(&normalized);
-                    if let Some(slot) = held.dtw.blocks.made_slot(at) {
-                        prefetch(slot);
-                    }
-                    (held, at)
-                }),
-            };
-            located.push((held, normalized));
-        }
-        for (position, (held, normalized)) in positions.iter().zip(&located) {
-            out.push(match held {
-                Some((held, at)) => self.held_dtw_at(held, *at, normalized)?,
+            let held = self.set.get(Signature::of(&normalized))?;
+            let at = held.index.index(&normalized);
+            if let Some(slot) = held.dtw.blocks.made_slot(at) {
+                prefetch(slot);
+            }
+            Some((held, at, normalized))
+        };
+        let located: Vec<_> = positions.iter().map(locate).collect();
+        for (position, located) in positions.iter().zip(&located) {
+            out.push(match located {
+                Some((held, at, normalized)) => self.held_dtw_at(held, *at, normalized)?,
                 None => self.theoretical(position)?,
             });
         }
