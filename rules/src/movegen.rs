@@ -725,7 +725,7 @@ impl CaptureSearch<'_> {
             let captured = captured | (1 << over);
             let must_continue = self.variant.king_landing == KingLanding::MustContinue
                 && self.variant.capture_choice != CaptureChoice::Majority
-                && landings.iter().any(|&l| self.king_can_capture(l, captured, d));
+                && landings.into_iter().any(|l| self.king_can_capture(l, captured, d));
             // The landing squares from which the capture goes on; from the others it
             // ends there, without a search from each. Along `d` every landing meets the
             // same next piece, so one test answers for all of them. Across the ray, a
@@ -735,7 +735,7 @@ impl CaptureSearch<'_> {
             // pieces taken before this jump. (Unless captured pieces leave at once: then
             // `over` itself would unblock rays.) The piece just taken lies on this ray,
             // never on a crossing one through a landing, so it changes nothing there.
-            let goes_on = if self.removed_at_once || self.king_capture_in(landings[0], captured, d).is_some() {
+            let goes_on = if self.removed_at_once || self.king_capture_in(landings.nearest(), captured, d).is_some() {
                 !0
             } else {
                 let mut across = 0;
@@ -746,7 +746,7 @@ impl CaptureSearch<'_> {
                 }
                 across
             };
-            for (i, &land) in landings.iter().enumerate() {
+            for (i, land) in landings.into_iter().enumerate() {
                 self.push(land, 1 << over);
                 // Going on along `d`, every landing square meets the same next piece and
                 // the same squares beyond it: the captures that way from the second
@@ -772,26 +772,24 @@ impl CaptureSearch<'_> {
         if over == OFF || self.enemy & !captured & (1 << over) == 0 {
             return None;
         }
-        let mut landings = Landings::default();
-        if flying {
-            // Every square beyond up to the next piece, nearest first.
+        let squares = if flying {
+            // Every square beyond up to the next piece.
             let stop = self.geo.first_along(over, d, blocked);
             let beyond = self.geo.ray[d as usize][over as usize];
-            let mut open =
-                if stop == OFF { beyond } else { beyond & !(self.geo.ray[d as usize][stop as usize] | 1 << stop) };
-            while open != 0 {
-                // `open` lies on the ray beyond `over`: its first square along it is the nearest.
-                let land = self.geo.first_along(over, d, open);
-                landings.push(land);
-                open &= !(1u64 << land);
+            if stop == OFF {
+                beyond
+            } else {
+                beyond & !(self.geo.ray[d as usize][stop as usize] | 1 << stop)
             }
         } else {
             let land = self.geo.step(over, d);
             if land != OFF && blocked & (1 << land) == 0 {
-                landings.push(land);
+                1 << land
+            } else {
+                0
             }
-        }
-        (!landings.is_empty()).then_some((over, landings))
+        };
+        (squares != 0).then_some((over, Landings { squares, dir: d }))
     }
 
     /// The squares from which a king would capture along `p`, the pieces in `captured`
@@ -876,23 +874,47 @@ impl CaptureSearch<'_> {
     }
 }
 
-/// Landing squares behind one captured piece (at most 8 on a 10x10 diagonal).
-#[derive(Default, Clone, Copy)]
+/// Landing squares behind one captured piece: bits on one ray, in direction `dir` from
+/// it; iterated nearest first. A mask, not a list: it is made and read in registers.
+#[derive(Clone, Copy)]
 struct Landings {
-    len: usize,
-    squares: [u8; 9],
+    squares: u64,
+    dir: Dir,
 }
 
 impl Landings {
-    fn push(&mut self, bit: u8) {
-        self.squares[self.len] = bit;
-        self.len += 1;
+    /// The landing square next to the captured piece.
+    #[inline]
+    fn nearest(self) -> u8 {
+        self.into_iter().next().expect("a capture has a landing square")
     }
 }
 
-impl Deref for Landings {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        &self.squares[..self.len]
+impl IntoIterator for Landings {
+    type Item = u8;
+    type IntoIter = LandingsIter;
+    #[inline]
+    fn into_iter(self) -> LandingsIter {
+        LandingsIter { squares: self.squares, north: matches!(self.dir, Dir::NorthWest | Dir::NorthEast) }
+    }
+}
+
+/// [`Landings`] nearest first: north lies towards bit 0, so going north the nearest is
+/// the highest bit, going south the lowest.
+struct LandingsIter {
+    squares: u64,
+    north: bool,
+}
+
+impl Iterator for LandingsIter {
+    type Item = u8;
+    #[inline]
+    fn next(&mut self) -> Option<u8> {
+        if self.squares == 0 {
+            return None;
+        }
+        let bit = if self.north { 63 - self.squares.leading_zeros() } else { self.squares.trailing_zeros() } as u8;
+        self.squares &= !(1u64 << bit);
+        Some(bit)
     }
 }
