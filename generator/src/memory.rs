@@ -185,7 +185,7 @@ mod tests {
             let len = 3 * per + per / 2 + 1;
             let blocks = LazyBlocks::<u64>::new(len, per);
             for at in 0..len {
-                let slot = blocks.slot(at, None, |first, n| Ok::<_, ()>((first..first + n).collect())).unwrap();
+                let slot = blocks.slot(at, None, |first, n| Ok::<_, ()>((first..first + n).collect())).expect("made");
                 assert_eq!(slot, Some(&at), "slot {at} of blocks of {per}");
                 assert_eq!(blocks.made_slot(at), Some(&at), "made slot {at} of blocks of {per}");
             }
