@@ -215,11 +215,7 @@ impl Geometry {
         if blockers == 0 {
             OFF
         } else {
-            match dir {
-                // North lies towards bit 0.
-                Dir::NorthWest | Dir::NorthEast => 63 - blockers.leading_zeros() as u8,
-                Dir::SouthWest | Dir::SouthEast => blockers.trailing_zeros() as u8,
-            }
+            nearest_along(dir, blockers)
         }
     }
 
@@ -227,6 +223,16 @@ impl Geometry {
     #[inline(always)]
     pub(crate) fn step(&self, bit: u8, dir: Dir) -> u8 {
         self.next[dir as usize][bit as usize]
+    }
+}
+
+/// Of `bits` (not empty), lying on one ray in `dir`, the bit met first going along it.
+#[inline(always)]
+pub(crate) fn nearest_along(dir: Dir, bits: u64) -> u8 {
+    match dir {
+        // North lies towards bit 0.
+        Dir::NorthWest | Dir::NorthEast => 63 - bits.leading_zeros() as u8,
+        Dir::SouthWest | Dir::SouthEast => bits.trailing_zeros() as u8,
     }
 }
 

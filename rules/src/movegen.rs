@@ -895,26 +895,23 @@ impl IntoIterator for Landings {
     type IntoIter = LandingsIter;
     #[inline]
     fn into_iter(self) -> LandingsIter {
-        LandingsIter { squares: self.squares, north: matches!(self.dir, Dir::NorthWest | Dir::NorthEast) }
+        LandingsIter(self)
     }
 }
 
-/// [`Landings`] nearest first: north lies towards bit 0, so going north the nearest is
-/// the highest bit, going south the lowest.
-struct LandingsIter {
-    squares: u64,
-    north: bool,
-}
+/// [`Landings`] nearest first.
+struct LandingsIter(Landings);
 
 impl Iterator for LandingsIter {
     type Item = u8;
     #[inline]
     fn next(&mut self) -> Option<u8> {
-        if self.squares == 0 {
+        let Landings { squares, dir } = self.0;
+        if squares == 0 {
             return None;
         }
-        let bit = if self.north { 63 - self.squares.leading_zeros() } else { self.squares.trailing_zeros() } as u8;
-        self.squares &= !(1u64 << bit);
+        let bit = crate::geometry::nearest_along(dir, squares);
+        self.0.squares &= !(1u64 << bit);
         Some(bit)
     }
 }
