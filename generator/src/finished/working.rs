@@ -589,16 +589,26 @@ impl Finished for Working<'_> {
             }
             Some((held, at, normalized))
         };
-        let located: Vec<_> = positions.iter().map(locate).collect();
-        for (position, located) in positions.iter().zip(&located) {
-            out.push(match located {
-                Some((held, at, normalized)) => self.held_dtw_at(held, *at, normalized)?,
-                None => self.theoretical(position)?,
-            });
+        // A group at a time on the stack: a solver asks for a few dozen positions a call,
+        // and a list on the heap for each call was a cost of its own.
+        for group in positions.chunks(DTW_GROUP) {
+            let mut located = [None; DTW_GROUP];
+            for (slot, position) in located.iter_mut().zip(group) {
+                *slot = locate(position);
+            }
+            for (position, located) in group.iter().zip(&located) {
+                out.push(match located {
+                    Some((held, at, normalized)) => self.held_dtw_at(held, *at, normalized)?,
+                    None => self.theoretical(position)?,
+                });
+            }
         }
         Ok(())
     }
 }
+
+/// Positions [`Working::dtw_of`] locates (their slots fetched ahead) before it reads them.
+const DTW_GROUP: usize = 32;
 
 impl Oracle for Working<'_> {
     type Error = ProbeError;
