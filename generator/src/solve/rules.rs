@@ -432,8 +432,8 @@ impl<'a, V: RuleValues> Nodes<'a, V> {
     fn part_slots(&self, part: usize) -> &[AtomicU16] {
         match self.pair.values.in_place() {
             Some(values) => {
-                let m = self.component.parts()[part].1 as usize;
-                &values[self.component.parts()[part].0][m * self.kings..(m + 1) * self.kings]
+                let (t, m) = self.component.parts()[part];
+                &values[t][m as usize * self.kings..(m as usize + 1) * self.kings]
             }
             None => &self.own[part * self.kings..(part + 1) * self.kings],
         }
