@@ -2,11 +2,13 @@
 //! finished tables it needs from a table directory, without writing anything:
 //! `cargo run --release -p kabe-generator --example time_pair -- DIR VARIANT SIG [ROUNDS] [RULES [rules-only]]`
 //! (e.g. `tables international 2111 1 fmjd`). The theoretical pass is timed unless
-//! `rules-only` is given; with a rule set named, its rule pass too (the pair's own
-//! theoretical tables must then be in DIR: the rule pass reads them from there). Prints
+//! `rules-only` is given; with a rule set named, its rule pass too, which reads which
+//! positions are drawn in theory from the theory pass's results as a build does, or with
+//! `rules-only` from the pair's own theoretical files in DIR (which must then be there). Prints
 //! each round's times and positions/s. The tables read are decoded into their working
 //! form first, as a build does (timed apart), every one counted whole as a build with
 //! room for them all counts them.
+use kabe_generator::finished::results::{PairResults, WithResults};
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
@@ -52,6 +54,8 @@ fn main() {
     let theory_inputs = theory.then(|| decode(DrawRules::NONE));
     let rule_inputs = rules.map(|set| decode(DrawRules::new(set, &variant)));
     for round in 1..=rounds {
+        // The theory's results, every position, which a build leaves for its rule pass.
+        let mut results = None;
         if let Some(working) = &theory_inputs {
             let start = std::time::Instant::now();
             let tables =
@@ -65,17 +69,20 @@ fn main() {
                 positions as f64 / secs / 1e6,
                 100.0 * draws as f64 / positions as f64,
             );
+            results = Some(PairResults::of_solved(&tables));
         }
         if let Some(set) = rules {
             let rules = DrawRules::new(set, &variant);
             let start = std::time::Instant::now();
-            let oracle = rule_inputs.as_ref().expect("decoded").view(&tb);
+            let finished = rule_inputs.as_ref().expect("decoded").view(&tb);
+            let from = if results.is_some() { "the theory's results" } else { "the pair's files" };
+            let oracle = WithResults { finished: &finished, results: results.take() };
             let tables =
                 kabe_generator::solve_rule_pair(&oracle, rules, variant, sig, &|_| {}).expect("the tables it reads");
             let secs = start.elapsed().as_secs_f64();
             let positions: u64 = tables.iter().flatten().map(|t| t.values.len() as u64).sum();
             println!(
-                "round {round}: {} {set:?} rules, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads)",
+                "round {round}: {} {set:?} rules, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads), drawn in theory from {from}",
                 kabe_generator::TablePair::of(sig),
                 positions as f64 / secs / 1e6,
             );

@@ -10,7 +10,7 @@ mod queue_solver;
 use kabe_generator::{build_scope, keep_one_side, table_path, BuildError, MemoryBudget, Registry, Scope};
 use kabe_probe::table::{Metric, TableFile};
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Signature, Variant};
+use kabe_probe::{DrawRules, Signature, Variant};
 
 fn reference(variant: Variant, max_pieces: u32) -> Registry {
     let mut registry = Registry::new(variant);
@@ -32,7 +32,7 @@ fn reference(variant: Variant, max_pieces: u32) -> Registry {
 /// position through the reader again (the dropped tables are found by search).
 fn compare(variant: Variant, max_pieces: u32, budget: MemoryBudget, stride: usize) -> u64 {
     let dir = common::temp_dir(&format!("reference-{}", variant.name));
-    let built = build_scope(variant, Scope::Pieces(max_pieces), &dir, budget, &|_| {}).expect("build");
+    let built = build_scope(variant, Scope::Pieces(max_pieces), &dir, budget, DrawRules::NONE, &|_| {}).expect("build");
     let old = reference(variant, max_pieces);
     let tb = Tablebase::open(&dir).expect("open");
     let mut compared = 0;
@@ -88,8 +88,15 @@ fn international_and_kabe_up_to_3_pieces_equal_the_first_solver() {
 fn a_pair_beyond_the_budget_is_an_error_naming_it_before_any_work() {
     let dir = common::temp_dir("budget");
     // 0401 and its flip: 21 M positions, 42 MB of state; 256 MiB leaves 32 MiB for pairs.
-    let e = build_scope(Variant::INTERNATIONAL, Scope::Pieces(5), &dir, MemoryBudget::new(256 << 20), &|_| {})
-        .expect_err("too small a budget");
+    let e = build_scope(
+        Variant::INTERNATIONAL,
+        Scope::Pieces(5),
+        &dir,
+        MemoryBudget::new(256 << 20),
+        DrawRules::NONE,
+        &|_| {},
+    )
+    .expect_err("too small a budget");
     assert!(matches!(e, BuildError::Memory { .. }), "{e}");
     assert!(e.to_string().contains("raise --memory"), "{e}");
     assert!(!dir.join("international").read_dir().is_ok_and(|mut d| d.next().is_some()), "no table was built");

@@ -436,9 +436,17 @@ fn a_pair_built_on_a_compact_set_equals_one_built_on_both_sides_and_in_memory() 
     build_rules_base(variant, rules, &compact, 3);
     let kept = keep_one_side(&compact, variant, 3).expect("compact");
     assert!(kept.files > 0, "the 2-3 set is compact");
+    let scratch = |dir: &Path| {
+        let names = std::fs::read_dir(dir.join(variant.name)).expect("tables").map(|e| e.expect("entry").file_name());
+        names.filter(|n| n.to_string_lossy().ends_with(".results.scratch")).count()
+    };
     for dir in [&both, &compact] {
-        build_scope(variant, Scope::Pieces(4), dir, MemoryBudget::default(), &|_| {}).expect("theory");
+        build_scope(variant, Scope::Pieces(4), dir, MemoryBudget::default(), rules, &|_| {}).expect("theory");
+        // The theory pass leaves every position's result for the rule pass (which reads
+        // them and not the files), and the rule pass removes them.
+        assert!(scratch(dir) > 0, "no results left for the rule pass");
         build_rules_scope(variant, rules, Scope::Pieces(4), dir, MemoryBudget::default(), &|_| {}).expect("rules");
+        assert_eq!(scratch(dir), 0, "results left after the rule pass");
     }
     let theory = solve_all(variant, 4, |_| {});
     let four: Vec<Signature> = Signature::all_with(4);

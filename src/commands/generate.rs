@@ -196,7 +196,7 @@ pub fn build_with_progress(
             overall.set_message(format!("last: {}", pair_name(sigs)));
         }
     };
-    let summary = build_scope(variant, scope, dir, memory, &on_event)?;
+    let summary = build_scope(variant, scope, dir, memory, rules, &on_event)?;
     overall.set_position(0);
     overall.set_prefix(rules.set.name());
     *phase.lock().expect("phase") = rules.set.name().to_string();

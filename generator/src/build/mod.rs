@@ -26,6 +26,7 @@ use rayon::prelude::*;
 
 use crate::build::budget::MemoryBudget;
 use crate::build::write::{write_rule_table, write_tables};
+use crate::finished::results::{remove_results, results_path, write_results, PairResults, WithResults};
 use crate::finished::working::{tables_read, Working, WorkingSet};
 use crate::pair::TablePair;
 use crate::solve::checkpoint::{remove_checkpoint, Checkpoint, CheckpointEvent, CHECKPOINT_EVERY};
@@ -164,7 +165,7 @@ pub fn build(
     dir: &Path,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<BuildSummary, BuildError> {
-    build_scope(variant, Scope::Pieces(max_pieces), dir, MemoryBudget::default(), on_event)
+    build_scope(variant, Scope::Pieces(max_pieces), dir, MemoryBudget::default(), DrawRules::NONE, on_event)
 }
 
 /// Which tables to build: every material up to a number of pieces, or only what one
@@ -208,15 +209,18 @@ impl Scope {
 /// As [`build`], for the signatures of `scope` only, within `budget`. The tables already
 /// finished are read in their working form ([`WorkingSet`]); the pairs of one step (same
 /// pieces and men) run in parallel as far as their working state fits the rest of the
-/// budget together.
+/// budget together. `then_rules`: the rule tables [`build_rules_scope`] builds next
+/// ([`DrawRules::NONE`]: none), for whose pairs the pass leaves every position's result
+/// (`crate::finished::results`).
 pub fn build_scope(
     variant: Variant,
     scope: Scope,
     dir: &Path,
     budget: MemoryBudget,
+    then_rules: DrawRules,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<BuildSummary, BuildError> {
-    run_pass(Pass::Theory, variant, scope, dir, budget, on_event)
+    run_pass(Pass::Theory { then_rules }, variant, scope, dir, budget, on_event)
 }
 
 /// One pass of a build: the theoretical tables (WLD and DTW) of every pair, or the rule
@@ -225,7 +229,11 @@ pub fn build_scope(
 /// they write and read.
 #[derive(Clone, Copy)]
 enum Pass {
-    Theory,
+    /// The theoretical tables, leaving their results for the rule pass of `then_rules`
+    /// where it follows.
+    Theory {
+        then_rules: DrawRules,
+    },
     Rules(DrawRules),
 }
 
@@ -233,7 +241,7 @@ impl Pass {
     /// The rules under which the pass reads its inputs: none for theory.
     fn rules(self) -> DrawRules {
         match self {
-            Pass::Theory => DrawRules::NONE,
+            Pass::Theory { .. } => DrawRules::NONE,
             Pass::Rules(rules) => rules,
         }
     }
@@ -241,7 +249,7 @@ impl Pass {
     /// The kinds of file the pass writes for each table.
     fn metrics(self) -> Vec<Metric> {
         match self {
-            Pass::Theory => vec![Metric::Wld, Metric::Dtw],
+            Pass::Theory { .. } => vec![Metric::Wld, Metric::Dtw],
             Pass::Rules(rules) => vec![Metric::Rules(rules.set)],
         }
     }
@@ -250,16 +258,21 @@ impl Pass {
     /// keeps a count, [`DrawRules::context`]).
     fn covers(self, pair: &TablePair) -> bool {
         match self {
-            Pass::Theory => true,
+            Pass::Theory { .. } => true,
             Pass::Rules(rules) => rules.context(pair[0]).is_some(),
         }
+    }
+
+    /// Whether the pass leaves `pair`'s results for a rule pass that follows.
+    fn leaves_results(self, pair: &[Signature]) -> bool {
+        matches!(self, Pass::Theory { then_rules } if then_rules.context(pair[0]).is_some())
     }
 
     /// The name in a pair's slice files, so that one pass's files are never taken for
     /// the other's.
     fn slice_name(self) -> &'static str {
         match self {
-            Pass::Theory => "theory",
+            Pass::Theory { .. } => "theory",
             Pass::Rules(_) => "rules",
         }
     }
@@ -495,6 +508,9 @@ fn build_pair(
         PairOnDisk::Complete => {
             // A run stopped between writing the tables and removing the checkpoint.
             remove_checkpoint(&checkpoint_path(dir, variant, pair, pass));
+            if let Pass::Rules(_) = pass {
+                remove_results(dir, &variant, pair);
+            }
             on_event(BuildEvent::Loaded { signatures: pair, positions });
             return Ok(());
         }
@@ -505,24 +521,34 @@ fn build_pair(
     let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
     let sliced = pair_state_bytes(variant, pair, budget).1;
     match pass {
-        Pass::Theory if sliced => build_in_slices(variant, dir, pair, budget, pass, |tables, store| {
+        // Solved one men placement at a time, a pair leaves no results: the rule pass
+        // reads its files.
+        Pass::Theory { .. } if sliced => build_in_slices(variant, dir, pair, budget, pass, |tables, store| {
             crate::solve::slices::solve_pair_sliced(finished, tables, store, &progress).map(|()| true)
         })?,
         Pass::Rules(rules) if sliced => build_in_slices(variant, dir, pair, budget, pass, |_, store| {
-            solve_rule_pair_on_disk(finished, rules, variant, pair[0], store, &progress)
+            let inputs = WithResults { finished, results: open_results(dir, variant, pair) };
+            solve_rule_pair_on_disk(&inputs, rules, variant, pair[0], store, &progress)
         })?,
-        Pass::Theory => {
+        Pass::Theory { .. } => {
             let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
             for table in &solve_pair_resumable(finished, variant, pair[0], &checkpoint, &progress)? {
-                write_tables(dir, variant.name, table, &metrics).map_err(|source| BuildError::Write {
-                    path: table_path(dir, &variant, table.index.signature(), Metric::Dtw),
-                    source,
-                })?;
+                let sig = table.index.signature();
+                let write_error =
+                    |source| BuildError::Write { path: table_path(dir, &variant, sig, Metric::Dtw), source };
+                write_tables(dir, variant.name, table, &metrics).map_err(write_error)?;
+                if pass.leaves_results(pair) {
+                    let dtw =
+                        TableFile::open(&table_path(dir, &variant, sig, Metric::Dtw), &variant, sig, Metric::Dtw)?;
+                    write_results(dir, &variant, table, dtw.header().checksum)
+                        .map_err(|source| BuildError::Write { path: results_path(dir, &variant, sig), source })?;
+                }
             }
         }
         Pass::Rules(rules) => {
             let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
-            let tables = solve_rule_pair_resumable(finished, rules, variant, pair[0], &checkpoint, &progress)?;
+            let inputs = WithResults { finished, results: open_results(dir, variant, pair) };
+            let tables = solve_rule_pair_resumable(&inputs, rules, variant, pair[0], &checkpoint, &progress)?;
             for table in &tables.unwrap_or_default() {
                 write_rule_table(dir, variant.name, table, rules.set).map_err(|source| BuildError::Write {
                     path: table_path(dir, &variant, table.index.signature(), metrics[0]),
@@ -531,10 +557,23 @@ fn build_pair(
             }
         }
     }
+    if let Pass::Rules(_) = pass {
+        remove_results(dir, &variant, pair);
+    }
     // Also one an earlier run with a larger budget left, where this one solved in slices.
     remove_checkpoint(&checkpoint_path(dir, variant, pair, pass));
     on_event(BuildEvent::Finished { signatures: pair, positions });
     Ok(())
+}
+
+/// The results the theory pass left for `pair`, where they are whole and were written
+/// beside its DTW files as they are now.
+fn open_results(dir: &Path, variant: Variant, pair: &[Signature]) -> Option<PairResults> {
+    let dtw_checksum = |sig| {
+        let file = TableFile::open(&table_path(dir, &variant, sig, Metric::Dtw), &variant, sig, Metric::Dtw).ok()?;
+        Some(file.header().checksum)
+    };
+    PairResults::open(dir, &variant, pair, dtw_checksum)
 }
 
 /// The checkpoint of `pass` of a pair solved in memory ([`checkpoint_path`]), written
@@ -556,7 +595,7 @@ fn pass_checkpoint<'a>(
 /// `1113.fmjd.checkpoint` beside the tables.
 fn checkpoint_path(dir: &Path, variant: Variant, pair: &[Signature], pass: Pass) -> PathBuf {
     let what = match pass {
-        Pass::Theory => "theory",
+        Pass::Theory { .. } => "theory",
         Pass::Rules(rules) => rules.set.name(),
     };
     dir.join(variant.name).join(format!("{}.{what}.checkpoint", pair[0]))
@@ -716,7 +755,8 @@ pub fn build_pair_job(
         });
     }
     let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
-    for pass in std::iter::once(Pass::Theory).chain(ruled.then_some(Pass::Rules(rules))) {
+    let theory = Pass::Theory { then_rules: if ruled { rules } else { DrawRules::NONE } };
+    for pass in std::iter::once(theory).chain(ruled.then_some(Pass::Rules(rules))) {
         let finished = open_finished(dir, variant, pass, budget)?;
         let mut working = WorkingSet::new(variant, pass.rules());
         let inputs = tables_read(variant, &[pair], |sig| working.searched_whole(dir, sig));

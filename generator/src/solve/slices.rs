@@ -537,7 +537,7 @@ mod tests {
         let rules = kabe_probe::DrawRules::new(kabe_probe::DrawRuleSet::usual_for(&variant), &variant);
         assert!(sliced.iter().any(|s| rules.context(*s).is_some()), "no sliced pair keeps rule tables: {sliced:?}");
         for (dir, budget) in [(&roomy, MemoryBudget::default()), (&tight, budget)] {
-            build_scope(variant, Scope::Pieces(4), dir, budget, &|_| {}).expect("theory");
+            build_scope(variant, Scope::Pieces(4), dir, budget, rules, &|_| {}).expect("theory");
             build_rules_scope(variant, rules, Scope::Pieces(4), dir, budget, &|_| {}).expect("rule tables");
         }
         let mut files = 0;

@@ -1,0 +1,298 @@
+//! A pair's own theoretical results, every position (capture positions too), two bits
+//! each, as the theory pass leaves them for the rule pass.
+//!
+//! The rule pass leaves a position drawn in theory undecided without valuing its moves
+//! ([`RuleInputs`]). The pair's compact files leave capture positions out, and in the
+//! pairs of six pieces with kings on both sides these are most positions (two thirds of
+//! 1212's): read from the files, each was valued move by move, rule tables and all, to
+//! find it drawn. The theory pass has every value in memory when it ends, so it writes
+//! them down beside the tables (`<sig>.results.scratch`), the rule pass maps them, and
+//! the file goes once the rule tables are written. A file that does not match the pair's
+//! DTW file (another build's, cut short, damaged) is not used: the rule pass then reads
+//! the compact files as before, slower and as right.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use rayon::prelude::*;
+
+use kabe_probe::rules::exact::Oracle;
+use kabe_probe::{Position, RuleScore, Score, Signature, Variant, Wld};
+
+use crate::finished::lookup::RuleInputs;
+use crate::finished::registry::SolvedTable;
+
+const MAGIC: &[u8; 8] = b"KABERSLT";
+const VERSION: u32 = 1;
+const HEADER_LEN: usize = 64;
+/// Positions encoded and written at a time, so that writing costs no second copy of a
+/// table's values.
+const WRITE_CHUNK: usize = 1 << 26;
+
+/// The two-bit code of a result; 0 is no code, so that a hole reads as no value.
+fn code(wld: Wld) -> u8 {
+    match wld {
+        Wld::Win => 1,
+        Wld::Loss => 2,
+        Wld::Draw => 3,
+    }
+}
+
+fn result_of(code: u8) -> Option<Wld> {
+    match code {
+        1 => Some(Wld::Win),
+        2 => Some(Wld::Loss),
+        3 => Some(Wld::Draw),
+        _ => None,
+    }
+}
+
+/// Four results a byte, the first in the low bits.
+fn encode(scores: &[Score]) -> Vec<u8> {
+    scores
+        .par_chunks(4)
+        .map(|four| four.iter().enumerate().fold(0u8, |byte, (k, s)| byte | code(s.wld()) << (2 * k)))
+        .collect()
+}
+
+/// What a results file belongs to: the table and the DTW file it was written beside.
+struct Header {
+    variant: String,
+    signature: Signature,
+    positions: u64,
+    /// The header checksum of the table's DTW file when the results were written.
+    dtw_checksum: u64,
+    /// xxh3-64 of the body.
+    body_checksum: u64,
+}
+
+impl Header {
+    fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[0..8].copy_from_slice(MAGIC);
+        b[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        let s = self.signature;
+        b[12..16].copy_from_slice(&[s.white_men, s.white_kings, s.black_men, s.black_kings]);
+        b[16..24].copy_from_slice(&self.positions.to_le_bytes());
+        b[24..32].copy_from_slice(&self.dtw_checksum.to_le_bytes());
+        b[32..40].copy_from_slice(&self.body_checksum.to_le_bytes());
+        let name = self.variant.as_bytes();
+        b[40..40 + name.len().min(24)].copy_from_slice(&name[..name.len().min(24)]);
+        b
+    }
+}
+
+/// The results file of `signature` under `dir`: `<dir>/<variant>/<sig>.results.scratch`.
+pub fn results_path(dir: &Path, variant: &Variant, signature: Signature) -> PathBuf {
+    dir.join(variant.name).join(format!("{signature}.results.scratch"))
+}
+
+/// Writes `table`'s results beside its tables, under a temporary name renamed into
+/// place: `dtw_checksum` is the header checksum of the DTW file just written for it.
+pub fn write_results(dir: &Path, variant: &Variant, table: &SolvedTable, dtw_checksum: u64) -> std::io::Result<()> {
+    let path = results_path(dir, variant, table.index.signature());
+    let tmp = path.with_extension("scratch-tmp");
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut out = BufWriter::new(File::create(&tmp)?);
+    out.write_all(&[0u8; HEADER_LEN])?;
+    for chunk in table.scores.chunks(WRITE_CHUNK) {
+        let bytes = encode(chunk);
+        hasher.update(&bytes);
+        out.write_all(&bytes)?;
+    }
+    let header = Header {
+        variant: variant.name.to_string(),
+        signature: table.index.signature(),
+        positions: table.scores.len() as u64,
+        dtw_checksum,
+        body_checksum: hasher.digest(),
+    };
+    let mut file = out.into_inner().map_err(|e| e.into_error())?;
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(0))?;
+    file.write_all(&header.to_bytes())?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, &path)
+}
+
+/// Removes the results files of `pair` (and any left half written).
+pub fn remove_results(dir: &Path, variant: &Variant, pair: &[Signature]) {
+    for &sig in pair {
+        let path = results_path(dir, variant, sig);
+        let _ = std::fs::remove_file(path.with_extension("scratch-tmp"));
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+enum Bytes {
+    Owned(Vec<u8>),
+    Mapped(Mmap),
+}
+
+impl Bytes {
+    fn body(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(v) => v,
+            Bytes::Mapped(m) => &m[HEADER_LEN..],
+        }
+    }
+}
+
+/// The results of the tables of one pair, each found with a shift and a mask.
+pub struct PairResults {
+    tables: Vec<(Signature, Bytes)>,
+}
+
+impl PairResults {
+    /// The results of tables solved in memory.
+    pub fn of_solved(tables: &[SolvedTable]) -> PairResults {
+        PairResults { tables: tables.iter().map(|t| (t.index.signature(), Bytes::Owned(encode(&t.scores)))).collect() }
+    }
+
+    /// The results files of every table of `pair` under `dir`, where each is whole and
+    /// written for the DTW file now beside it (`dtw_checksum(sig)`: that file's header
+    /// checksum, `None` where it cannot be read); `None` where any is not.
+    pub fn open(
+        dir: &Path,
+        variant: &Variant,
+        pair: &[Signature],
+        dtw_checksum: impl Fn(Signature) -> Option<u64>,
+    ) -> Option<PairResults> {
+        let tables = pair
+            .iter()
+            .map(|&sig| {
+                let positions = kabe_probe::MaterialIndex::new(*variant, sig)?.len();
+                let bytes =
+                    open_checked(&results_path(dir, variant, sig), variant, sig, positions, dtw_checksum(sig)?)?;
+                Some((sig, bytes))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(PairResults { tables })
+    }
+
+    /// The results of `signature`'s table, four a byte; `None` where the pair has no
+    /// such table.
+    fn table(&self, signature: Signature) -> Option<&[u8]> {
+        self.tables.iter().find(|(s, _)| *s == signature).map(|(_, bytes)| bytes.body())
+    }
+}
+
+/// The result of position `index` of a table's results (`None` past their end).
+#[inline]
+fn result_at(body: &[u8], index: u64) -> Option<Wld> {
+    result_of(body.get((index / 4) as usize)? >> (2 * (index % 4)) & 3)
+}
+
+/// A results file mapped, where its header names `signature` of `variant` with
+/// `positions` and `dtw_checksum`, its length fits and its body's checksum holds.
+fn open_checked(path: &Path, variant: &Variant, sig: Signature, positions: u64, dtw_checksum: u64) -> Option<Bytes> {
+    let file = File::open(path).ok()?;
+    // SAFETY: results files are written under a temporary name and renamed into place,
+    // never changed in place; the build that maps one is the only writer of its pair.
+    let map = unsafe { Mmap::map(&file) }.ok()?;
+    let expected = Header {
+        variant: variant.name.to_string(),
+        signature: sig,
+        positions,
+        dtw_checksum,
+        body_checksum: xxhash_rust::xxh3::xxh3_64(map.get(HEADER_LEN..)?),
+    };
+    let whole = map.len() as u64 == HEADER_LEN as u64 + positions.div_ceil(4);
+    (whole && map[..HEADER_LEN] == expected.to_bytes()).then_some(Bytes::Mapped(map))
+}
+
+/// Finished tables, and the pair's own results where they are at hand: what a rule pass
+/// reads when the theory pass left its results.
+pub struct WithResults<'a, O> {
+    /// The finished tables.
+    pub finished: &'a O,
+    /// The pair's own theoretical results, every position.
+    pub results: Option<PairResults>,
+}
+
+impl<O: Oracle> Oracle for WithResults<'_, O> {
+    type Error = O::Error;
+
+    #[inline]
+    fn theoretical(&self, position: &Position) -> Result<Score, O::Error> {
+        self.finished.theoretical(position)
+    }
+
+    #[inline]
+    fn counted(&self, position: &Position) -> Result<RuleScore, O::Error> {
+        self.finished.counted(position)
+    }
+}
+
+impl<O: RuleInputs> RuleInputs for WithResults<'_, O> {
+    fn stored_results(
+        &self,
+        signature: Signature,
+        first: u64,
+        positions: &[Position],
+        out: &mut Vec<Option<Wld>>,
+    ) -> Result<(), O::Error> {
+        match self.results.as_ref().and_then(|r| r.table(signature)) {
+            Some(body) => out.extend((first..first + positions.len() as u64).map(|i| result_at(body, i))),
+            None => return self.finished.stored_results(signature, first, positions, out),
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kabe_probe::MaterialIndex;
+
+    fn table(sig: Signature) -> SolvedTable {
+        let index = MaterialIndex::new(Variant::INTERNATIONAL, sig).expect("a table");
+        let scores = (0..index.len())
+            .map(|i| match i % 7 {
+                0 => Score::win(1 + 2 * (i % 5) as u16),
+                1 | 2 => Score::loss(2 * (i % 4) as u16),
+                _ => Score::DRAW,
+            })
+            .collect();
+        SolvedTable { index, scores }
+    }
+
+    /// Every result read back from a file is the one written, and a file that belongs
+    /// to another DTW file, was cut short or had a bit flipped is not used.
+    #[test]
+    fn results_read_back_only_from_a_whole_file_of_the_same_build() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let v = Variant::INTERNATIONAL;
+        std::fs::create_dir_all(dir.path().join(v.name)).expect("the variant's folder");
+        let (sig, flip) = (Signature::new(1, 0, 0, 1), Signature::new(0, 1, 1, 0));
+        let tables = [table(sig), table(flip)];
+        for t in &tables {
+            write_results(dir.path(), &v, t, 42).expect("written");
+        }
+        let results = PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(42)).expect("both files whole");
+        let in_memory = PairResults::of_solved(&tables);
+        for t in &tables {
+            let s = t.index.signature();
+            for (i, score) in t.scores.iter().enumerate() {
+                let read = |r: &PairResults| result_at(r.table(s).expect("the pair's table"), i as u64);
+                assert_eq!(read(&results), Some(score.wld()), "{s} {i}");
+                assert_eq!(read(&in_memory), Some(score.wld()), "{s} {i} in memory");
+            }
+        }
+        assert!(results.table(Signature::new(1, 0, 1, 0)).is_none(), "not the pair's table");
+        assert!(PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(43)).is_none(), "another DTW file");
+
+        let path = results_path(dir.path(), &v, sig);
+        let mut bytes = std::fs::read(&path).expect("read");
+        bytes[HEADER_LEN + 3] ^= 4;
+        std::fs::write(&path, &bytes).expect("flipped");
+        assert!(PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(42)).is_none(), "a bit flipped");
+        bytes[HEADER_LEN + 3] ^= 4;
+        std::fs::write(&path, &bytes[..bytes.len() - 1]).expect("cut");
+        assert!(PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(42)).is_none(), "cut short");
+
+        remove_results(dir.path(), &v, &[sig, flip]);
+        assert!(!path.exists() && !results_path(dir.path(), &v, flip).exists(), "removed");
+    }
+}
