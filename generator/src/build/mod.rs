@@ -305,9 +305,13 @@ fn run_pass(
     let mut working = WorkingSet::new(variant, pass.rules());
     for (k, step) in steps.iter().enumerate() {
         if all_complete(dir, &variant, step, &pass.metrics())? {
-            step.iter().for_each(|pair| {
-                on_event(BuildEvent::Loaded { signatures: pair, positions: positions_of(variant, pair) })
-            });
+            for pair in step {
+                // Left by a theory pass that repaired a pair whose rule tables were whole.
+                if let Pass::Rules(_) = pass {
+                    remove_results(dir, &variant, pair);
+                }
+                on_event(BuildEvent::Loaded { signatures: pair, positions: positions_of(variant, pair) });
+            }
             continue;
         }
         let finished = open_finished(dir, variant, pass, budget)?;
