@@ -542,9 +542,7 @@ fn build_pair(
                     |source| BuildError::Write { path: table_path(dir, &variant, sig, Metric::Dtw), source };
                 write_tables(dir, variant.name, table, &metrics).map_err(write_error)?;
                 if pass.leaves_results(pair) {
-                    let dtw =
-                        TableFile::open(&table_path(dir, &variant, sig, Metric::Dtw), &variant, sig, Metric::Dtw)?;
-                    write_results(dir, &variant, table, dtw.header().checksum)
+                    write_results(dir, &variant, table, dtw_checksum(dir, variant, sig)?)
                         .map_err(|source| BuildError::Write { path: results_path(dir, &variant, sig), source })?;
                 }
             }
@@ -573,11 +571,13 @@ fn build_pair(
 /// The results the theory pass left for `pair`, where they are whole and were written
 /// beside its DTW files as they are now.
 fn open_results(dir: &Path, variant: Variant, pair: &[Signature]) -> Option<PairResults> {
-    let dtw_checksum = |sig| {
-        let file = TableFile::open(&table_path(dir, &variant, sig, Metric::Dtw), &variant, sig, Metric::Dtw).ok()?;
-        Some(file.header().checksum)
-    };
-    PairResults::open(dir, &variant, pair, dtw_checksum)
+    PairResults::open(dir, &variant, pair, |sig| dtw_checksum(dir, variant, sig).ok())
+}
+
+/// The header checksum of `sig`'s DTW file under `dir`: what a results file is tied to.
+fn dtw_checksum(dir: &Path, variant: Variant, sig: Signature) -> Result<u64, TableError> {
+    let file = TableFile::open(&table_path(dir, &variant, sig, Metric::Dtw), &variant, sig, Metric::Dtw)?;
+    Ok(file.header().checksum)
 }
 
 /// The checkpoint of `pass` of a pair solved in memory ([`checkpoint_path`]), written
@@ -759,8 +759,8 @@ pub fn build_pair_job(
         });
     }
     let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
-    let theory = Pass::Theory { then_rules: if ruled { rules } else { DrawRules::NONE } };
-    for pass in std::iter::once(theory).chain(ruled.then_some(Pass::Rules(rules))) {
+    // A pair without rule tables leaves no results ([`Pass::leaves_results`]).
+    for pass in std::iter::once(Pass::Theory { then_rules: rules }).chain(ruled.then_some(Pass::Rules(rules))) {
         let finished = open_finished(dir, variant, pass, budget)?;
         let mut working = WorkingSet::new(variant, pass.rules());
         let inputs = tables_read(variant, &[pair], |sig| working.searched_whole(dir, sig));
