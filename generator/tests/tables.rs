@@ -134,7 +134,7 @@ fn plant_wrong_distance(dir: &Path, sig: Signature) -> String {
     scores[target] = Score::from_raw(scores[target].raw() + 2);
     let index = MaterialIndex::new(v, sig).expect("index");
     let fen = index.position(target as u64).fen();
-    let bad = SolvedTable { index, scores };
+    let bad = SolvedTable { index, scores, captures: table.captures.clone() };
     fs::write(table_path(dir, &v, sig, Metric::Dtw), table_bytes("russian", &bad, Metric::Dtw).expect("bytes"))
         .expect("write");
     fen
@@ -333,7 +333,7 @@ fn verify_finds_a_wrong_rule_value_behind_a_valid_checksum() {
     values[target] = if wld == kabe_probe::Wld::Win { RuleScore::win(plies + 2) } else { RuleScore::loss(plies + 2) };
     let index = MaterialIndex::new(v, sig).expect("index");
     let fen = index.position(target as u64).fen();
-    write_rule_table(&dir, "international", &RuleTable { index, values }, set).expect("write");
+    write_rule_table(&dir, "international", &RuleTable { index, values }, set, None).expect("write");
     let report = verify(&dir, v, 100, &|_| {}).expect("verify");
     assert!(!report.ok());
     assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
@@ -455,7 +455,7 @@ fn a_pair_built_on_a_compact_set_equals_one_built_on_both_sides_and_in_memory() 
         let table = theory.table(sig).expect("solved");
         write_tables(&reference, variant.name, table, &[Metric::Wld, Metric::Dtw]).expect("write");
         if let Some(table) = solved_rules.table(sig) {
-            write_rule_table(&reference, variant.name, table, rules.set).expect("write rules");
+            write_rule_table(&reference, variant.name, table, rules.set, None).expect("write rules");
         }
     }
     let four_pieces = |dir: &Path| {

@@ -393,7 +393,7 @@ pub(crate) fn pair_state_bytes_on(
     budget: MemoryBudget,
     threads: usize,
 ) -> (u64, bool) {
-    let whole = positions_of(variant, pair) * crate::solve::whole::STATE_BYTES_PER_POSITION;
+    let whole = crate::solve::whole::whole_state_bytes(positions_of(variant, pair));
     if whole <= budget.pair_bytes() {
         return (whole, false);
     }
@@ -552,9 +552,10 @@ fn build_pair(
             let inputs = WithResults { finished, results: open_results(dir, variant, pair) };
             let tables = solve_rule_pair_resumable(&inputs, rules, variant, pair[0], &checkpoint, &progress)?;
             for table in &tables.unwrap_or_default() {
-                write_rule_table(dir, variant.name, table, rules.set).map_err(|source| BuildError::Write {
-                    path: table_path(dir, &variant, table.index.signature(), metrics[0]),
-                    source,
+                let captures = inputs.results.as_ref().and_then(|r| r.captures(table.index.signature()));
+                let captures = captures.as_ref().map(|f| f as &(dyn Fn(u64) -> bool + Sync));
+                write_rule_table(dir, variant.name, table, rules.set, captures).map_err(|source| {
+                    BuildError::Write { path: table_path(dir, &variant, table.index.signature(), metrics[0]), source }
                 })?;
             }
         }

@@ -240,7 +240,7 @@ fn job(
             outputs.push((*sig, Metric::Rules(rules.set)));
         }
     }
-    let theory_bytes = positions * crate::solve::whole::STATE_BYTES_PER_POSITION;
+    let theory_bytes = crate::solve::whole::whole_state_bytes(positions);
     let rule_bytes = if ruled.is_empty() { 0 } else { rule_pair_bytes(variant, &pair) };
     let kings_only = pair[0].white_men == 0 && pair[0].black_men == 0;
     let t = rates.effective_threads(threads);
@@ -368,7 +368,7 @@ mod tests {
     #[test]
     fn a_job_budget_covers_its_working_state() {
         for job in plan(5).jobs {
-            let needed = job.positions * crate::solve::whole::STATE_BYTES_PER_POSITION;
+            let needed = crate::solve::whole::whole_state_bytes(job.positions);
             assert!(job.memory.pair_bytes() >= needed && !job.sliced, "{}", job.name());
         }
     }

@@ -60,7 +60,7 @@ pub fn write_tables(
             },
             |compressors, (b, chunk)| {
                 let compressors = compressors.as_mut().map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
-                let captures = captures_in(&table.index, b as u64 * per as u64, chunk.len());
+                let captures = table_captures_in(table, b as u64 * per as u64, chunk.len());
                 metrics
                     .iter()
                     .zip(&bits)
@@ -81,11 +81,23 @@ pub fn write_tables(
     Ok(paths)
 }
 
-/// Writes the rule table of `set` under `dir`; returns its path.
-pub fn write_rule_table(dir: &Path, variant: &str, table: &RuleTable, set: DrawRuleSet) -> std::io::Result<PathBuf> {
+/// Writes the rule table of `set` under `dir`; returns its path. `captures` says which
+/// positions have a capture to make where the caller knows (the theory pass's results);
+/// without it they are found from the positions.
+pub fn write_rule_table(
+    dir: &Path,
+    variant: &str,
+    table: &RuleTable,
+    set: DrawRuleSet,
+    captures: Option<&(dyn Fn(u64) -> bool + Sync)>,
+) -> std::io::Result<PathBuf> {
     let metric = Metric::Rules(set);
     let blocks = compress(&table.values, BLOCK_POSITIONS, ZSTD_LEVEL, |b, chunk| {
-        let captures = captures_in(&table.index, (b * BLOCK_POSITIONS as usize) as u64, chunk.len());
+        let first = (b * BLOCK_POSITIONS as usize) as u64;
+        let captures = match captures {
+            Some(flagged) => (first..first + chunk.len() as u64).map(flagged).collect(),
+            None => captures_in(&table.index, first, chunk.len()),
+        };
         encode_rule_block(chunk, |i| captures[i])
     })?;
     let bytes = frame(variant, &table.index, Layout::stored(metric, 8, BLOCK_POSITIONS), table.values.len(), blocks);
@@ -136,7 +148,7 @@ pub fn table_bytes(variant: &str, table: &SolvedTable, metric: Metric) -> std::i
     let entry_bits = entry_bits(metric, &table.scores)?;
     let per = block_positions(metric);
     let blocks = compress(&table.scores, per, zstd_level(metric), |b, chunk: &[Score]| {
-        encode_table_block(&table.index, metric, entry_bits, b as u64, chunk)
+        encode_entries(metric, entry_bits, chunk, &table_captures_in(table, b as u64 * per as u64, chunk.len()))
     })?;
     Ok(frame(variant, &table.index, Layout::stored(metric, entry_bits, per), table.scores.len(), blocks))
 }
@@ -172,6 +184,14 @@ fn zstd_level(metric: Metric) -> i32 {
 /// value of their own in any table ([`TableFlags::CAPTURES_FREE`]).
 fn captures_in(index: &MaterialIndex, first: u64, len: usize) -> Vec<bool> {
     index.positions(first..first + len as u64).map(|p| p.has_capture()).collect()
+}
+
+/// [`captures_in`] of a solved table: from the flags its solver noted, where it did.
+fn table_captures_in(table: &SolvedTable, first: u64, len: usize) -> Vec<bool> {
+    match &table.captures {
+        Some(flags) => (first..first + len as u64).map(|i| flags.get(i)).collect(),
+        None => captures_in(&table.index, first, len),
+    }
 }
 
 /// Block `b`'s entries before compression.

@@ -7,7 +7,9 @@
 //! 1212's): read from the files, each was valued move by move, rule tables and all, to
 //! find it drawn. The theory pass has every value in memory when it ends, so it writes
 //! them down beside the tables (`<sig>.results.scratch`), the rule pass maps them, and
-//! the file goes once the rule tables are written. A file that does not match the pair's
+//! the file goes once the rule tables are written. Where the theory pass noted which
+//! positions have a capture to make ([`crate::CaptureFlags`]), the file carries them too,
+//! a bit each, so that the rule tables' writer need not find them again. A file that does not match the pair's
 //! DTW file (another build's, cut short, damaged) is not used: the rule pass then reads
 //! the compact files as before, slower and as right.
 
@@ -22,10 +24,11 @@ use kabe_probe::rules::exact::Oracle;
 use kabe_probe::{Position, RuleScore, Score, Signature, Variant, Wld};
 
 use crate::finished::lookup::RuleInputs;
-use crate::finished::registry::SolvedTable;
+use crate::finished::registry::{CaptureFlags, SolvedTable};
 
 const MAGIC: &[u8; 8] = b"KABERSLT";
-const VERSION: u32 = 1;
+/// 2: the capture flags after the results, where there are any.
+const VERSION: u32 = 2;
 const HEADER_LEN: usize = 64;
 /// Positions encoded and written at a time, so that writing costs no second copy of a
 /// table's values.
@@ -66,6 +69,8 @@ struct Header {
     dtw_checksum: u64,
     /// xxh3-64 of the body.
     body_checksum: u64,
+    /// Bytes of capture flags after the results: none, or a bit a position.
+    flag_bytes: u64,
 }
 
 impl Header {
@@ -79,7 +84,8 @@ impl Header {
         b[24..32].copy_from_slice(&self.dtw_checksum.to_le_bytes());
         b[32..40].copy_from_slice(&self.body_checksum.to_le_bytes());
         let name = self.variant.as_bytes();
-        b[40..40 + name.len().min(24)].copy_from_slice(&name[..name.len().min(24)]);
+        b[40..40 + name.len().min(16)].copy_from_slice(&name[..name.len().min(16)]);
+        b[56..64].copy_from_slice(&self.flag_bytes.to_le_bytes());
         b
     }
 }
@@ -102,12 +108,16 @@ pub fn write_results(dir: &Path, variant: &Variant, table: &SolvedTable, dtw_che
         hasher.update(&bytes);
         out.write_all(&bytes)?;
     }
+    let flags = table.captures.as_ref().map(CaptureFlags::to_bytes).unwrap_or_default();
+    hasher.update(&flags);
+    out.write_all(&flags)?;
     let header = Header {
         variant: variant.name.to_string(),
         signature: table.index.signature(),
         positions: table.scores.len() as u64,
         dtw_checksum,
         body_checksum: hasher.digest(),
+        flag_bytes: flags.len() as u64,
     };
     let mut file = out.into_inner().map_err(|e| e.into_error())?;
     std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(0))?;
@@ -141,13 +151,21 @@ impl Bytes {
 
 /// The results of the tables of one pair, each found with a shift and a mask.
 pub struct PairResults {
-    tables: Vec<(Signature, Bytes)>,
+    /// Each table's signature, its bytes and where in them its results end (and its
+    /// capture flags, if any, begin).
+    tables: Vec<(Signature, Bytes, usize)>,
 }
 
 impl PairResults {
     /// The results of tables solved in memory.
     pub fn of_solved(tables: &[SolvedTable]) -> PairResults {
-        PairResults { tables: tables.iter().map(|t| (t.index.signature(), Bytes::Owned(encode(&t.scores)))).collect() }
+        let of = |t: &SolvedTable| {
+            let mut bytes = encode(&t.scores);
+            let end = bytes.len();
+            bytes.extend(t.captures.as_ref().map(CaptureFlags::to_bytes).unwrap_or_default());
+            (t.index.signature(), Bytes::Owned(bytes), end)
+        };
+        PairResults { tables: tables.iter().map(of).collect() }
     }
 
     /// The results files of every table of `pair` under `dir`, where each is whole and
@@ -165,7 +183,7 @@ impl PairResults {
                 let positions = kabe_probe::MaterialIndex::new(*variant, sig)?.len();
                 let bytes =
                     open_checked(&results_path(dir, variant, sig), variant, sig, positions, dtw_checksum(sig)?)?;
-                Some((sig, bytes))
+                Some((sig, bytes, positions.div_ceil(4) as usize))
             })
             .collect::<Option<Vec<_>>>()?;
         Some(PairResults { tables })
@@ -174,7 +192,15 @@ impl PairResults {
     /// The results of `signature`'s table, four a byte; `None` where the pair has no
     /// such table.
     fn table(&self, signature: Signature) -> Option<&[u8]> {
-        self.tables.iter().find(|(s, _)| *s == signature).map(|(_, bytes)| bytes.body())
+        self.tables.iter().find(|(s, ..)| *s == signature).map(|(_, bytes, end)| &bytes.body()[..*end])
+    }
+
+    /// Whether each position of `signature`'s table has a capture to make, where the
+    /// theory pass noted it: what the rule tables' writer leaves out.
+    pub fn captures(&self, signature: Signature) -> Option<impl Fn(u64) -> bool + Sync + '_> {
+        let (_, bytes, end) = self.tables.iter().find(|(s, ..)| *s == signature)?;
+        let flags = &bytes.body()[*end..];
+        (!flags.is_empty()).then_some(move |i: u64| flags[(i / 8) as usize] >> (i % 8) & 1 != 0)
     }
 }
 
@@ -191,14 +217,19 @@ fn open_checked(path: &Path, variant: &Variant, sig: Signature, positions: u64, 
     // SAFETY: results files are written under a temporary name and renamed into place,
     // never changed in place; the build that maps one is the only writer of its pair.
     let map = unsafe { Mmap::map(&file) }.ok()?;
+    let flag_bytes = u64::from_le_bytes(map.get(56..64)?.try_into().ok()?);
+    if flag_bytes != 0 && flag_bytes != positions.div_ceil(8) {
+        return None;
+    }
     let expected = Header {
         variant: variant.name.to_string(),
         signature: sig,
         positions,
         dtw_checksum,
         body_checksum: xxhash_rust::xxh3::xxh3_64(map.get(HEADER_LEN..)?),
+        flag_bytes,
     };
-    let whole = map.len() as u64 == HEADER_LEN as u64 + positions.div_ceil(4);
+    let whole = map.len() as u64 == HEADER_LEN as u64 + positions.div_ceil(4) + flag_bytes;
     (whole && map[..HEADER_LEN] == expected.to_bytes()).then_some(Bytes::Mapped(map))
 }
 
@@ -246,7 +277,7 @@ mod tests {
     use super::*;
     use kabe_probe::MaterialIndex;
 
-    fn table(sig: Signature) -> SolvedTable {
+    fn table(sig: Signature, flagged: bool) -> SolvedTable {
         let index = MaterialIndex::new(Variant::INTERNATIONAL, sig).expect("a table");
         let scores = (0..index.len())
             .map(|i| match i % 7 {
@@ -255,18 +286,20 @@ mod tests {
                 _ => Score::DRAW,
             })
             .collect();
-        SolvedTable { index, scores }
+        let captures = flagged.then(|| CaptureFlags::of_positions(&index));
+        SolvedTable { index, scores, captures }
     }
 
-    /// Every result read back from a file is the one written, and a file that belongs
-    /// to another DTW file, was cut short or had a bit flipped is not used.
+    /// Every result and capture flag read back from a file is the one written (a table
+    /// solved with its flags, the other without), and a file that belongs to another DTW
+    /// file, was cut short or had a bit flipped is not used.
     #[test]
     fn results_read_back_only_from_a_whole_file_of_the_same_build() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let v = Variant::INTERNATIONAL;
         std::fs::create_dir_all(dir.path().join(v.name)).expect("the variant's folder");
         let (sig, flip) = (Signature::new(1, 0, 0, 1), Signature::new(0, 1, 1, 0));
-        let tables = [table(sig), table(flip)];
+        let tables = [table(sig, true), table(flip, false)];
         for t in &tables {
             write_results(dir.path(), &v, t, 42).expect("written");
         }
@@ -279,7 +312,15 @@ mod tests {
                 assert_eq!(read(&results), Some(score.wld()), "{s} {i}");
                 assert_eq!(read(&in_memory), Some(score.wld()), "{s} {i} in memory");
             }
+            for r in [&results, &in_memory] {
+                match (&t.captures, r.captures(s)) {
+                    (Some(flags), Some(read)) => assert!((0..flags.len()).all(|i| read(i) == flags.get(i)), "{s}"),
+                    (None, None) => {}
+                    (written, read) => panic!("{s}: flags written {}, read {}", written.is_some(), read.is_some()),
+                }
+            }
         }
+        assert!(tables[0].captures.as_ref().is_some_and(|f| (0..f.len()).any(|i| f.get(i))), "some flag set");
         assert!(results.table(Signature::new(1, 0, 1, 0)).is_none(), "not the pair's table");
         assert!(PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(43)).is_none(), "another DTW file");
 
@@ -289,6 +330,11 @@ mod tests {
         std::fs::write(&path, &bytes).expect("flipped");
         assert!(PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(42)).is_none(), "a bit flipped");
         bytes[HEADER_LEN + 3] ^= 4;
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&path, &bytes).expect("a flag flipped");
+        assert!(PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(42)).is_none(), "a flag flipped");
+        bytes[last] ^= 1;
         std::fs::write(&path, &bytes[..bytes.len() - 1]).expect("cut");
         assert!(PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(42)).is_none(), "cut short");
 

@@ -331,7 +331,7 @@ pub(crate) fn solve_pair_sliced<F: Finished, S: PairStore>(
         group.par_iter().try_for_each(|component| {
             let graph = ComponentGraph { tables, kings, parts: component.parts(), finished, store };
             let state = new_state(graph.len());
-            solve_graph(&graph, &state, &Straight, progress).map_err(never_paused)?;
+            solve_graph(&graph, &state, None, &Straight, progress).map_err(never_paused)?;
             let scores: Vec<Score> = state.into_iter().map(|s| final_score(s.into_inner())).collect();
             for (part, &(t, m)) in scores.chunks(kings as usize).zip(component.parts()) {
                 store.put(t, m * kings, part).map_err(SliceError::Store)?;
@@ -357,7 +357,11 @@ pub(crate) fn solve_pair_in_slices<F: Finished>(
         SliceError::Finished(e) => e,
         SliceError::Store(never) => match never {},
     })?;
-    Ok(tables.into_iter().zip(store.into_scores()).map(|(index, scores)| SolvedTable { index, scores }).collect())
+    Ok(tables
+        .into_iter()
+        .zip(store.into_scores())
+        .map(|(index, scores)| SolvedTable { index, scores, captures: None })
+        .collect())
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@
 //! compare-and-swap, so no lock is taken.
 
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use kabe_probe::{
@@ -34,7 +34,7 @@ use kabe_probe::{
 use rayon::prelude::*;
 
 use crate::finished::lookup::Finished;
-use crate::finished::registry::SolvedTable;
+use crate::finished::registry::{CaptureFlags, SolvedTable};
 use crate::memory::prefetch;
 use crate::solve::checkpoint::Checkpoint;
 use crate::solve::slices::SliceError;
@@ -60,6 +60,12 @@ pub(crate) const PARENT_BATCH: usize = 32;
 
 /// Bytes of working state per position while a pair is solved.
 pub const STATE_BYTES_PER_POSITION: u64 = 2;
+
+/// Bytes of working state while a pair of `positions` is solved whole: its state, and a
+/// bit for each position that notes a capture to make ([`CaptureFlags`]).
+pub fn whole_state_bytes(positions: u64) -> u64 {
+    positions * STATE_BYTES_PER_POSITION + positions.div_ceil(64) * 8
+}
 
 /// A game graph the ply-ordered pass solves: nodes `0..len`; the moves inside it are
 /// counted and their values propagated, the moves leaving it are valued once, from
@@ -205,7 +211,8 @@ impl<F: Finished> Graph for Pair<'_, F> {
         owners.clear();
         for (i, position) in positions.iter().enumerate() {
             let king_steps = position.legal_moves_counting_king_steps(moves);
-            let mut e = Exits { internal_moves: king_steps as u16, ..Exits::default() };
+            let capture = moves.first().is_some_and(|mv| mv.is_capture());
+            let mut e = Exits { internal_moves: king_steps as u16, capture, ..Exits::default() };
             for mv in moves.iter() {
                 if !mv.is_capture() && !mv.promotes() {
                     e.internal_moves += 1;
@@ -257,6 +264,8 @@ impl<F: Finished> Graph for Pair<'_, F> {
 #[derive(Default)]
 pub(crate) struct Exits {
     pub(crate) internal_moves: u16,
+    /// The moves are captures (the graph notes it where it knows).
+    pub(crate) capture: bool,
     draw: bool,
     /// Shortest win through an exit.
     best_win: Option<u16>,
@@ -302,8 +311,9 @@ pub fn solve_pair<F: Finished>(
 ) -> Result<Vec<SolvedTable>, F::Error> {
     let pair = Pair::new(finished, variant, signature);
     let state = new_state(pair.len());
-    solve_graph(&pair, &state, &Straight, progress).map_err(never_paused)?;
-    Ok(into_tables(pair.tables, state))
+    let captures = new_flags(pair.len());
+    let fresh = solve_graph(&pair, &state, Some(&captures), &Straight, progress).map_err(never_paused)?;
+    Ok(into_tables(pair.tables, state, fresh.then_some(captures)))
 }
 
 /// As [`solve_pair`], the state written to `checkpoint` now and then (at a [`Stage`]),
@@ -332,19 +342,35 @@ pub(crate) fn solve_pair_pausing_every<F: Finished>(
     // A stage this pass never records is no state of it: every node is initialised again.
     let resumed = checkpoint.load(&[&state], CANNOT_LOSE).and_then(Stage::of_code);
     let pauses = Checkpointed { checkpoint, resumed, segment_nodes };
-    solve_graph(&pair, &state, &pauses, progress).map_err(never_paused)?;
-    Ok(into_tables(pair.tables, state))
+    let captures = new_flags(pair.len());
+    let fresh = solve_graph(&pair, &state, Some(&captures), &pauses, progress).map_err(never_paused)?;
+    Ok(into_tables(pair.tables, state, fresh.then_some(captures)))
 }
 
-/// The final scores of a pair's state, split into its tables. In place: a node's state
-/// and its score are both two bytes.
-fn into_tables(tables: Vec<MaterialIndex>, state: Vec<AtomicU16>) -> Vec<SolvedTable> {
+/// Capture flags for `n` nodes, none set: a bit a node, 64 a word.
+fn new_flags(n: usize) -> Vec<AtomicU64> {
+    (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
+}
+
+/// The final scores of a pair's state, split into its tables, with the capture flags
+/// where every node's were noted. In place: a node's state and its score are both two
+/// bytes.
+fn into_tables(
+    tables: Vec<MaterialIndex>,
+    state: Vec<AtomicU16>,
+    captures: Option<Vec<AtomicU64>>,
+) -> Vec<SolvedTable> {
     let mut all: Vec<Score> = state.into_iter().map(|s| final_score(s.into_inner())).collect();
+    let mut flags = captures.map(|words| {
+        CaptureFlags::from_words(words.into_iter().map(AtomicU64::into_inner).collect(), all.len() as u64)
+    });
     let mut out = Vec::new();
     for index in tables {
         let rest = all.split_off(index.len() as usize);
-        out.push(SolvedTable { index, scores: all });
+        let rest_flags = flags.as_mut().map(|f| f.split_off(index.len()));
+        out.push(SolvedTable { index, scores: all, captures: flags });
         all = rest;
+        flags = rest_flags;
     }
     out
 }
@@ -367,6 +393,8 @@ pub(crate) enum Stage {
 /// fewer nodes is one segment.
 pub(crate) const INIT_SEGMENT_NODES: usize = 1 << 22;
 const _: () = assert!(INIT_SEGMENT_NODES.is_multiple_of(CHUNK));
+// A chunk's capture flags are whole words of their own.
+const _: () = assert!(CHUNK.is_multiple_of(64));
 
 /// The bit of [`Stage::code`] that tells propagation from initialisation.
 const PROPAGATED: u64 = 1 << 32;
@@ -479,13 +507,17 @@ pub(crate) fn final_score(state: u16) -> Score {
 /// The ply-ordered pass over `graph`, in `state` (one slot per node, from
 /// [`new_state`]); afterwards [`final_score`] reads each node's score.
 /// `pauses` is told of each [`Stage`] the pass reaches (a checkpoint may be written
-/// there), and says where a state loaded from a checkpoint goes on.
+/// there), and says where a state loaded from a checkpoint goes on. Where `captures` is
+/// given (a bit a node, none set), the nodes initialised whose moves are captures are
+/// set there ([`Exits::capture`]). Returns whether every node was initialised by this
+/// call (not taken up from a checkpoint), and so has its flag.
 pub(crate) fn solve_graph<G: Graph, P: Pauses>(
     graph: &G,
     state: &[AtomicU16],
+    captures: Option<&[AtomicU64]>,
     pauses: &P,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<(), SliceError<G::Error, P::Error>> {
+) -> Result<bool, SliceError<G::Error, P::Error>> {
     let n = graph.len();
     let chunks = n.div_ceil(CHUNK);
     let chunk_min: Vec<AtomicU16> = (0..chunks).map(|_| AtomicU16::new(NOTHING)).collect();
@@ -525,16 +557,18 @@ pub(crate) fn solve_graph<G: Graph, P: Pauses>(
             pauses.at(Stage::Initialised(done), state).map_err(SliceError::Store)?;
         }
         let end = (start + per_segment).min(chunks);
-        initialise(graph, state, &chunk_min, start..end, progress).map_err(SliceError::Finished)?;
+        initialise(graph, state, captures, &chunk_min, start..end, progress).map_err(SliceError::Finished)?;
         start = end;
     }
-    propagate(graph, state, &chunk_min, ply, pauses, progress)
+    propagate(graph, state, &chunk_min, ply, pauses, progress)?;
+    Ok(first == 0)
 }
 
 /// Step 1: the first value of every node of `chunks` from its moves.
 fn initialise<G: Graph>(
     graph: &G,
     state: &[AtomicU16],
+    captures: Option<&[AtomicU64]>,
     chunk_min: &[AtomicU16],
     chunks: std::ops::Range<usize>,
     progress: &(dyn Fn(u64) + Sync),
@@ -553,19 +587,31 @@ fn initialise<G: Graph>(
             let first = ((chunks.start + c) * CHUNK) as u64;
             let mut lowest = NOTHING;
             let mut all = graph.positions(first..first + nodes.len() as u64);
-            for slots in nodes.chunks(EXITS_BATCH) {
+            // The chunk's capture flags: whole words, a chunk being a multiple of 64 nodes.
+            let mut flags = [0u64; CHUNK / 64];
+            for (b, slots) in nodes.chunks(EXITS_BATCH).enumerate() {
                 positions.clear();
                 positions.extend(all.by_ref().take(slots.len()));
                 exits.clear();
                 if let Err(err) = graph.exits_of(positions, moves, buffers, exits) {
                     return failed.set(err);
                 }
-                for ((slot, position), &(ref e, no_move)) in slots.iter().zip(positions.iter()).zip(exits.iter()) {
+                for (k, ((slot, position), &(ref e, no_move))) in
+                    slots.iter().zip(positions.iter()).zip(exits.iter()).enumerate()
+                {
                     let value = initial_state(position, e, no_move);
                     if value < PENDING {
                         lowest = lowest.min(value);
                     }
                     slot.store(value, Ordering::Relaxed);
+                    let node = b * EXITS_BATCH + k;
+                    flags[node / 64] |= (e.capture as u64) << (node % 64);
+                }
+            }
+            if let Some(captures) = captures {
+                let word = (first / 64) as usize;
+                for (to, &bits) in captures[word..].iter().zip(&flags[..nodes.len().div_ceil(64)]) {
+                    to.store(bits, Ordering::Relaxed);
                 }
             }
             min.store(lowest, Ordering::Relaxed);

@@ -191,7 +191,7 @@ pub fn solve_pair(registry: &Registry, signature: Signature, progress: &(dyn Fn(
     let mut out = Vec::new();
     for index in pair.tables {
         let rest = all.split_off(index.len() as usize);
-        out.push(SolvedTable { index, scores: all });
+        out.push(SolvedTable { index, scores: all, captures: None });
         all = rest;
     }
     out
