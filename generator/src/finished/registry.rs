@@ -180,7 +180,8 @@ mod tests {
     }
 
     /// The solver notes exactly the positions that have a capture to make, in every table
-    /// of both sides, on both boards.
+    /// of both sides, on both boards, and the files written from its flags are those
+    /// written by testing every position.
     #[test]
     fn the_solver_flags_exactly_the_positions_with_a_capture() {
         for (variant, pieces) in [(Variant::INTERNATIONAL, 3), (Variant::RUSSIAN, 4)] {
@@ -188,6 +189,18 @@ mod tests {
             crate::solve_all(variant, pieces, |table| {
                 let expected = CaptureFlags::of_positions(&table.index);
                 assert_eq!(table.captures.as_ref(), Some(&expected), "{} {}", variant.name, table.index.signature());
+                let unflagged =
+                    SolvedTable { index: table.index.clone(), scores: table.scores.clone(), captures: None };
+                for metric in [kabe_probe::table::Metric::Wld, kabe_probe::table::Metric::Dtw] {
+                    let bytes =
+                        |t: &SolvedTable| crate::build::write::table_bytes(variant.name, t, metric).expect("bytes");
+                    assert!(
+                        bytes(table) == bytes(&unflagged),
+                        "{} {} {metric:?}",
+                        variant.name,
+                        table.index.signature()
+                    );
+                }
                 flagged += (0..expected.len()).filter(|&i| expected.get(i)).count();
                 positions += table.index.len();
             });
