@@ -48,7 +48,7 @@ pub use check::brute_rules::{BruteForce, BruteRules, Clock};
 pub use check::{brute_rules, check_pair_layered, check_signature, with_deep_stack, LayeredCheckError, RuleCheck};
 pub use finished::lookup::{FileOracle, Finished, RuleInputs};
 pub use finished::registry::MissingTable;
-pub use finished::registry::{Registry, SolvedTable};
+pub use finished::registry::{CaptureFlags, Registry, SolvedTable};
 pub use finished::working::{tables_read, Working, WorkingSet};
 pub use pair::{TableId, TablePair};
 pub use solve::checkpoint::CheckpointEvent;

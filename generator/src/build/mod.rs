@@ -380,7 +380,8 @@ fn slice_store_cache(budget: MemoryBudget) -> u64 {
 }
 
 /// Working state of a pair's solve (theory or rule tables alike), and whether it is
-/// solved in slices: the whole pair in memory (two bytes per position) when that fits
+/// solved in slices: the whole pair in memory (two bytes and a bit per position,
+/// [`crate::solve::whole::whole_state_bytes`]; the rule pass's needs no more) when that fits
 /// the budget, the faster way; else one men placement at a time (`slices`).
 pub(crate) fn pair_state_bytes(variant: Variant, pair: &[Signature], budget: MemoryBudget) -> (u64, bool) {
     pair_state_bytes_on(variant, pair, budget, rayon::current_num_threads())
