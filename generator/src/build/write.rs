@@ -93,11 +93,7 @@ pub fn write_rule_table(
 ) -> std::io::Result<PathBuf> {
     let metric = Metric::Rules(set);
     let blocks = compress(&table.values, BLOCK_POSITIONS, ZSTD_LEVEL, |b, chunk| {
-        let first = (b * BLOCK_POSITIONS as usize) as u64;
-        let captures = match captures {
-            Some(flagged) => (first..first + chunk.len() as u64).map(flagged).collect(),
-            None => captures_in(&table.index, first, chunk.len()),
-        };
+        let captures = noted_captures_in(&table.index, captures, (b * BLOCK_POSITIONS as usize) as u64, chunk.len());
         encode_rule_block(chunk, |i| captures[i])
     })?;
     let bytes = frame(variant, &table.index, Layout::stored(metric, 8, BLOCK_POSITIONS), table.values.len(), blocks);
@@ -186,12 +182,24 @@ fn captures_in(index: &MaterialIndex, first: u64, len: usize) -> Vec<bool> {
     index.positions(first..first + len as u64).map(|p| p.has_capture()).collect()
 }
 
+/// [`captures_in`], read from `noted` (whether position `i` has a capture) where the
+/// caller has it.
+fn noted_captures_in(
+    index: &MaterialIndex,
+    noted: Option<&(dyn Fn(u64) -> bool + Sync)>,
+    first: u64,
+    len: usize,
+) -> Vec<bool> {
+    match noted {
+        Some(noted) => (first..first + len as u64).map(noted).collect(),
+        None => captures_in(index, first, len),
+    }
+}
+
 /// [`captures_in`] of a solved table: from the flags its solver noted, where it did.
 fn table_captures_in(table: &SolvedTable, first: u64, len: usize) -> Vec<bool> {
-    match &table.captures {
-        Some(flags) => (first..first + len as u64).map(|i| flags.get(i)).collect(),
-        None => captures_in(&table.index, first, len),
-    }
+    let noted = table.captures.as_ref().map(|flags| move |i| flags.get(i));
+    noted_captures_in(&table.index, noted.as_ref().map(|f| f as &(dyn Fn(u64) -> bool + Sync)), first, len)
 }
 
 /// Block `b`'s entries before compression.
