@@ -34,7 +34,7 @@ use crate::finished::lookup::RuleInputs;
 use crate::finished::registry::{MissingTable, Registry};
 use crate::memory::prefetch;
 use crate::solve::checkpoint::Checkpoint;
-use crate::solve::components::{components, part_positions, Component};
+use crate::solve::components::{advancements, components, group_count, groups, levels, part_positions, Component};
 use crate::solve::slices::{FileStore, SliceError};
 use crate::solve::whole::{
     atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, CANNOT_LOSE, EXIT_UNKNOWN, PARENT_BATCH,
@@ -300,9 +300,7 @@ where
     let tables = pair_tables(variant, signature);
     // Counted only where a checkpoint needs them (its last group is not saved, and a
     // stage beyond it is refused).
-    let groups = checkpoint.map_or(0, |_| {
-        components(&tables).iter().map(|c| c.advancement).collect::<std::collections::BTreeSet<_>>().len()
-    });
+    let groups = checkpoint.map_or(0, |_| group_count(&tables));
     let values = tables.iter().map(|t| atomic_array(t.len() as usize, RuleScore::NONE.raw())).collect();
     let mut values = InMemory { values, checkpoint, resumed: 0, groups };
     if let Some(checkpoint) = checkpoint {
@@ -366,25 +364,27 @@ where
     V: RuleValues,
 {
     let context = rules.context(pair.tables[0].signature()).expect("checked by the caller");
-    let mut components = components(&pair.tables);
-    components.sort_by_key(|c| std::cmp::Reverse(c.advancement));
     let oracle = PairOracle { finished, pair };
     let solver = ComponentSolver { rules, context, cap: context.max_plies(&rules), pair, oracle: &oracle };
     let resume = pair.values.groups_done();
     let kings = pair.tables[0].king_placements();
-    let resumed_nodes: u64 = components
-        .chunk_by(|a, b| a.advancement == b.advancement)
-        .take(resume)
-        .flatten()
-        .map(|c| c.parts().len() as u64 * kings)
-        .sum();
-    progress(2 * resumed_nodes);
-    for (g, group) in components.chunk_by(|a, b| a.advancement == b.advancement).enumerate().skip(resume) {
-        if kings == 1 {
-            solver.solve_kingless(group, progress)?;
-        } else {
-            group.par_iter().try_for_each(|c| solver.solve(c, progress).map(drop))?;
+    if kings == 1 {
+        let advancements: Vec<Vec<u8>> = pair.tables.iter().map(advancements).collect();
+        let levels = levels(&advancements);
+        let resumed: u64 =
+            advancements.iter().flatten().filter(|a| levels[..resume.min(levels.len())].contains(a)).count() as u64;
+        progress(2 * resumed);
+        for (g, &level) in levels.iter().enumerate().skip(resume) {
+            solver.solve_kingless(&advancements, level, progress)?;
+            pair.values.groups_stored(g + 1).map_err(SliceError::Store)?;
         }
+        return Ok(());
+    }
+    let components = components(&pair.tables);
+    let resumed_nodes: u64 = groups(&components).take(resume).flatten().map(|c| c.parts().len() as u64 * kings).sum();
+    progress(2 * resumed_nodes);
+    for (g, group) in groups(&components).enumerate().skip(resume) {
+        group.par_iter().try_for_each(|c| solver.solve(c, progress).map(drop))?;
         pair.values.groups_stored(g + 1).map_err(SliceError::Store)?;
     }
     Ok(())
@@ -500,8 +500,8 @@ const _: () = assert!(CANNOT_LOSE == RuleScore::NONE.raw());
 const NOTHING: u16 = u16::MAX;
 /// Nodes per chunk: the unit of parallel work and of the scan's skip summary.
 const CHUNK: usize = 4096;
-/// Components per parallel task in a pair without kings (one or two positions each).
-const KINGLESS_BATCH: usize = 1024;
+/// Positions scanned per parallel task in a pair without kings.
+const KINGLESS_SPAN: usize = 1 << 16;
 
 impl<O: RuleInputs + Sync, V: RuleValues> ComponentSolver<'_, O, V>
 where
@@ -537,7 +537,7 @@ where
         });
         progress(nodes.n as u64 - resolved_total);
         if self.pair.values.in_place().is_none() {
-            for (part, &(t, m)) in nodes.own.chunks(nodes.kings).zip(component.parts()) {
+            for (part, (t, m)) in nodes.own.chunks(nodes.kings).zip(component.parts()) {
                 let raw: Vec<u16> = part.iter().map(|a| a.load(Ordering::Relaxed)).collect();
                 self.pair.values.put(t, m * nodes.kings as u64, &raw).map_err(SliceError::Store)?;
             }
@@ -545,18 +545,31 @@ where
         Ok(nodes.n as u64)
     }
 
-    /// Solves a group of components of a pair without kings. Without a quiet king move
+    /// Solves the positions of a pair without kings whose men have advanced `level`
+    /// (`advancements`: each table's, [`advancements`]). Without a quiet king move
     /// nothing joins a component's positions (one, or two with the colour flip): each is
     /// decided by its exits alone, and a group is a flat parallel loop over positions,
     /// with none of a component's solver state (125 million components of one or two
     /// positions in 2040+4020, each with its own state and nested parallel loops, were
     /// most of that pair's rule pass).
-    fn solve_kingless(&self, group: &[Component], progress: &(dyn Fn(u64) + Sync)) -> Result<(), PairError<O, V>> {
+    fn solve_kingless(
+        &self,
+        advancements: &[Vec<u8>],
+        level: u8,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(), PairError<O, V>> {
         let scratch = || (MoveList::new(), Vec::with_capacity(1));
-        group.par_chunks(KINGLESS_BATCH).try_for_each_init(scratch, |(moves, stored), batch| {
+        let spans: Vec<(usize, usize)> = advancements
+            .iter()
+            .enumerate()
+            .flat_map(|(t, a)| (0..a.len().div_ceil(KINGLESS_SPAN)).map(move |c| (t, c)))
+            .collect();
+        spans.par_iter().try_for_each_init(scratch, |(moves, stored), &(t, c)| {
+            let table = &self.pair.tables[t];
+            let span = &advancements[t][c * KINGLESS_SPAN..((c + 1) * KINGLESS_SPAN).min(advancements[t].len())];
             let mut positions = 0u64;
-            for &(t, m) in batch.iter().flat_map(|c| c.parts()) {
-                let table = &self.pair.tables[t];
+            for (i, _) in span.iter().enumerate().filter(|&(_, &a)| a == level) {
+                let m = (c * KINGLESS_SPAN + i) as u64;
                 let position = table.position(m);
                 stored.clear();
                 self.oracle

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use crate::finished::lookup::Finished;
 #[cfg(test)]
 use crate::finished::registry::SolvedTable;
-use crate::solve::components::{components, part_positions, Component};
+use crate::solve::components::{components, groups, part_positions, Parts};
 #[cfg(test)]
 use crate::solve::whole::pair_tables;
 use crate::solve::whole::{final_score, never_paused, new_state, solve_graph, Exits, Graph, Straight};
@@ -244,7 +244,7 @@ pub(crate) enum SliceError<F, S> {
 struct ComponentGraph<'a, F, S> {
     tables: &'a [MaterialIndex],
     kings: u64,
-    parts: &'a [(usize, u64)],
+    parts: Parts,
     finished: &'a F,
     store: &'a S,
 }
@@ -324,16 +324,15 @@ pub(crate) fn solve_pair_sliced<F: Finished, S: PairStore>(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(), SliceError<F::Error, S::Error>> {
     let kings = tables[0].king_placements();
-    let mut order: Vec<Component> = components(tables);
-    order.sort_by_key(|c| std::cmp::Reverse(c.advancement));
+    let order = components(tables);
     let resume = store.groups_done();
-    for (g, group) in order.chunk_by(|a, b| a.advancement == b.advancement).enumerate().skip(resume) {
+    for (g, group) in groups(&order).enumerate().skip(resume) {
         group.par_iter().try_for_each(|component| {
             let graph = ComponentGraph { tables, kings, parts: component.parts(), finished, store };
             let state = new_state(graph.len());
             solve_graph(&graph, &state, None, &Straight, progress).map_err(never_paused)?;
             let scores: Vec<Score> = state.into_iter().map(|s| final_score(s.into_inner())).collect();
-            for (part, &(t, m)) in scores.chunks(kings as usize).zip(component.parts()) {
+            for (part, (t, m)) in scores.chunks(kings as usize).zip(component.parts()) {
                 store.put(t, m * kings, part).map_err(SliceError::Store)?;
             }
             Ok(())
@@ -484,11 +483,7 @@ mod tests {
             }
             let tables = pair_tables(variant, sig);
             let total: u64 = tables.iter().map(|t| t.len()).sum();
-            let groups = {
-                let mut c = components(&tables);
-                c.sort_by_key(|c| std::cmp::Reverse(c.advancement));
-                c.chunk_by(|a, b| a.advancement == b.advancement).count()
-            };
+            let groups = groups(&components(&tables)).count();
             assert!(groups > 2, "{groups} groups");
             let paths: Vec<_> = tables.iter().map(|t| dir.join(format!("{}.slices", t.signature()))).collect();
             let journal = dir.join("pair.journal");
