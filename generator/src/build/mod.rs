@@ -381,8 +381,9 @@ fn slice_store_cache(budget: MemoryBudget) -> u64 {
 
 /// Working state of a pair's solve (theory or rule tables alike), and whether it is
 /// solved in slices: the whole pair in memory (two bytes and a bit per position,
-/// [`crate::solve::whole::whole_state_bytes`]; the rule pass's needs no more) when that fits
-/// the budget, the faster way; else one men placement at a time (`slices`).
+/// [`crate::solve::whole::whole_state_bytes`], or the rule pass's [`rule_pair_bytes`]
+/// where that is more) when that fits the budget, the faster way; else one men placement
+/// at a time (`slices`).
 pub(crate) fn pair_state_bytes(variant: Variant, pair: &[Signature], budget: MemoryBudget) -> (u64, bool) {
     pair_state_bytes_on(variant, pair, budget, rayon::current_num_threads())
 }
@@ -394,7 +395,7 @@ pub(crate) fn pair_state_bytes_on(
     budget: MemoryBudget,
     threads: usize,
 ) -> (u64, bool) {
-    let whole = crate::solve::whole::whole_state_bytes(positions_of(variant, pair));
+    let whole = crate::solve::whole::whole_state_bytes(positions_of(variant, pair)).max(rule_pair_bytes(variant, pair));
     if whole <= budget.pair_bytes() {
         return (whole, false);
     }
@@ -407,14 +408,14 @@ pub(crate) fn pair_state_bytes_on(
 /// Working state of a pair solved one men placement at a time on `threads` workers,
 /// each holding one placement of both tables (its state, its values and the bytes
 /// written: six bytes a position), with a cache of `cache` bytes for the placements
-/// solved before. `None` where the men cannot be sliced: men that step sideways
+/// solved before, and the list of placements. `None` where the men cannot be sliced: men that step sideways
 /// (Turkish) can come back, so their placements have no order to solve them in.
 pub(crate) fn sliced_state_bytes(variant: Variant, pair: &[Signature], threads: u64, cache: u64) -> Option<u64> {
     if variant.board.is_orthogonal() {
         return None;
     }
     let placement = MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64;
-    Some(6 * placement * threads + cache)
+    Some(6 * placement * threads + cache + crate::solve::components::component_list_bytes(&pair_indexes(variant, pair)))
 }
 
 /// The most a slice store's cache takes ([`slice_store_cache`]'s bound).
@@ -799,7 +800,12 @@ pub fn build_rules_scope(
 }
 
 /// Working state of a rule pair: two bytes per position for the pair's values, in
-/// which its components are solved in place (`rule_solve`).
+/// which its components are solved in place (`rule_solve`), and the order they are
+/// solved in ([`crate::solve::components::rule_order_bytes`]).
 pub(crate) fn rule_pair_bytes(variant: Variant, pair: &[Signature]) -> u64 {
-    2 * positions_of(variant, pair)
+    2 * positions_of(variant, pair) + crate::solve::components::rule_order_bytes(&pair_indexes(variant, pair))
+}
+
+fn pair_indexes(variant: Variant, pair: &[Signature]) -> Vec<MaterialIndex> {
+    pair.iter().filter_map(|s| MaterialIndex::new(variant, *s)).collect()
 }

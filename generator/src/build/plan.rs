@@ -241,7 +241,8 @@ fn job(
         }
     }
     let theory_bytes = crate::solve::whole::whole_state_bytes(positions);
-    let rule_bytes = if ruled.is_empty() { 0 } else { rule_pair_bytes(variant, &pair) };
+    // Sized as the build sizes it (`pair_state_bytes`), whether or not it makes rule tables.
+    let rule_bytes = rule_pair_bytes(variant, &pair);
     let kings_only = pair[0].white_men == 0 && pair[0].black_men == 0;
     let t = rates.effective_threads(threads);
     let (theory_rate, rule_rate) = if kings_only {

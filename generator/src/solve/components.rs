@@ -156,6 +156,20 @@ pub(crate) fn levels(advancements: &[Vec<u8>]) -> Vec<u8> {
     (0..=255u8).rev().filter(|&l| seen[l as usize / 64] >> (l % 64) & 1 == 1).collect()
 }
 
+/// Bytes the list of a pair's components takes ([`components`]; `tables`: the pair's).
+pub(crate) fn component_list_bytes(tables: &[MaterialIndex]) -> u64 {
+    tables.first().map_or(0, |t| t.men_configurations() * std::mem::size_of::<Component>() as u64)
+}
+
+/// Bytes the rule pass takes to order a pair's positions: a byte a position without
+/// kings ([`advancements`]), else the list of components.
+pub(crate) fn rule_order_bytes(tables: &[MaterialIndex]) -> u64 {
+    match tables.first() {
+        Some(t) if t.king_placements() == 1 => tables.iter().map(MaterialIndex::len).sum(),
+        _ => component_list_bytes(tables),
+    }
+}
+
 /// The groups a pair's tables are solved by ([`groups`], [`levels`]).
 pub(crate) fn group_count(tables: &[MaterialIndex]) -> usize {
     if tables[0].king_placements() == 1 {
