@@ -289,6 +289,11 @@ impl MaterialIndex {
         })
     }
 
+    /// The variant whose positions this indexes.
+    pub fn variant(&self) -> &Variant {
+        &self.variant
+    }
+
     /// The signature indexed.
     pub fn signature(&self) -> Signature {
         self.signature

@@ -127,16 +127,26 @@ pub(crate) fn components(tables: &[MaterialIndex]) -> Vec<Component> {
 pub(crate) fn advancements(table: &MaterialIndex) -> Vec<u8> {
     use rayon::prelude::*;
     const STEP: usize = 1 << 16;
-    assert_eq!(table.king_placements(), 1, "{}: a table with kings", table.signature());
+    assert!(scanned_by_advancement(std::slice::from_ref(table)), "{}: not scanned by advancement", table.signature());
     let mut out = vec![0u8; table.len() as usize];
     out.par_chunks_mut(STEP).enumerate().for_each(|(c, bytes)| {
         let start = (c * STEP) as u64;
         let end = start + bytes.len() as u64;
         for (a, position) in bytes.iter_mut().zip(table.positions(start..end)) {
-            *a = u8::try_from(advancement(&position)).expect("at most 255 rows of advancement");
+            *a = advancement(&position) as u8; // within a byte: `scanned_by_advancement`
         }
     });
     out
+}
+
+/// Whether the rule pass scans a pair's positions by their [`advancements`] rather than
+/// list its components: a pair without kings, whose men cannot advance beyond a byte's
+/// worth of rows (every board and material a table is built for).
+pub(crate) fn scanned_by_advancement(tables: &[MaterialIndex]) -> bool {
+    tables.first().is_some_and(|t| {
+        let rows = t.variant().board.width() as u32;
+        t.king_placements() == 1 && (rows - 1) * t.signature().men() <= u8::MAX as u32
+    })
 }
 
 /// The advancements met in `advancements` (a table's [`advancements`] each), the
@@ -164,15 +174,16 @@ pub(crate) fn component_list_bytes(tables: &[MaterialIndex]) -> u64 {
 /// Bytes the rule pass takes to order a pair's positions: a byte a position without
 /// kings ([`advancements`]), else the list of components.
 pub(crate) fn rule_order_bytes(tables: &[MaterialIndex]) -> u64 {
-    match tables.first() {
-        Some(t) if t.king_placements() == 1 => tables.iter().map(MaterialIndex::len).sum(),
-        _ => component_list_bytes(tables),
+    if scanned_by_advancement(tables) {
+        tables.iter().map(MaterialIndex::len).sum()
+    } else {
+        component_list_bytes(tables)
     }
 }
 
 /// The groups a pair's tables are solved by ([`groups`], [`levels`]).
 pub(crate) fn group_count(tables: &[MaterialIndex]) -> usize {
-    if tables[0].king_placements() == 1 {
+    if scanned_by_advancement(tables) {
         levels(&tables.iter().map(advancements).collect::<Vec<_>>()).len()
     } else {
         groups(&components(tables)).count()
@@ -201,4 +212,44 @@ pub(crate) fn part_positions<'a, I: Iterator<Item = Position> + 'a>(
         let end = range.end.min((part + 1) * kings) - part * kings;
         placements(part as usize, first..end)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kabe_probe::{Signature, Variant};
+
+    fn index(variant: Variant, sig: [u8; 4]) -> MaterialIndex {
+        MaterialIndex::new(variant, Signature::new(sig[0], sig[1], sig[2], sig[3])).expect("a table")
+    }
+
+    /// A pair without kings is scanned by its advancement bytes; one with kings lists
+    /// its components. (More advancement than a byte holds would take 29 men on the
+    /// international board, whose table has no 64-bit index.)
+    #[test]
+    fn pairs_without_kings_are_scanned_by_advancement_within_a_byte() {
+        let v = Variant::INTERNATIONAL;
+        assert!(scanned_by_advancement(&[index(v, [3, 0, 3, 0])]));
+        assert!(scanned_by_advancement(&[index(v, [2, 0, 1, 0]), index(v, [1, 0, 2, 0])]));
+        assert!(!scanned_by_advancement(&[index(v, [1, 1, 1, 1])]));
+    }
+
+    /// The advancement groups of a pair without kings are those of its components, and
+    /// the components come most advanced first, each group in men configuration order.
+    #[test]
+    fn advancement_levels_are_the_component_groups() {
+        let v = Variant::RUSSIAN;
+        for pair in [vec![index(v, [2, 0, 2, 0])], vec![index(v, [3, 0, 1, 0]), index(v, [1, 0, 3, 0])]] {
+            let listed = components(&pair);
+            let levels = levels(&pair.iter().map(advancements).collect::<Vec<_>>());
+            let groups: Vec<u8> = groups(&listed).map(|g| g[0].advancement() as u8).collect();
+            assert_eq!(levels, groups);
+            assert!(listed.windows(2).all(|w| {
+                let (a, b) = (w[0].advancement(), w[1].advancement());
+                a > b || a == b && w[0].parts()[0].1 < w[1].parts()[0].1
+            }));
+            let parts: u64 = listed.iter().map(|c| c.parts().len() as u64).sum();
+            assert_eq!(parts, pair.iter().map(MaterialIndex::len).sum::<u64>(), "every position in one component");
+        }
+    }
 }

@@ -34,7 +34,9 @@ use crate::finished::lookup::RuleInputs;
 use crate::finished::registry::{MissingTable, Registry};
 use crate::memory::prefetch;
 use crate::solve::checkpoint::Checkpoint;
-use crate::solve::components::{advancements, components, group_count, groups, levels, part_positions, Component};
+use crate::solve::components::{
+    advancements, components, group_count, groups, levels, part_positions, scanned_by_advancement, Component,
+};
 use crate::solve::slices::{FileStore, SliceError};
 use crate::solve::whole::{
     atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, CANNOT_LOSE, EXIT_UNKNOWN, PARENT_BATCH,
@@ -368,7 +370,7 @@ where
     let solver = ComponentSolver { rules, context, cap: context.max_plies(&rules), pair, oracle: &oracle };
     let resume = pair.values.groups_done();
     let kings = pair.tables[0].king_placements();
-    if kings == 1 {
+    if scanned_by_advancement(&pair.tables) {
         let advancements: Vec<Vec<u8>> = pair.tables.iter().map(advancements).collect();
         let levels = levels(&advancements);
         let resumed: u64 =
