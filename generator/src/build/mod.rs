@@ -408,8 +408,9 @@ pub(crate) fn pair_state_bytes_on(
 /// Working state of a pair solved one men placement at a time on `threads` workers,
 /// each holding one placement of both tables (its state, its values and the bytes
 /// written: six bytes a position), with a cache of `cache` bytes for the placements
-/// solved before, and the list of placements. `None` where the men cannot be sliced: men that step sideways
-/// (Turkish) can come back, so their placements have no order to solve them in.
+/// solved before, and the list of placements. `None` where the men cannot be sliced:
+/// men that step sideways (Turkish) can come back, so their placements have no order to
+/// solve them in.
 pub(crate) fn sliced_state_bytes(variant: Variant, pair: &[Signature], threads: u64, cache: u64) -> Option<u64> {
     if variant.board.is_orthogonal() {
         return None;

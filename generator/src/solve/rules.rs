@@ -373,8 +373,13 @@ where
     if scanned_by_advancement(&pair.tables) {
         let advancements: Vec<Vec<u8>> = pair.tables.iter().map(advancements).collect();
         let levels = levels(&advancements);
-        let resumed: u64 =
-            advancements.iter().flatten().filter(|a| levels[..resume.min(levels.len())].contains(a)).count() as u64;
+        // The levels done are the most advanced: those down to the last one stored.
+        let resumed: u64 = match resume.min(levels.len()).checked_sub(1) {
+            Some(last) => {
+                advancements.iter().map(|a| a.par_iter().filter(|&&x| x >= levels[last]).count() as u64).sum()
+            }
+            None => 0,
+        };
         progress(2 * resumed);
         for (g, &level) in levels.iter().enumerate().skip(resume) {
             solver.solve_kingless(&advancements, level, progress)?;
