@@ -507,6 +507,33 @@ impl Tables {
     }
 }
 
+/// Whether a position has a capture to make, tested at most once for all the files asked
+/// whether they hold it (a file that leaves capture positions out asks; the DTW, WLD and
+/// rule files of one position tested it three times).
+struct CaptureTest<'p> {
+    position: &'p Position,
+    known: std::cell::Cell<Option<bool>>,
+}
+
+impl<'p> CaptureTest<'p> {
+    fn new(position: &'p Position) -> Self {
+        CaptureTest { position, known: std::cell::Cell::new(None) }
+    }
+
+    /// Whether `file` holds a value of its own for the position ([`kabe_probe::table::Header::holds`]).
+    #[inline]
+    fn held_by(&self, file: &TableFile) -> bool {
+        file.header().holds_with(|| match self.known.get() {
+            Some(known) => known,
+            None => {
+                let known = self.position.has_capture();
+                self.known.set(Some(known));
+                known
+            }
+        })
+    }
+}
+
 /// Where a position lies in the tables: its signature (of the position with White to
 /// move) and its index there.
 #[derive(Clone, Copy, Debug)]
@@ -1001,14 +1028,15 @@ fn resident_together(
                 for ((at, position), (dtw_slot, rule_slot)) in
                     range.clone().zip(index.positions(range)).zip(dtw_out.iter_mut().zip(rule_out.iter_mut()))
                 {
-                    let (score, gathered) = held_dtw(worker, tables, sig, dtw_file, at, &position)?;
+                    let capture = CaptureTest::new(&position);
+                    let (score, gathered) = held_dtw(worker, tables, sig, dtw_file, at, &capture)?;
                     let Some(score) = score else {
                         missing.store(true, Ordering::Relaxed);
                         break;
                     };
                     let drawn = score == Score::DRAW;
                     let rule =
-                        held_rule(worker, tables, rules, context, sig, rule_file, at, &position, drawn, gathered)?;
+                        held_rule(worker, tables, rules, context, sig, rule_file, at, &capture, drawn, gathered)?;
                     let Some(rule) = rule else {
                         missing.store(true, Ordering::Relaxed);
                         break;
@@ -1547,10 +1575,10 @@ impl<'t> SignatureCheck<'t> {
         position: &Position,
         findings: &Findings,
     ) -> Result<bool, TableError> {
-        let (dtw_held, wld_held) = self
-            .theory_files
-            .map_or((false, false), |(dtw, wld)| (dtw.header().holds(position), wld.header().holds(position)));
-        let rule_held = self.rule_file.is_some_and(|(_, _, file)| file.header().holds(position));
+        let capture = CaptureTest::new(position);
+        let (dtw_held, wld_held) =
+            self.theory_files.map_or((false, false), |(dtw, wld)| (capture.held_by(dtw), capture.held_by(wld)));
+        let rule_held = self.rule_file.is_some_and(|(_, _, file)| capture.held_by(file));
         if !(dtw_held || wld_held || rule_held) {
             return Ok(true);
         }
@@ -1731,7 +1759,7 @@ fn fill_resident<T: Copy + Default + Send + Sync>(
 fn resident_dtw(tables: &Tables, sig: Signature, shared: &BlockCache) -> Result<Option<Vec<u16>>, TableError> {
     let file = &tables.dtw[&sig];
     fill_resident(&tables.index[&sig], shared, |worker, at, position| {
-        Ok(held_dtw(worker, tables, sig, file, at, position)?.0.map(Score::raw))
+        Ok(held_dtw(worker, tables, sig, file, at, &CaptureTest::new(position))?.0.map(Score::raw))
     })
 }
 
@@ -1747,7 +1775,8 @@ fn resident_rules(
     let file = &tables.rules[&rules.set][&sig];
     let drawn = |at: u64| tables.resident_dtw.get(&sig).is_some_and(|v| v[at as usize] == Score::DRAW.raw());
     fill_resident(&tables.index[&sig], shared, |worker, at, position| {
-        Ok(held_rule(worker, tables, rules, context, sig, file, at, position, drawn(at), false)?.map(rule_code))
+        let capture = CaptureTest::new(position);
+        Ok(held_rule(worker, tables, rules, context, sig, file, at, &capture, drawn(at), false)?.map(rule_code))
     })
 }
 
@@ -1760,9 +1789,10 @@ fn held_dtw(
     sig: Signature,
     file: &TableFile,
     at: u64,
-    position: &Position,
+    capture: &CaptureTest,
 ) -> Result<(Option<Score>, bool), TableError> {
-    if file.header().holds(position) {
+    let position = capture.position;
+    if capture.held_by(file) {
         return Ok((worker.cache.value(sig, file, at)?, false));
     }
     if let Some(settled) = position.settled_score() {
@@ -1784,11 +1814,12 @@ fn held_rule(
     sig: Signature,
     file: &TableFile,
     at: u64,
-    position: &Position,
+    capture: &CaptureTest,
     drawn: bool,
     gathered: bool,
 ) -> Result<Option<RuleScore>, TableError> {
-    if file.header().holds(position) {
+    let position = capture.position;
+    if capture.held_by(file) {
         return worker.cache.rule_value(sig, file, at);
     }
     if position.is_drawn_by_material() || drawn {

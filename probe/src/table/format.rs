@@ -369,8 +369,16 @@ impl Header {
     /// by one ply of search ([`crate::successors`]).
     #[inline]
     pub fn holds(&self, position: &crate::Position) -> bool {
+        self.holds_with(|| position.has_capture())
+    }
+
+    /// As [`Header::holds`], the position's capture test made by `has_capture` only
+    /// where the flags ask for it: a caller asking several files about one position
+    /// tests it once.
+    #[inline]
+    pub fn holds_with(&self, has_capture: impl FnOnce() -> bool) -> bool {
         let left_out = self.flags.contains(TableFlags::BY_SEARCH)
-            || (self.flags.contains(TableFlags::CAPTURES_FREE) && position.has_capture());
+            || (self.flags.contains(TableFlags::CAPTURES_FREE) && has_capture());
         !left_out
     }
 
