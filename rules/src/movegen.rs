@@ -423,34 +423,34 @@ impl Position {
     pub(crate) fn king_jumps(&self) -> KingJumps {
         let geo = self.geo();
         let empty = self.empty_squares();
-        let occupied = self.white | self.black;
         let own_kings = self.side(self.turn) & self.kings;
+        let enemy = self.side(self.turn.opposite());
         let flying = self.variant.king_captures == KingRange::Flying;
         let mut jumps = KingJumps { from_empty: 0, kings: 0 };
-        for enemy in Bits(self.side(self.turn.opposite())) {
-            for d in Dir::ALL {
-                let land = geo.step(enemy, d);
-                if land == OFF || empty & (1 << land) == 0 {
-                    continue;
-                }
-                let back = d.opposite();
-                if flying {
-                    let stop = geo.first_along(enemy, back, occupied);
-                    let ray = geo.ray[back as usize][enemy as usize];
-                    if stop == OFF {
-                        jumps.from_empty |= ray;
-                    } else {
-                        jumps.from_empty |= ray & !(geo.ray[back as usize][stop as usize] | 1 << stop);
-                        jumps.kings |= own_kings & (1 << stop);
-                    }
-                } else {
-                    let from = geo.step(enemy, back);
-                    if from != OFF {
-                        jumps.from_empty |= empty & (1 << from);
-                        jumps.kings |= own_kings & (1 << from);
-                    }
-                }
+        // For each direction at once: the enemy pieces with a free square beyond them,
+        // then the squares behind them a king jumps from (a flying king: the free run
+        // back to the first piece), then the piece that ends each run.
+        for d in Dir::ALL {
+            let back = d.opposite();
+            let jumpable = enemy & geo.shift(empty, back);
+            if jumpable == 0 {
+                continue;
             }
+            let mut behind = geo.shift(jumpable, back) & empty;
+            if flying {
+                let mut grown = behind;
+                loop {
+                    let next = geo.shift(grown, back) & empty & !grown;
+                    if next == 0 {
+                        break;
+                    }
+                    grown |= next;
+                }
+                behind = grown;
+            }
+            jumps.from_empty |= behind;
+            let stops = if flying { geo.shift(behind | jumpable, back) } else { geo.shift(jumpable, back) };
+            jumps.kings |= own_kings & stops;
         }
         jumps
     }
@@ -913,5 +913,65 @@ impl Iterator for LandingsIter {
         let bit = crate::geometry::nearest_along(dir, squares);
         self.0.squares &= !(1u64 << bit);
         Some(bit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Color, PieceKind, Position, Setup, SetupPiece, Variant};
+
+    /// Up to `most` pieces on distinct squares, about half kings, men off their
+    /// promotion rows, from `seed` (splitmix64).
+    fn random_position(variant: Variant, mut seed: u64, most: u64) -> Position {
+        let mut next = |n: u64| {
+            seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = seed;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) % n
+        };
+        let squares = variant.squares() as u64;
+        let turn = if next(2) == 0 { Color::White } else { Color::Black };
+        let mut setup = Setup { turn: Some(turn), pieces: Vec::new() };
+        let mut used = vec![false; squares as usize];
+        for i in 0..2 + next(most - 1) {
+            let color = if i % 2 == 0 { Color::White } else { Color::Black };
+            let kind = if next(2) == 0 { PieceKind::King } else { PieceKind::Man };
+            let s = next(squares);
+            if used[s as usize] || (kind == PieceKind::Man && variant.promotion_row(color).contains(&(s as u8))) {
+                continue;
+            }
+            used[s as usize] = true;
+            setup.pieces.push(SetupPiece { color, kind, square: s as u32 + 1 });
+        }
+        Position::from_setup(variant, &setup).expect("a legal placement")
+    }
+
+    /// `king_jumps` finds, for all squares at once, what `king_can_jump` finds for one
+    /// king: checked square by square, with a king put on each empty square in turn.
+    #[test]
+    fn king_jumps_are_the_squares_a_king_could_jump_from() {
+        for variant in Variant::ALL {
+            for seed in 0..3_000 {
+                let p = random_position(variant, seed, 16);
+                let jumps = p.king_jumps();
+                let geo = p.geo();
+                let own = p.side(p.turn);
+                for bit in crate::geometry::Bits(geo.mask) {
+                    let at = 1u64 << bit;
+                    if p.empty_squares() & at != 0 {
+                        let mut with_king = p;
+                        *with_king.side_mut(p.turn) |= at;
+                        with_king.kings |= at;
+                        let can = with_king.king_can_jump(bit);
+                        assert_eq!(jumps.from_empty & at != 0, can, "{}: square bit {bit}", p.fen());
+                    } else if own & p.kings & at != 0 {
+                        assert_eq!(jumps.kings & at != 0, p.king_can_jump(bit), "{}: king bit {bit}", p.fen());
+                    } else {
+                        assert_eq!((jumps.from_empty | jumps.kings) & at, 0, "{}: bit {bit}", p.fen());
+                    }
+                }
+            }
+        }
     }
 }
