@@ -796,24 +796,19 @@ impl CaptureSearch<'_> {
     /// taken (and still in the way): those along the ray back from an enemy piece still
     /// on the board, up to the first piece, where the square beyond that enemy is free.
     fn king_jumps_along(&self, captured: u64, p: Dir) -> u64 {
-        let flying = self.variant.king_captures == KingRange::Flying;
-        let blocked = !self.free(captured);
+        let free = self.free(captured);
         let back = p.opposite();
-        let mut from = 0;
-        for enemy in Bits(self.enemy & !captured) {
-            let beyond = self.geo.step(enemy, p);
-            if beyond == OFF || blocked & (1 << beyond) != 0 {
-                continue;
-            }
-            if flying {
-                let ray = self.geo.ray[back as usize][enemy as usize];
-                let stop = self.geo.first_along(enemy, back, blocked);
-                from |= if stop == OFF { ray } else { ray & !(self.geo.ray[back as usize][stop as usize] | 1 << stop) };
-            } else {
-                let next = self.geo.step(enemy, back);
-                if next != OFF && blocked & (1 << next) == 0 {
-                    from |= 1 << next;
+        // The enemy pieces with a free square beyond, then the free squares behind them
+        // (a flying king: the whole free run, by a fill along the ray).
+        let jumpable = self.enemy & !captured & self.geo.shift(free, back);
+        let mut from = self.geo.shift(jumpable, back) & free;
+        if self.variant.king_captures == KingRange::Flying && from != 0 {
+            loop {
+                let next = self.geo.shift(from, back) & free & !from;
+                if next == 0 {
+                    break;
                 }
+                from |= next;
             }
         }
         from
