@@ -952,6 +952,8 @@ mod tests {
                 let jumps = p.king_jumps();
                 let geo = p.geo();
                 let own = p.side(p.turn);
+                assert_eq!(jumps.from_empty & !p.empty_squares(), 0, "{}: off the empty squares", p.fen());
+                assert_eq!(jumps.kings & !(own & p.kings), 0, "{}: not a king of the side to move", p.fen());
                 for bit in crate::geometry::Bits(geo.mask) {
                     let at = 1u64 << bit;
                     if p.empty_squares() & at != 0 {

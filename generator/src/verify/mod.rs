@@ -512,25 +512,18 @@ impl Tables {
 /// rule files of one position tested it three times).
 struct CaptureTest<'p> {
     position: &'p Position,
-    known: std::cell::Cell<Option<bool>>,
+    known: std::cell::OnceCell<bool>,
 }
 
 impl<'p> CaptureTest<'p> {
     fn new(position: &'p Position) -> Self {
-        CaptureTest { position, known: std::cell::Cell::new(None) }
+        CaptureTest { position, known: std::cell::OnceCell::new() }
     }
 
     /// Whether `file` holds a value of its own for the position ([`kabe_probe::table::Header::holds`]).
     #[inline]
     fn held_by(&self, file: &TableFile) -> bool {
-        file.header().holds_with(|| match self.known.get() {
-            Some(known) => known,
-            None => {
-                let known = self.position.has_capture();
-                self.known.set(Some(known));
-                known
-            }
-        })
+        file.header().holds_with(|| *self.known.get_or_init(|| self.position.has_capture()))
     }
 }
 
