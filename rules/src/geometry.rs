@@ -208,6 +208,20 @@ impl Geometry {
         (bb & self.can_step[dir as usize]).rotate_left(self.rotation[dir as usize])
     }
 
+    /// The squares reached from `start` by stepping along `dir` over squares of
+    /// `through` only, `start` included: a flying piece's free runs, all at once.
+    #[inline(always)]
+    pub(crate) fn run_along(&self, start: u64, dir: Dir, through: u64) -> u64 {
+        let mut run = start;
+        loop {
+            let next = self.shift(run, dir) & through & !run;
+            if next == 0 {
+                return run;
+            }
+            run |= next;
+        }
+    }
+
     /// The first bit of `occupied` from `bit` along `dir`, or [`OFF`].
     #[inline(always)]
     pub(crate) fn first_along(&self, bit: u8, dir: Dir, occupied: u64) -> u8 {

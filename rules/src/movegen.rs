@@ -438,15 +438,7 @@ impl Position {
             }
             let mut behind = geo.shift(jumpable, back) & empty;
             if flying {
-                let mut grown = behind;
-                loop {
-                    let next = geo.shift(grown, back) & empty & !grown;
-                    if next == 0 {
-                        break;
-                    }
-                    grown |= next;
-                }
-                behind = grown;
+                behind = geo.run_along(behind, back, empty);
             }
             jumps.from_empty |= behind;
             let stops = if flying { geo.shift(behind | jumpable, back) } else { geo.shift(jumpable, back) };
@@ -801,17 +793,12 @@ impl CaptureSearch<'_> {
         // The enemy pieces with a free square beyond, then the free squares behind them
         // (a flying king: the whole free run, by a fill along the ray).
         let jumpable = self.enemy & !captured & self.geo.shift(free, back);
-        let mut from = self.geo.shift(jumpable, back) & free;
-        if self.variant.king_captures == KingRange::Flying && from != 0 {
-            loop {
-                let next = self.geo.shift(from, back) & free & !from;
-                if next == 0 {
-                    break;
-                }
-                from |= next;
-            }
+        let next = self.geo.shift(jumpable, back) & free;
+        if self.variant.king_captures == KingRange::Flying {
+            self.geo.run_along(next, back, free)
+        } else {
+            next
         }
-        from
     }
 
     fn king_can_capture(&self, at: u8, captured: u64, came: Dir) -> bool {
