@@ -553,7 +553,21 @@ impl BlackKingMoved {
     pub fn index(&self, to: Square) -> u64 {
         debug_assert!(self.moving.is_some(), "no moving king chosen");
         debug_assert!(self.available & !self.others & 1u64 << to.index() != 0, "{} is taken", to.number());
-        let below = (1u64 << to.index()) - 1;
+        self.index_of_bit(to.index() as u32)
+    }
+
+    /// [`BlackKingMoved::index`] for each square of `squares` (bit `i`: the square of
+    /// index `i`, none taken), lowest first.
+    #[inline]
+    pub fn indices(&self, squares: u64) -> impl Iterator<Item = u64> + '_ {
+        debug_assert!(self.moving.is_some(), "no moving king chosen");
+        debug_assert!(squares & !(self.available & !self.others) == 0, "a square is taken");
+        Bits(squares).map(|bit| self.index_of_bit(bit as u32))
+    }
+
+    #[inline]
+    fn index_of_bit(&self, bit: u32) -> u64 {
+        let below = (1u64 << bit) - 1;
         let j = (self.others & below).count_ones() as usize;
         self.base + self.others_terms[j] + C.get((self.available & below).count_ones(), j as u32 + 1)
     }

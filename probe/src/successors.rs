@@ -79,13 +79,25 @@ pub fn rule_score_of_children<'m, O: Oracle, P: std::borrow::Borrow<Position>>(
     position: &Position,
     children: impl IntoIterator<Item = (&'m Move, P)>,
 ) -> Result<RuleScore, O::Error> {
+    rule_score_with_king_steps(oracle, rules, context, position, children, std::iter::empty())
+}
+
+/// As [`rule_score_of_children`], the positions after the quiet king moves given apart,
+/// by their own rule values (`king_steps`; `children` are then the other moves): such a
+/// move never ends a count (no reset rule resets on it, and it changes no material), so
+/// that value is all it is worth, and a caller that reads those values by index need not
+/// make the moves.
+pub fn rule_score_with_king_steps<'m, O: Oracle, P: std::borrow::Borrow<Position>>(
+    oracle: &O,
+    rules: &DrawRules,
+    context: Context,
+    position: &Position,
+    children: impl IntoIterator<Item = (&'m Move, P)>,
+    king_steps: impl IntoIterator<Item = Result<RuleScore, O::Error>>,
+) -> Result<RuleScore, O::Error> {
     let cap = context.max_plies(rules);
-    let mut quickest_win: Option<u16> = None;
-    let mut slowest_loss = 0u16;
-    let mut every_move_loses = true;
-    let mut any_move = false;
+    let mut best = BestRule::default();
     for (mv, child) in children {
-        any_move = true;
         let child = child.borrow();
         let child_value = if context.ends_with(rules, mv, child) {
             // The exact result alone: the theoretical value is read only where the rule
@@ -98,24 +110,64 @@ pub fn rule_score_of_children<'m, O: Oracle, P: std::borrow::Borrow<Position>>(
         } else {
             oracle.counted(child)?.decided().filter(|&(_, plies)| plies <= cap)
         };
-        match child_value {
-            Some((Wld::Loss, plies)) => {
-                quickest_win = Some(quickest_win.map_or(plies + 1, |w| w.min(plies + 1)));
-                every_move_loses = false;
-                if quickest_win == Some(1) {
-                    break; // no win is quicker
-                }
-            }
-            Some((_, plies)) => slowest_loss = slowest_loss.max(plies + 1),
-            None => every_move_loses = false,
+        if best.add(child_value) {
+            return Ok(best.score(position, cap));
         }
     }
-    if !any_move {
-        return Ok(RuleScore::from_score(position.variant().score_at_end()).capped(cap));
+    for child in king_steps {
+        if best.add(child?.decided().filter(|&(_, plies)| plies <= cap)) {
+            break;
+        }
     }
-    Ok(match quickest_win.filter(|&w| w <= cap) {
-        Some(w) => RuleScore::win(w),
-        None if every_move_loses && slowest_loss <= cap => RuleScore::loss(slowest_loss),
-        None => RuleScore::NONE,
-    })
+    Ok(best.score(position, cap))
+}
+
+/// The best rule value of a position's moves so far ([`rule_score_with_king_steps`]).
+struct BestRule {
+    quickest_win: Option<u16>,
+    slowest_loss: u16,
+    every_move_loses: bool,
+    any_move: bool,
+}
+
+impl Default for BestRule {
+    fn default() -> Self {
+        BestRule { quickest_win: None, slowest_loss: 0, every_move_loses: true, any_move: false }
+    }
+}
+
+impl BestRule {
+    /// Takes in a move worth `child_value` (the position after it as its opponent sees
+    /// it, where decided within the count); returns whether no later move can change
+    /// the value (a win at once).
+    #[inline]
+    fn add(&mut self, child_value: Option<(Wld, u16)>) -> bool {
+        self.any_move = true;
+        match child_value {
+            Some((Wld::Loss, plies)) => {
+                self.quickest_win = Some(self.quickest_win.map_or(plies + 1, |w| w.min(plies + 1)));
+                self.every_move_loses = false;
+                self.quickest_win == Some(1) // no win is quicker
+            }
+            Some((_, plies)) => {
+                self.slowest_loss = self.slowest_loss.max(plies + 1);
+                false
+            }
+            None => {
+                self.every_move_loses = false;
+                false
+            }
+        }
+    }
+
+    fn score(&self, position: &Position, cap: u16) -> RuleScore {
+        if !self.any_move {
+            return RuleScore::from_score(position.variant().score_at_end()).capped(cap);
+        }
+        match self.quickest_win.filter(|&w| w <= cap) {
+            Some(w) => RuleScore::win(w),
+            None if self.every_move_loses && self.slowest_loss <= cap => RuleScore::loss(self.slowest_loss),
+            None => RuleScore::NONE,
+        }
+    }
 }

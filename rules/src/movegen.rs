@@ -483,6 +483,33 @@ impl Position {
         count + self.count_king_steps()
     }
 
+    /// For each king of `color`, its square and the squares its quiet moves reach (bit
+    /// `i`: the square of index `i`, as [`crate::SquareSets`] holds them), whoever is to
+    /// move: what a caller that places those moves' positions by index needs, without
+    /// making the moves.
+    pub fn king_step_squares(&self, color: Color) -> impl Iterator<Item = (Square, u64)> + '_ {
+        let geo = self.geo();
+        let occupied = self.white | self.black;
+        let flying = self.variant.king_moves == KingRange::Flying;
+        Bits(self.side(color) & self.kings).map(move |king| {
+            let mut reached = 0u64;
+            for d in Dir::ALL {
+                if flying {
+                    let ray = geo.ray[d as usize][king as usize];
+                    let stop = geo.first_along(king, d, occupied);
+                    reached |= if stop == OFF { ray } else { ray & !(geo.ray[d as usize][stop as usize] | 1 << stop) };
+                } else {
+                    let sq = geo.step(king, d);
+                    if sq != OFF && occupied & (1 << sq) == 0 {
+                        reached |= 1 << sq;
+                    }
+                }
+            }
+            let squares = Bits(reached).fold(0u64, |set, bit| set | 1 << geo.square_of[bit as usize]);
+            (Square(geo.square_of[king as usize]), squares)
+        })
+    }
+
     /// The number of quiet moves of the side to move's kings.
     #[inline]
     fn count_king_steps(&self) -> usize {
@@ -954,6 +981,32 @@ mod tests {
                     } else {
                         assert_eq!((jumps.from_empty | jumps.kings) & at, 0, "{}: bit {bit}", p.fen());
                     }
+                }
+            }
+        }
+    }
+    /// `king_step_squares` gives, king by king and for either side, the squares of that
+    /// king's quiet moves as the move list has them.
+    #[test]
+    fn king_step_squares_are_the_quiet_king_moves() {
+        for variant in Variant::ALL {
+            for seed in 0..3_000 {
+                let p = random_position(variant, seed, 16);
+                for color in [Color::White, Color::Black] {
+                    let side = p.with_turn(color);
+                    let mut listed = Vec::new();
+                    side.king_steps_into(&mut listed);
+                    let mut kings = 0;
+                    for (king, squares) in p.king_step_squares(color) {
+                        kings += 1;
+                        let expected = listed
+                            .iter()
+                            .filter(|mv| mv.from() == king)
+                            .fold(0u64, |set, mv| set | 1 << mv.to().index());
+                        assert_eq!(squares, expected, "{} {color:?}: king on {}", p.fen(), king.number());
+                        assert!(listed.iter().all(|mv| mv.piece() == PieceKind::King));
+                    }
+                    assert_eq!(kings, (side.side(color) & side.kings).count_ones(), "{}", p.fen());
                 }
             }
         }

@@ -1022,7 +1022,7 @@ fn resident_together(
                     range.clone().zip(index.positions(range)).zip(dtw_out.iter_mut().zip(rule_out.iter_mut()))
                 {
                     let capture = CaptureTest::new(&position);
-                    let (score, gathered) = held_dtw(worker, tables, sig, dtw_file, at, &capture)?;
+                    let (score, gathered) = held_dtw(worker, tables, sig, dtw_file, at, &capture, Some(rules.set))?;
                     let Some(score) = score else {
                         missing.store(true, Ordering::Relaxed);
                         break;
@@ -1351,17 +1351,28 @@ struct Successors {
     children: Vec<Position>,
     /// Where each successor lies ([`Tables::place`]).
     placed: Vec<Option<Placed>>,
+    /// Where the quiet king moves' positions lie, when they are read by index alone
+    /// ([`Successors::place_king_steps`]): their table (resident), and their indices.
+    /// `moves` and `children` then hold the other moves.
+    king_steps: Option<Signature>,
+    king_step_ats: Vec<u64>,
 }
 
 impl Successors {
     /// Makes every move of `position` and places each successor, fetching ahead the
-    /// resident DTW slot (`theory`) and rule slot (`rules`) to be read, so that the reads
-    /// from memory overlap instead of waiting one after another.
-    fn gather(&mut self, tables: &Tables, position: &Position, theory: bool, rules: bool) {
-        position.legal_moves_into(&mut self.moves);
+    /// resident DTW slot (`theory`) and rule slot (of the rule set `rules`) to be read, so
+    /// that the reads from memory overlap instead of waiting one after another.
+    fn gather(&mut self, tables: &Tables, position: &Position, theory: bool, rules: Option<DrawRuleSet>) {
         self.children.clear();
         self.placed.clear();
-        let resident_rules = tables.resident_rules.as_ref().filter(|_| rules).map(|(_, r)| r);
+        self.king_steps = None;
+        self.king_step_ats.clear();
+        let resident_rules =
+            rules.and_then(|set| tables.resident_rules.as_ref().filter(|(s, _)| *s == set)).map(|(_, r)| r);
+        let king_steps = position.legal_moves_counting_king_steps(&mut self.moves);
+        if king_steps > 0 && !self.place_king_steps(tables, position, theory, rules.map(|_| resident_rules)) {
+            position.legal_moves_into(&mut self.moves);
+        }
         // Made on the first quiet king move: the others are placed through it.
         let mut king_moves: Option<Option<KingMovePlacer>> = None;
         for mv in self.moves.iter() {
@@ -1393,6 +1404,57 @@ impl Successors {
         }
     }
 
+    /// Places the positions after `position`'s quiet king moves by index alone, without
+    /// making the moves: they share their men and the other side's kings with it, and
+    /// each differs from the others in where one king stands (normalized: White to
+    /// move, the moved king Black's). Only where every value to be read of them is
+    /// resident (`theory`: DTW; `rules`: the rule set's values, `Some(None)` when they
+    /// are not resident): returns whether it placed them. Making each move, its
+    /// position and its place took most of the verifier's time on positions with kings.
+    fn place_king_steps(
+        &mut self,
+        tables: &Tables,
+        position: &Position,
+        theory: bool,
+        rules: Option<Option<&SigMap<Vec<u8>>>>,
+    ) -> bool {
+        let pivot = position.with_turn(position.turn().opposite()).normalized();
+        if pivot.settled_score().is_some() {
+            return false;
+        }
+        let sig = Signature::of(&pivot);
+        let dtw = match theory {
+            true => match tables.resident_dtw.get(&sig) {
+                Some(values) => Some(values),
+                None => return false,
+            },
+            false => None,
+        };
+        let rule_values = match rules {
+            Some(resident) => match resident.and_then(|r| r.get(&sig)) {
+                Some(values) => Some(values),
+                None => return false,
+            },
+            None => None,
+        };
+        let Some(index) = tables.index.get(&sig) else { return false };
+        let mut ranks = index.black_king_moved(&pivot);
+        for (king, squares) in pivot.king_step_squares(Color::Black) {
+            ranks.moving(king);
+            for at in ranks.indices(squares) {
+                if let Some(slot) = dtw.and_then(|v| v.get(at as usize)) {
+                    crate::memory::prefetch(slot);
+                }
+                if let Some(slot) = rule_values.and_then(|v| v.get(at as usize)) {
+                    crate::memory::prefetch(slot);
+                }
+                self.king_step_ats.push(at);
+            }
+        }
+        self.king_steps = Some(sig);
+        true
+    }
+
     /// The DTW value of a position not settled by its material, from its successors as
     /// [`Successors::gather`] found them; `Ok(None)` when a successor's table is missing.
     fn best_score(
@@ -1401,14 +1463,20 @@ impl Successors {
         position: &Position,
         cache: &mut Reader,
     ) -> Result<Option<Score>, TableError> {
-        if self.children.is_empty() {
+        if self.children.is_empty() && self.king_step_ats.is_empty() {
             return Ok(Some(position.variant().score_at_end()));
         }
+        let resident = self.king_steps.and_then(|sig| tables.resident_dtw.get(&sig));
+        let king_steps = self
+            .king_step_ats
+            .iter()
+            .map(|&at| resident.and_then(|v| v.get(at as usize)).map(|&raw| Score::from_raw(raw)).ok_or(Gap::Missing));
         Gap::back(successors::best_score(
             self.children
                 .iter()
                 .zip(self.placed.iter())
-                .map(|(child, placed)| Gap::of(tables.score_placed(child, *placed, cache))),
+                .map(|(child, placed)| Gap::of(tables.score_placed(child, *placed, cache)))
+                .chain(king_steps),
         ))
     }
 }
@@ -1465,7 +1533,7 @@ impl<'s> Worker<'s> {
     }
 
     /// As [`Successors::gather`].
-    fn gather(&mut self, tables: &Tables, position: &Position, theory: bool, rules: bool) {
+    fn gather(&mut self, tables: &Tables, position: &Position, theory: bool, rules: Option<DrawRuleSet>) {
         self.successors.gather(tables, position, theory, rules);
     }
 
@@ -1483,9 +1551,15 @@ impl<'s> Worker<'s> {
         context: kabe_probe::rules::Context,
         position: &Position,
     ) -> Result<RuleScore, Gap> {
-        let Worker { cache, successors: Successors { moves, children, placed } } = self;
+        let Worker { cache, successors: Successors { moves, children, placed, king_steps, king_step_ats } } = self;
+        let resident = king_steps.and_then(|sig| {
+            tables.resident_rules.as_ref().filter(|(set, _)| *set == rules.set).and_then(|(_, r)| r.get(&sig))
+        });
+        let king_steps =
+            king_step_ats.iter().map(|&at| resident.and_then(|v| rule_entry(v, at as usize)).ok_or(Gap::Missing));
         let oracle = RuleOracle { tables, set: rules.set, cache: RefCell::new(cache), children, placed };
-        successors::rule_score_of_children(&oracle, rules, context, position, moves.iter().zip(children.iter()))
+        let children = moves.iter().zip(children.iter());
+        successors::rule_score_with_king_steps(&oracle, rules, context, position, children, king_steps)
     }
 }
 
@@ -1582,7 +1656,8 @@ impl<'t> SignatureCheck<'t> {
         let settled = position.settled_score();
         let rule_from_children = rule_held && !drawn && !position.is_drawn_by_material();
         if (dtw_held && settled.is_none()) || rule_from_children {
-            worker.gather(self.tables, position, dtw_held, rule_from_children);
+            let rules = self.rule_file.filter(|_| rule_from_children).map(|(rules, _, _)| rules.set);
+            worker.gather(self.tables, position, dtw_held, rules);
         }
         if dtw_held || wld_held {
             self.theory(worker, at, position, (dtw_held, wld_held), findings)?;
@@ -1752,7 +1827,7 @@ fn fill_resident<T: Copy + Default + Send + Sync>(
 fn resident_dtw(tables: &Tables, sig: Signature, shared: &BlockCache) -> Result<Option<Vec<u16>>, TableError> {
     let file = &tables.dtw[&sig];
     fill_resident(&tables.index[&sig], shared, |worker, at, position| {
-        Ok(held_dtw(worker, tables, sig, file, at, &CaptureTest::new(position))?.0.map(Score::raw))
+        Ok(held_dtw(worker, tables, sig, file, at, &CaptureTest::new(position), None)?.0.map(Score::raw))
     })
 }
 
@@ -1775,7 +1850,7 @@ fn resident_rules(
 
 /// The DTW value of `position` (index `at` of `sig`) as the verifier holds it: stored,
 /// settled by its material, or derived from its successors, and whether they were
-/// gathered for that ([`Worker::gather`]).
+/// gathered for that ([`Worker::gather`], for the rule values of `rules` too where given).
 fn held_dtw(
     worker: &mut Worker,
     tables: &Tables,
@@ -1783,6 +1858,7 @@ fn held_dtw(
     file: &TableFile,
     at: u64,
     capture: &CaptureTest,
+    rules: Option<DrawRuleSet>,
 ) -> Result<(Option<Score>, bool), TableError> {
     let position = capture.position;
     if capture.held_by(file) {
@@ -1791,7 +1867,7 @@ fn held_dtw(
     if let Some(settled) = position.settled_score() {
         return Ok((Some(settled), false));
     }
-    worker.gather(tables, position, true, true);
+    worker.gather(tables, position, true, rules);
     Ok((worker.derive(tables, position)?, true))
 }
 
@@ -1819,7 +1895,7 @@ fn held_rule(
         return Ok(Some(RuleScore::NONE));
     }
     if !gathered {
-        worker.gather(tables, position, false, true);
+        worker.gather(tables, position, false, Some(rules.set));
     }
     Gap::back(worker.derive_rule(tables, rules, context, position))
 }
@@ -1897,7 +1973,7 @@ fn derive(tables: &Tables, position: &Position, cache: &mut Reader) -> Result<Op
         return Ok(Some(settled));
     }
     let mut children = cache.spare.pop().unwrap_or_default();
-    children.gather(tables, position, true, false);
+    children.gather(tables, position, true, None);
     let derived = children.best_score(tables, position, cache);
     cache.spare.push(children);
     derived
