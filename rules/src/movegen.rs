@@ -490,21 +490,8 @@ impl Position {
     pub fn king_step_squares(&self, color: Color) -> impl Iterator<Item = (Square, u64)> + '_ {
         let geo = self.geo();
         let occupied = self.white | self.black;
-        let flying = self.variant.king_moves == KingRange::Flying;
         Bits(self.side(color) & self.kings).map(move |king| {
-            let mut reached = 0u64;
-            for d in Dir::ALL {
-                if flying {
-                    let ray = geo.ray[d as usize][king as usize];
-                    let stop = geo.first_along(king, d, occupied);
-                    reached |= if stop == OFF { ray } else { ray & !(geo.ray[d as usize][stop as usize] | 1 << stop) };
-                } else {
-                    let sq = geo.step(king, d);
-                    if sq != OFF && occupied & (1 << sq) == 0 {
-                        reached |= 1 << sq;
-                    }
-                }
-            }
+            let reached = self.king_reach(king, occupied);
             let squares = Bits(reached).fold(0u64, |set, bit| set | 1 << geo.square_of[bit as usize]);
             (Square(geo.square_of[king as usize]), squares)
         })
@@ -513,25 +500,31 @@ impl Position {
     /// The number of quiet moves of the side to move's kings.
     #[inline]
     fn count_king_steps(&self) -> usize {
-        let geo = self.geo();
         let occupied = self.white | self.black;
+        Bits(self.side(self.turn) & self.kings).map(|king| self.king_reach(king, occupied).count_ones() as usize).sum()
+    }
+
+    /// The empty squares (bits) a king on `king` reaches by a quiet move, `occupied`
+    /// the squares taken: along each ray up to the first piece (one square, where kings
+    /// do not fly).
+    #[inline]
+    fn king_reach(&self, king: u8, occupied: u64) -> u64 {
+        let geo = self.geo();
         let flying = self.variant.king_moves == KingRange::Flying;
-        let mut count = 0;
-        for king in Bits(self.side(self.turn) & self.kings) {
-            for d in Dir::ALL {
-                if flying {
-                    // The squares along the ray before the first piece on it.
-                    let ray = geo.ray[d as usize][king as usize];
-                    let stop = geo.first_along(king, d, occupied);
-                    let open = if stop == OFF { ray } else { ray & !(geo.ray[d as usize][stop as usize] | 1 << stop) };
-                    count += open.count_ones() as usize;
-                } else {
-                    let sq = geo.step(king, d);
-                    count += (sq != OFF && occupied & (1 << sq) == 0) as usize;
+        let mut reached = 0u64;
+        for d in Dir::ALL {
+            if flying {
+                let ray = geo.ray[d as usize][king as usize];
+                let stop = geo.first_along(king, d, occupied);
+                reached |= if stop == OFF { ray } else { ray & !(geo.ray[d as usize][stop as usize] | 1 << stop) };
+            } else {
+                let sq = geo.step(king, d);
+                if sq != OFF && occupied & (1 << sq) == 0 {
+                    reached |= 1 << sq;
                 }
             }
         }
-        count
+        reached
     }
 
     fn quiet_moves_into(&self, out: &mut Vec<Move>) {
