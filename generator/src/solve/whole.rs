@@ -695,16 +695,9 @@ fn propagate<G: Graph, P: Pauses>(
     let blocks: Vec<ChunkBlocks> = (0..chunk_min.len()).into_par_iter().map(|_| ChunkBlocks::unknown()).collect();
     let lower = |node: u64, value: u16| {
         let node = node as usize;
-        let slot = &state[node];
-        if slot.load(Ordering::SeqCst) <= value {
-            return;
-        }
-        slot.fetch_min(value, Ordering::SeqCst);
-        blocks[node / CHUNK].note_lowered(node);
-        let chunk = &chunk_min[node / CHUNK];
-        if chunk.load(Ordering::SeqCst) > value {
-            chunk.fetch_min(value, Ordering::SeqCst);
-        }
+        lower_in_chunk_noting(&state[node], &chunk_min[node / CHUNK], value, || {
+            blocks[node / CHUNK].note_lowered(node)
+        });
     };
     loop {
         let next = chunk_min.par_iter().map(|m| m.load(Ordering::Acquire)).min().unwrap_or(NOTHING);
@@ -811,25 +804,35 @@ fn count_won_child<G: Graph>(
     Ok(())
 }
 
-/// Takes one move off a pending node's count (`PENDING | exit_loss << 8 | moves`).
-/// Returns the exit-loss field when this call took the last move, so that exactly one
-/// thread goes on to mark the node lost; `None` when moves are left or the node is not
-/// pending (won, or never lost).
 /// Lowers a node's value to `value`, and its chunk's minimum with it. Read first: most
 /// parents are lowered by many children, and a locked instruction on a line the other
 /// cores use costs far more than a read. A node already as low leaves its chunk alone:
 /// whoever lowered it lowered the chunk too.
 #[inline]
 pub(crate) fn lower_in_chunk(slot: &AtomicU16, chunk_min: &AtomicU16, value: u16) {
+    lower_in_chunk_noting(slot, chunk_min, value, || ());
+}
+
+/// [`lower_in_chunk`], calling `note` once the slot is lowered and before the chunk's
+/// minimum is read: a scan that empties the minimum and then its block bits either sees
+/// the bit [`ChunkBlocks::note_lowered`] sets, or its emptied minimum is what this call
+/// lowers, so the node is met at its ply either way.
+#[inline]
+fn lower_in_chunk_noting(slot: &AtomicU16, chunk_min: &AtomicU16, value: u16, note: impl FnOnce()) {
     if slot.load(Ordering::SeqCst) <= value {
         return;
     }
     slot.fetch_min(value, Ordering::SeqCst);
+    note();
     if chunk_min.load(Ordering::SeqCst) > value {
         chunk_min.fetch_min(value, Ordering::SeqCst);
     }
 }
 
+/// Takes one move off a pending node's count (`PENDING | exit_loss << 8 | moves`).
+/// Returns the exit-loss field when this call took the last move, so that exactly one
+/// thread goes on to mark the node lost; `None` when moves are left or the node is not
+/// pending (won, or never lost).
 pub(crate) fn count_down(slot: &AtomicU16) -> Option<u16> {
     let mut current = slot.load(Ordering::Acquire);
     loop {
