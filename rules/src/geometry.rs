@@ -70,6 +70,55 @@ impl BoardSize {
             BoardSize::EightOrthogonal => &GEOMETRY_ORTHOGONAL,
         }
     }
+
+    /// The bitboard of a set of square indices (bit `s` for square `s`): what
+    /// `Geometry::bit_of` gives square by square, as a few shifts without a branch.
+    #[inline]
+    pub(crate) const fn bits_of_squares(self, squares: u64) -> u64 {
+        match self {
+            BoardSize::Eight => spread::<8, 4>(squares),
+            BoardSize::Ten => spread::<10, 5>(squares),
+            BoardSize::EightOrthogonal => squares,
+        }
+    }
+
+    /// The square indices of a bitboard's squares: the inverse of
+    /// [`BoardSize::bits_of_squares`] (ghost bits are dropped).
+    #[inline]
+    pub(crate) const fn squares_of_bits(self, bits: u64) -> u64 {
+        match self {
+            BoardSize::Eight => gather::<8, 4>(bits),
+            BoardSize::Ten => gather::<10, 5>(bits),
+            BoardSize::EightOrthogonal => bits,
+        }
+    }
+}
+
+/// Squares to bits on a diagonal board: square `s` is at bit `s + s / WIDTH`, so each run
+/// of `WIDTH` squares (two rows) moves up by one ghost bit for every run before it.
+#[inline(always)]
+const fn spread<const WIDTH: u32, const RUNS: u32>(squares: u64) -> u64 {
+    let run = (1u64 << WIDTH) - 1;
+    let mut bits = 0;
+    let mut k = 0;
+    while k < RUNS {
+        bits |= ((squares >> (k * WIDTH)) & run) << (k * (WIDTH + 1));
+        k += 1;
+    }
+    bits
+}
+
+/// Bits to squares on a diagonal board: [`spread`] undone.
+#[inline(always)]
+const fn gather<const WIDTH: u32, const RUNS: u32>(bits: u64) -> u64 {
+    let run = (1u64 << WIDTH) - 1;
+    let mut squares = 0;
+    let mut k = 0;
+    while k < RUNS {
+        squares |= ((bits >> (k * (WIDTH + 1))) & run) << (k * WIDTH);
+        k += 1;
+    }
+    squares
 }
 
 /// A diagonal direction, as seen by White (north = towards square 1).
@@ -293,6 +342,33 @@ mod tests {
         assert_eq!(g.step(bit(46), Dir::SouthWest), OFF);
         assert_eq!(num(g.step(bit(46), Dir::NorthEast)), 41);
         assert_eq!(g.mask.count_ones(), 50);
+    }
+
+    #[test]
+    fn square_sets_and_bitboards_convert_as_bit_of_and_square_of_say() {
+        for size in [BoardSize::Eight, BoardSize::Ten, BoardSize::EightOrthogonal] {
+            let g = size.geometry();
+            let squares = size.squares() as u32;
+            let by_table =
+                |set: u64| (0..squares).filter(|s| set >> s & 1 != 0).fold(0u64, |m, s| m | 1 << g.bit_of[s as usize]);
+            let all = if squares == 64 { u64::MAX } else { (1u64 << squares) - 1 };
+            assert_eq!(size.bits_of_squares(all), g.mask, "{size:?}");
+            assert_eq!(size.squares_of_bits(g.mask), all, "{size:?}");
+            assert_eq!(size.squares_of_bits(!g.mask), 0, "{size:?}: ghost bits are no squares");
+            for s in 0..squares {
+                assert_eq!(size.bits_of_squares(1 << s), 1 << g.bit_of[s as usize], "{size:?} square {s}");
+                assert_eq!(size.squares_of_bits(1 << g.bit_of[s as usize]), 1 << s, "{size:?} square {s}");
+            }
+            let mut state = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..1000 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let set = state & all;
+                assert_eq!(size.bits_of_squares(set), by_table(set), "{size:?} {set:#x}");
+                assert_eq!(size.squares_of_bits(size.bits_of_squares(set)), set, "{size:?} {set:#x}");
+            }
+        }
     }
 
     #[test]

@@ -492,8 +492,7 @@ impl Position {
         let occupied = self.white | self.black;
         Bits(self.side(color) & self.kings).map(move |king| {
             let reached = self.king_reach(king, occupied);
-            let squares = Bits(reached).fold(0u64, |set, bit| set | 1 << geo.square_of[bit as usize]);
-            (Square(geo.square_of[king as usize]), squares)
+            (Square(geo.square_of[king as usize]), self.variant.board.squares_of_bits(reached))
         })
     }
 

@@ -204,8 +204,8 @@ impl Position {
     /// The pieces as masks of square indices (bit `s` is [`Square`] index `s`): the
     /// layout the table index ranks, independent of the board's internal bitboards.
     pub fn square_sets(&self) -> SquareSets {
-        let geo = self.geo();
-        let squares = |bits: u64| Bits(bits).fold(0u64, |m, b| m | 1u64 << geo.square_of[b as usize]);
+        let board = self.variant.board;
+        let squares = |bits: u64| board.squares_of_bits(bits);
         SquareSets {
             white_men: squares(self.white & !self.kings),
             white_kings: squares(self.white & self.kings),
@@ -220,8 +220,7 @@ impl Position {
     pub fn from_square_sets(variant: Variant, turn: Color, sets: &SquareSets) -> Position {
         debug_assert_eq!(sets.white_men & sets.white_kings, 0);
         debug_assert_eq!((sets.white_men | sets.white_kings) & (sets.black_men | sets.black_kings), 0);
-        let geo = variant.board.geometry();
-        let bits = |squares: u64| Bits(squares).fold(0u64, |m, s| m | 1u64 << geo.bit_of[s as usize]);
+        let bits = |squares: u64| variant.board.bits_of_squares(squares);
         Position {
             variant,
             white: bits(sets.white_men | sets.white_kings),
