@@ -203,20 +203,24 @@ impl Position {
 
     /// The pieces as masks of square indices (bit `s` is [`Square`] index `s`): the
     /// layout the table index ranks, independent of the board's internal bitboards.
+    #[inline]
     pub fn square_sets(&self) -> SquareSets {
+        // Three conversions, not four: the kinds split again in square order.
         let board = self.variant.board;
-        let squares = |bits: u64| board.squares_of_bits(bits);
+        let (white, black, kings) =
+            (board.squares_of_bits(self.white), board.squares_of_bits(self.black), board.squares_of_bits(self.kings));
         SquareSets {
-            white_men: squares(self.white & !self.kings),
-            white_kings: squares(self.white & self.kings),
-            black_men: squares(self.black & !self.kings),
-            black_kings: squares(self.black & self.kings),
+            white_men: white & !kings,
+            white_kings: white & kings,
+            black_men: black & !kings,
+            black_kings: black & kings,
         }
     }
 
     /// The position with these pieces and `turn` to move, without the checks of
     /// [`Position::from_setup`]: for the table index, whose every number stands for a
     /// legal arrangement (no man on its promotion row, no square taken twice).
+    #[inline]
     pub fn from_square_sets(variant: Variant, turn: Color, sets: &SquareSets) -> Position {
         debug_assert_eq!(sets.white_men & sets.white_kings, 0);
         debug_assert_eq!((sets.white_men | sets.white_kings) & (sets.black_men | sets.black_kings), 0);
