@@ -98,27 +98,26 @@ impl BoardSize {
 /// of `WIDTH` squares (two rows) moves up by one ghost bit for every run before it.
 #[inline(always)]
 const fn spread<const WIDTH: u32, const RUNS: u32>(squares: u64) -> u64 {
-    let run = (1u64 << WIDTH) - 1;
-    let mut bits = 0;
-    let mut k = 0;
-    while k < RUNS {
-        bits |= ((squares >> (k * WIDTH)) & run) << (k * (WIDTH + 1));
-        k += 1;
-    }
-    bits
+    restride::<WIDTH, RUNS>(squares, WIDTH, WIDTH + 1)
 }
 
-/// Bits to squares on a diagonal board: [`spread`] undone.
+/// Bits to squares on a diagonal board: [`spread`] undone (ghost bits dropped).
 #[inline(always)]
 const fn gather<const WIDTH: u32, const RUNS: u32>(bits: u64) -> u64 {
+    restride::<WIDTH, RUNS>(bits, WIDTH + 1, WIDTH)
+}
+
+/// Moves run `k` of `WIDTH` bits from bit `k * from` to bit `k * to`, for each of `RUNS`.
+#[inline(always)]
+const fn restride<const WIDTH: u32, const RUNS: u32>(set: u64, from: u32, to: u32) -> u64 {
     let run = (1u64 << WIDTH) - 1;
-    let mut squares = 0;
+    let mut moved = 0;
     let mut k = 0;
     while k < RUNS {
-        squares |= ((bits >> (k * (WIDTH + 1))) & run) << (k * WIDTH);
+        moved |= ((set >> (k * from)) & run) << (k * to);
         k += 1;
     }
-    squares
+    moved
 }
 
 /// A diagonal direction, as seen by White (north = towards square 1).
