@@ -43,7 +43,7 @@ cd "$here"
 # and its comparisons are queued first, the longest first, so that the two cores end
 # together. `scripts/difftest/run.sh 100000` is the long form (docs/verification.md).
 for v in antidraughts international russian brazilian english italian; do
-  run "$venvs/pydraughts/bin/python" compare.py --impl pydraughts --variant "$v" --positions "$((positions / 4))" --seed 2 --kabe "$kabe"
+  run "$venvs/pydraughts/bin/python" compare.py --impl pydraughts --variant "$v" --positions "$(((positions + 3) / 4))" --seed 2 --kabe "$kabe"
 done
 run python3 crosscheck_perft.py --impl reference --max-nodes 300000 "$root"/data/perft/*.perft
 for v in international russian; do
