@@ -5,7 +5,7 @@
 #
 #   scripts/grow-set.sh [--commit] VARIANT PIECES TABLES
 #
-#   1. The inputs: `kabe generate --pieces PIECES-1` (resumes), checked against
+#   1. The inputs: `kabe generate --pieces PIECES-1 --keep-dropped` (resumes), checked against
 #      data/manifests/VARIANT-2-(PIECES-1).txt; where the repository has no such manifest
 #      the inputs are verified (`kabe verify`) and their manifest written.
 #   2. The pairs of PIECES pieces (`kabe plan --json`). Of the pairs the manifest
@@ -13,7 +13,8 @@
 #      pieces it lists are ready; the ready pair cheapest to build from what is on disk
 #      (the plan's time for it and for the listed pairs it reads, directly or not, that
 #      are missing; ties in build order) is built (`kabe
-#      generate --closure`, which keeps one side of a whole pair, and builds first the
+#      generate --closure --keep-dropped`, which keeps one side of a whole pair, the
+#      other's values aside for the pairs built later to read, and builds first the
 #      listed pairs it reads that are missing), verified (`kabe verify --signature`:
 #      every value derived again), and its files' lines added to the manifest and the
 #      statistics page (docs/stats/VARIANT.md, by scripts/stats-doc.sh) written from the
@@ -63,7 +64,7 @@ for job in json.load(sys.stdin)["jobs"]:
 }
 
 say "inputs: $variant 2-$inputs in $tables"
-kabe generate --variant "$variant" --pieces "$inputs" --tables "$tables"
+kabe generate --variant "$variant" --pieces "$inputs" --tables "$tables" --keep-dropped
 if [ -f "$input_manifest" ]; then
   kabe manifest --variant "$variant" --tables "$tables" --check "$input_manifest" | tail -n 1
 else
@@ -159,12 +160,12 @@ check_listed_on_disk() {
     if ! check_listed "${files[@]}" 2>/dev/null; then
       sig=${name%%+*}
       say "$name: listed, differs from $manifest: keeping one side"
-      kabe generate --variant "$variant" --closure "$sig" --tables "$tables" | tail -n 1
+      kabe generate --variant "$variant" --closure "$sig" --tables "$tables" --keep-dropped | tail -n 1
     fi
     if ! check_listed "${files[@]}" 2>/dev/null; then
       say "$name: listed, differs from $manifest: building it again"
       rm -f "${files[@]/#/$tables/$variant/}"
-      kabe generate --variant "$variant" --closure "$sig" --tables "$tables"
+      kabe generate --variant "$variant" --closure "$sig" --tables "$tables" --keep-dropped
       check_listed "${files[@]}" || { say "$name: built again, it differs from $manifest"; exit 1; }
     fi
     checked[$name]=1
@@ -192,7 +193,7 @@ while :; do
   sig=${name%%+*}
   say "[$n/$total] $name: building"
   start=$(date +%s)
-  kabe generate --variant "$variant" --closure "$sig" --tables "$tables"
+  kabe generate --variant "$variant" --closure "$sig" --tables "$tables" --keep-dropped
   built=$(date +%s)
   check_listed_on_disk # the listed pairs the closure built again
   say "[$n/$total] $name: built in $((built - start)) s, verifying"
@@ -219,7 +220,7 @@ while read -r name files; do
   read -ra files <<<"$files"
   on_disk "${files[@]}" && continue
   say "$name: listed, building it again"
-  kabe generate --variant "$variant" --closure "${name%%+*}" --tables "$tables"
+  kabe generate --variant "$variant" --closure "${name%%+*}" --tables "$tables" --keep-dropped
 done <<<"$pairs"
 check_listed_on_disk
 say "$variant 2-$pieces: every pair built, verified and in $manifest"

@@ -22,7 +22,8 @@ pub fn international_tables(pieces: u32) -> PathBuf {
         let rules = DrawRules::new(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL);
         kabe_generator::build_rules(Variant::INTERNATIONAL, rules, pieces, &dir, &|_| {}).expect("rule tables");
         // As `kabe generate` leaves a set: one table of each pair, the other found by search.
-        kabe_generator::keep_one_side(&dir, Variant::INTERNATIONAL, pieces).expect("one side");
+        kabe_generator::keep_one_side(&dir, Variant::INTERNATIONAL, pieces, kabe_generator::DroppedFiles::Replaced)
+            .expect("one side");
     }
     dir
 }

@@ -7,7 +7,7 @@ mod common;
 #[path = "reference/queue_solver.rs"]
 mod queue_solver;
 
-use kabe_generator::{build_scope, keep_one_side, table_path, BuildError, MemoryBudget, Registry, Scope};
+use kabe_generator::{build_scope, keep_one_side, table_path, BuildError, DroppedFiles, MemoryBudget, Registry, Scope};
 use kabe_probe::table::{Metric, TableFile};
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{DrawRules, Signature, Variant};
@@ -59,7 +59,7 @@ fn compare(variant: Variant, max_pieces: u32, budget: MemoryBudget, stride: usiz
         }
     }
     drop(tb);
-    let kept = keep_one_side(&dir, variant, max_pieces).expect("one side");
+    let kept = keep_one_side(&dir, variant, max_pieces, DroppedFiles::Replaced).expect("one side");
     assert!(kept.files > 0 && kept.bytes_saved > 0, "{kept:?}");
     let tb = Tablebase::open(&dir).expect("open");
     for &sig in &built.signatures {

@@ -8,7 +8,9 @@ use std::fs;
 use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 
-use kabe_generator::{build, build_rules, keep_one_side, solve_all, solve_rules, MemoryOracle, Registry, RuleRegistry};
+use kabe_generator::{
+    build, build_rules, keep_one_side, solve_all, solve_rules, DroppedFiles, MemoryOracle, Registry, RuleRegistry,
+};
 use kabe_probe::rules::exact::{verdict, Oracle};
 use kabe_probe::table::TableError;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
@@ -24,7 +26,7 @@ fn build_into(dir: &Path, pieces: u32) -> (Registry, RuleRegistry) {
     build(Variant::RUSSIAN, pieces, dir, &|_| {}).expect("build");
     let rules = DrawRules::new(DrawRuleSet::Ussr1953, &Variant::RUSSIAN);
     build_rules(Variant::RUSSIAN, rules, pieces, dir, &|_| {}).expect("rule tables");
-    let kept = keep_one_side(dir, Variant::RUSSIAN, pieces).expect("one side");
+    let kept = keep_one_side(dir, Variant::RUSSIAN, pieces, DroppedFiles::Replaced).expect("one side");
     assert!(kept.files > 0, "{kept:?}");
     let theory = solve_all(Variant::RUSSIAN, pieces, |_| {});
     let rule_tables = solve_rules(&theory, rules, signatures(pieces));

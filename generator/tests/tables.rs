@@ -8,7 +8,7 @@ use std::path::Path;
 
 use kabe_generator::{
     build, build_rules, keep_one_side, solve_all, table_bytes, table_path, verify, verify_with, write_rule_table,
-    BuildSummary, RuleTable, SolvedTable, VerifyOptions,
+    BuildSummary, DroppedFiles, RuleTable, SolvedTable, VerifyOptions,
 };
 use kabe_probe::table::{Metric, TableError, TableFile};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, RuleScore, Score, Signature, Variant};
@@ -22,6 +22,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir.join("russian"))
         .expect("tables")
         .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_file())
         .map(|p| (p.file_name().expect("name").to_string_lossy().into_owned(), fs::read(&p).expect("read")))
         .collect();
     out.sort();
@@ -202,7 +203,7 @@ fn keeping_one_side_carries_the_ledger_over_for_the_values_do_not_change() {
     let options = VerifyOptions { ledger: true, ..VerifyOptions::default() };
     let both = verify_with(&dir, v, &options, &|_| {}).expect("verify");
     assert!(both.ok() && both.pairs_derived > 5, "{both:?}");
-    let kept = keep_one_side(&dir, v, 3).expect("one side");
+    let kept = keep_one_side(&dir, v, 3, DroppedFiles::Replaced).expect("one side");
     assert!(kept.files > 0);
     let one = verify_with(&dir, v, &options, &|_| {}).expect("verify");
     assert!(one.ok(), "{one:?}");
@@ -217,7 +218,7 @@ fn a_one_side_set_verifies_alike_held_in_memory_or_not_and_a_planted_value_is_ca
     let dir = temp_dir("one-side-verify");
     let v = Variant::RUSSIAN;
     build_quietly(&dir);
-    keep_one_side(&dir, v, 3).expect("one side");
+    keep_one_side(&dir, v, 3, DroppedFiles::Replaced).expect("one side");
     let resident = VerifyOptions::default();
     let streamed = VerifyOptions { resident_bytes: 0, ..VerifyOptions::default() };
     let held = verify_with(&dir, v, &resident, &|_| {}).expect("verify");
@@ -423,24 +424,31 @@ fn fuzz_regressions_are_errors() {
 }
 
 /// A build reads its finished tables in their working form, decoded once whatever the
-/// files leave out: 4-piece tables built on a one-side (compact) set of 2-3 pieces and on
-/// a set that keeps both sides are byte for byte the tables solved and written in memory,
-/// theory and rule tables alike.
+/// files leave out: 4-piece tables built on a one-side (compact) set of 2-3 pieces, on
+/// one whose dropped files were kept aside, and on a set that keeps both sides are byte
+/// for byte the tables solved and written in memory, theory and rule tables alike.
 #[test]
 fn a_pair_built_on_a_compact_set_equals_one_built_on_both_sides_and_in_memory() {
     use kabe_generator::{build_rules_scope, build_scope, solve_rules, write_tables, MemoryBudget, Scope};
     let variant = Variant::RUSSIAN;
     let rules = DrawRules::new(DrawRuleSet::usual_for(&variant), &variant);
-    let (both, compact, reference) = (temp_dir("base-both"), temp_dir("base-compact"), temp_dir("base-memory"));
-    build_rules_base(variant, rules, &both, 3);
-    build_rules_base(variant, rules, &compact, 3);
-    let kept = keep_one_side(&compact, variant, 3).expect("compact");
+    let (both, compact, aside, reference) =
+        (temp_dir("base-both"), temp_dir("base-compact"), temp_dir("base-aside"), temp_dir("base-memory"));
+    for dir in [&both, &compact, &aside] {
+        build_rules_base(variant, rules, dir, 3);
+    }
+    let kept = keep_one_side(&compact, variant, 3, DroppedFiles::Replaced).expect("compact");
     assert!(kept.files > 0, "the 2-3 set is compact");
+    assert_eq!(keep_one_side(&aside, variant, 3, DroppedFiles::KeptAside).expect("kept aside"), kept);
+    assert!(files(&aside) == files(&compact), "the tables themselves as in the compact set");
+    let layout = kabe_probe::table::TableDir::new(&aside);
+    let copies = std::fs::read_dir(layout.dropped_folder(&variant)).expect("dropped files kept").count();
+    assert_eq!(copies, kept.files, "one copy for each file dropped");
     let scratch = |dir: &Path| {
         let names = std::fs::read_dir(dir.join(variant.name)).expect("tables").map(|e| e.expect("entry").file_name());
         names.filter(|n| n.to_string_lossy().ends_with(".results.scratch")).count()
     };
-    for dir in [&both, &compact] {
+    for dir in [&both, &compact, &aside] {
         build_scope(variant, Scope::Pieces(4), dir, MemoryBudget::default(), rules, &|_| {}).expect("theory");
         // The theory pass leaves every position's result for the rule pass (which reads
         // them and not the files), and the rule pass removes them.
@@ -467,6 +475,48 @@ fn a_pair_built_on_a_compact_set_equals_one_built_on_both_sides_and_in_memory() 
     assert!(expected.len() > 2 * four.len(), "WLD, DTW and some rule tables: {}", expected.len());
     assert!(four_pieces(&both) == expected, "built on both sides");
     assert!(four_pieces(&compact) == expected, "built on a compact set");
+    assert!(four_pieces(&aside) == expected, "built on a compact set with its dropped files aside");
+}
+
+/// A dropped file's values kept aside are read in its place only while they belong to
+/// the colour flip's file as it is: a build then finds no table to search whole; a copy
+/// bound to another flip file is left alone; a damaged copy is an error naming it.
+#[test]
+fn a_dropped_file_kept_aside_is_read_only_while_it_belongs_to_its_flip() {
+    use kabe_generator::WorkingSet;
+    let v = Variant::RUSSIAN;
+    let dir = temp_dir("dropped-aside");
+    build(v, 3, &dir, &|_| {}).expect("build");
+    keep_one_side(&dir, v, 3, DroppedFiles::KeptAside).expect("kept aside");
+    let layout = kabe_probe::table::TableDir::new(&dir);
+    let by_search = |sig| {
+        TableFile::open(&table_path(&dir, &v, sig, Metric::Dtw), &v, sig, Metric::Dtw)
+            .expect("open")
+            .header()
+            .by_search()
+    };
+    let dropped: Vec<Signature> =
+        (2..=3).flat_map(Signature::all_with).filter(|&s| s.flipped() != s && by_search(s)).collect();
+    assert!(!dropped.is_empty(), "some files dropped");
+    let working = WorkingSet::new(v, DrawRules::NONE);
+    for &sig in &dropped {
+        assert!(!working.searched_whole(&dir, sig), "{sig}: its copy is read, nothing searched whole");
+    }
+    let sig = dropped[0];
+    let flip = sig.flipped();
+    let kept = TableFile::open(&table_path(&dir, &v, flip, Metric::Dtw), &v, flip, Metric::Dtw).expect("flip");
+    let copy = layout.dropped_path(&v, sig, Metric::Dtw, kept.header().checksum);
+    assert!(copy.exists(), "{} kept", copy.display());
+    // Bound to another flip file: not read.
+    let unbound = layout.dropped_path(&v, sig, Metric::Dtw, kept.header().checksum ^ 1);
+    std::fs::rename(&copy, &unbound).expect("rename");
+    assert!(working.searched_whole(&dir, sig), "{sig}: a copy of another flip file is read");
+    std::fs::rename(&unbound, &copy).expect("rename back");
+    // Damaged: an error that names it.
+    std::fs::write(&copy, b"not a table").expect("damage");
+    let mut working = WorkingSet::new(v, DrawRules::NONE);
+    let error = working.load(&dir, sig).expect_err("a damaged copy is read");
+    assert!(error.to_string().contains(&copy.display().to_string()), "{error}");
 }
 
 fn build_rules_base(variant: Variant, rules: DrawRules, dir: &Path, pieces: u32) {
@@ -480,7 +530,7 @@ fn build_compact(dir: &Path) {
     let v = Variant::RUSSIAN;
     build(v, 3, dir, &|_| {}).expect("build");
     build_rules(v, DrawRules::new(DrawRuleSet::Ussr1953, &v), 3, dir, &|_| {}).expect("rule tables");
-    keep_one_side(dir, v, 3).expect("one side");
+    keep_one_side(dir, v, 3, DroppedFiles::Replaced).expect("one side");
 }
 
 #[test]

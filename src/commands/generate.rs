@@ -12,7 +12,7 @@ use clap::Args;
 use indicatif::{MultiProgress, ProgressBar};
 use kabe_generator::{
     build_pair_job, build_rules_scope, build_scope, keep_one_side, table_path, BuildEvent, CheckpointEvent,
-    MemoryBudget, PairJob, Scope,
+    DroppedFiles, MemoryBudget, PairJob, Scope,
 };
 use kabe_probe::table::Metric;
 use kabe_probe::{DrawRules, Signature, Variant};
@@ -51,6 +51,11 @@ pub struct GenerateArgs {
     /// other holds no values: its positions are found by a one-ply search.
     #[arg(long)]
     both_sides: bool,
+    /// Keep the values of each file dropped for one side in DIR/VARIANT/dropped, for the
+    /// builds that extend the set to read instead of searching (as fast as on both
+    /// sides, taking the disk both sides take; the set itself stays as by default).
+    #[arg(long, conflicts_with = "both_sides")]
+    keep_dropped: bool,
 }
 
 fn pair_name(sigs: &[Signature]) -> String {
@@ -68,7 +73,8 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let scope = scope_arg(&variant, args.pieces, args.closure.as_deref())?;
     let built = build_with_progress(variant, scope, &dir, rules, memory)?;
     if !args.both_sides {
-        let kept = keep_one_side(&dir, variant, scope.max_pieces())?;
+        let dropped = if args.keep_dropped { DroppedFiles::KeptAside } else { DroppedFiles::Replaced };
+        let kept = keep_one_side(&dir, variant, scope.max_pieces(), dropped)?;
         if kept.files > 0 {
             outln!(
                 "kept one table of each pair: {} files now found by search, {:.1} MB saved",

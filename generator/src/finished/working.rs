@@ -30,7 +30,7 @@ use std::sync::Mutex;
 use kabe_probe::rules::exact::Oracle;
 use kabe_probe::rules::Context;
 use kabe_probe::successors::{best_score, rule_score_of_children};
-use kabe_probe::table::{decode_entry, file_name, Metric, TableError, TableFile, TableFlags};
+use kabe_probe::table::{decode_entry, file_name, Metric, TableDir, TableError, TableFile, TableFlags};
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld};
 
@@ -437,10 +437,8 @@ impl WorkingSet {
     /// opened (not built yet) counts as leaving them out: its flip may be read.
     pub fn searched_whole(&self, dir: &Path, sig: Signature) -> bool {
         let variant = self.variant;
-        let searched = |metric: Metric| {
-            let path = dir.join(file_name(variant.name, sig, metric));
-            TableFile::open(&path, &variant, sig, metric).map_or(true, |file| file.header().by_search())
-        };
+        let searched =
+            |metric: Metric| open_for_build(dir, &variant, sig, metric).map_or(true, |file| file.header().by_search());
         searched(Metric::Dtw) || self.rule_context(sig).is_some() && searched(Metric::Rules(self.rules.set))
     }
 
@@ -457,10 +455,7 @@ impl WorkingSet {
             return Ok(());
         }
         let variant = self.variant;
-        let open = |metric: Metric| {
-            let path = dir.join(file_name(variant.name, sig, metric));
-            TableFile::open(&path, &variant, sig, metric)
-        };
+        let open = |metric: Metric| open_for_build(dir, &variant, sig, metric);
         let index = MaterialIndex::new(variant, sig).ok_or_else(|| not_a_table(dir, &variant, sig))?;
         let key = sig.key().ok_or_else(|| not_a_table(dir, &variant, sig))?;
         let dtw = Column::new(open(Metric::Dtw)?, index.len());
@@ -477,6 +472,33 @@ impl WorkingSet {
     pub fn view<'a>(&'a self, fallback: &'a Tablebase) -> Working<'a> {
         Working { set: self, fallback }
     }
+}
+
+/// The file a build reads the `metric` table of `sig` under `dir` from: the table's own,
+/// or where that holds no values ([`TableFlags::BY_SEARCH`]) the copy of its values kept
+/// aside when it was dropped ([`TableDir::dropped_path`]), if one is there bound to the
+/// colour flip's file as it is now. A copy that is there and cannot be read is an error
+/// naming it; a missing or unbound one leaves the positions to search.
+fn open_for_build(dir: &Path, variant: &Variant, sig: Signature, metric: Metric) -> Result<TableFile, TableError> {
+    let layout = TableDir::new(dir);
+    let file = TableFile::open(&layout.path(variant, sig, metric), variant, sig, metric)?;
+    if !file.header().by_search() {
+        return Ok(file);
+    }
+    let flip = sig.flipped();
+    let Ok(kept) = TableFile::open(&layout.path(variant, flip, metric), variant, flip, metric) else {
+        return Ok(file);
+    };
+    let aside = layout.dropped_path(variant, sig, metric, kept.header().checksum);
+    if !aside.exists() {
+        return Ok(file);
+    }
+    let copy = TableFile::open(&aside, variant, sig, metric)?;
+    if copy.header().by_search() {
+        let detail = String::from("a copy kept aside holds no values");
+        return Err(TableError::Corrupt { path: aside, detail });
+    }
+    Ok(copy)
 }
 
 fn not_a_table(dir: &Path, variant: &Variant, sig: Signature) -> ProbeError {

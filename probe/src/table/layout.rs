@@ -53,6 +53,21 @@ impl TableDir {
         self.root.join(file_name(variant.name, signature, metric))
     }
 
+    /// Where a build keeps the values of a table it dropped (wrote as found by search,
+    /// `kabe generate --keep-dropped`), for the builds that extend the set to read instead
+    /// of searching: `<dir>/<variant>/dropped/<sig>.<metric>.<kept>.kabe`, `kept` being
+    /// the checksum of the colour flip's file that was kept. A flip's file written again
+    /// with other values has another checksum, so a copy from before is never read with
+    /// it. The folder is not a table folder: [`TableDir::files`] does not list it.
+    pub fn dropped_path(&self, variant: &Variant, signature: Signature, metric: Metric, kept: u64) -> PathBuf {
+        self.dropped_folder(variant).join(format!("{signature}.{}.{kept:016x}.kabe", metric.name()))
+    }
+
+    /// The folder of [`TableDir::dropped_path`].
+    pub fn dropped_folder(&self, variant: &Variant) -> PathBuf {
+        self.folder(variant).join("dropped")
+    }
+
     /// The table files of `variant` here, by path: every name [`parse_file_name`] reads
     /// (whatever the file holds). No folder for the variant is no tables; an unreadable
     /// one is an error naming it.
