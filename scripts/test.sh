@@ -93,6 +93,9 @@ grep -m 1 ': building$' target/grow-set.txt | grep -q '\] 2020: building$' ||
 cmp "$grown-manifests/russian-2-4.txt" data/manifests/russian-2-4.txt
 diff <(sed -n '/^## 4 pieces/,/^4 pieces:/p' "$grown-stats/russian.md") <(sed -n '/^## 4 pieces/,/^4 pieces:/p' docs/stats/russian.md)
 tail -n 1 target/grow-set.txt
+# Each file dropped for one side keeps its values aside for the pairs built later.
+dropped=$(find "$grown/russian/dropped" -name '*.kabe' | wc -l)
+[ "$dropped" -gt 0 ] || { echo "grow-set kept no dropped file aside in $grown/russian/dropped"; exit 1; }
 # A closure build stopped after a listed pair it read was whole, before it kept one side:
 # both sides hold values (as `generate --pair` leaves them). grow-set keeps one side of it
 # and builds nothing again.
