@@ -443,7 +443,9 @@ fn a_pair_built_on_a_compact_set_equals_one_built_on_both_sides_and_in_memory() 
     assert!(files(&aside) == files(&compact), "the tables themselves as in the compact set");
     let layout = kabe_probe::table::TableDir::new(&aside);
     let copies = std::fs::read_dir(layout.dropped_folder(&variant)).expect("dropped files kept").count();
-    assert_eq!(copies, kept.files, "one copy for each file dropped");
+    let dropped_wld = files(&aside).iter().filter(|(name, bytes)| name.contains(".wld.") && bytes.len() == 72).count();
+    assert!(dropped_wld > 0 && copies > 0, "{dropped_wld} WLD files dropped, {copies} copies");
+    assert_eq!(copies, kept.files - dropped_wld, "a copy for each DTW and rule file dropped (builds read no WLD)");
     let scratch = |dir: &Path| {
         let names = std::fs::read_dir(dir.join(variant.name)).expect("tables").map(|e| e.expect("entry").file_name());
         names.filter(|n| n.to_string_lossy().ends_with(".results.scratch")).count()
@@ -479,14 +481,16 @@ fn a_pair_built_on_a_compact_set_equals_one_built_on_both_sides_and_in_memory() 
 }
 
 /// A dropped file's values kept aside are read in its place only while they belong to
-/// the colour flip's file as it is: a build then finds no table to search whole; a copy
-/// bound to another flip file is left alone; a damaged copy is an error naming it.
+/// the colour flip's file as it is: a build then finds no table to search whole, for DTW
+/// and rule tables alike; a copy bound to another flip file is left alone; a damaged copy
+/// is an error naming it.
 #[test]
 fn a_dropped_file_kept_aside_is_read_only_while_it_belongs_to_its_flip() {
     use kabe_generator::WorkingSet;
     let v = Variant::RUSSIAN;
+    let rules = DrawRules::new(DrawRuleSet::Ussr1953, &v);
     let dir = temp_dir("dropped-aside");
-    build(v, 3, &dir, &|_| {}).expect("build");
+    build_rules_base(v, rules, &dir, 3);
     keep_one_side(&dir, v, 3, DroppedFiles::KeptAside).expect("kept aside");
     let layout = kabe_probe::table::TableDir::new(&dir);
     let by_search = |sig| {
@@ -498,10 +502,21 @@ fn a_dropped_file_kept_aside_is_read_only_while_it_belongs_to_its_flip() {
     let dropped: Vec<Signature> =
         (2..=3).flat_map(Signature::all_with).filter(|&s| s.flipped() != s && by_search(s)).collect();
     assert!(!dropped.is_empty(), "some files dropped");
-    let working = WorkingSet::new(v, DrawRules::NONE);
+    let working = WorkingSet::new(v, rules);
+    let ruled: Vec<Signature> = dropped.iter().copied().filter(|&s| rules.context(s).is_some()).collect();
+    assert!(!ruled.is_empty(), "some rule tables dropped");
     for &sig in &dropped {
-        assert!(!working.searched_whole(&dir, sig), "{sig}: its copy is read, nothing searched whole");
+        assert!(!working.searched_whole(&dir, sig), "{sig}: its copies are read, nothing searched whole");
     }
+    // Without its rule table's copy a signature with a count is searched whole again.
+    let ruled_flip = ruled[0].flipped();
+    let rule_metric = Metric::Rules(DrawRuleSet::Ussr1953);
+    let flip_rules = TableFile::open(&table_path(&dir, &v, ruled_flip, rule_metric), &v, ruled_flip, rule_metric);
+    let rule_copy = layout.dropped_path(&v, ruled[0], rule_metric, flip_rules.expect("flip's rules").header().checksum);
+    let moved = rule_copy.with_extension("moved");
+    std::fs::rename(&rule_copy, &moved).expect("move the rule copy");
+    assert!(working.searched_whole(&dir, ruled[0]), "{}: its rule table's copy is read", ruled[0]);
+    std::fs::rename(&moved, &rule_copy).expect("move it back");
     let sig = dropped[0];
     let flip = sig.flipped();
     let kept = TableFile::open(&table_path(&dir, &v, flip, Metric::Dtw), &v, flip, Metric::Dtw).expect("flip");
@@ -514,7 +529,7 @@ fn a_dropped_file_kept_aside_is_read_only_while_it_belongs_to_its_flip() {
     std::fs::rename(&unbound, &copy).expect("rename back");
     // Damaged: an error that names it.
     std::fs::write(&copy, b"not a table").expect("damage");
-    let mut working = WorkingSet::new(v, DrawRules::NONE);
+    let mut working = WorkingSet::new(v, rules);
     let error = working.load(&dir, sig).expect_err("a damaged copy is read");
     assert!(error.to_string().contains(&copy.display().to_string()), "{error}");
 }

@@ -14,7 +14,7 @@ use kabe_generator::{
     build_pair_job, build_rules_scope, build_scope, keep_one_side, table_path, BuildEvent, CheckpointEvent,
     DroppedFiles, MemoryBudget, PairJob, Scope,
 };
-use kabe_probe::table::Metric;
+use kabe_probe::table::{Metric, TableDir};
 use kabe_probe::{DrawRules, Signature, Variant};
 
 use crate::args::{default_memory, rules_arg, scope_arg, TableSet};
@@ -51,10 +51,10 @@ pub struct GenerateArgs {
     /// other holds no values: its positions are found by a one-ply search.
     #[arg(long)]
     both_sides: bool,
-    /// Keep the values of each file dropped for one side in DIR/VARIANT/dropped, for the
-    /// builds that extend the set to read instead of searching (as fast as on both
-    /// sides, taking the disk both sides take; the set itself stays as by default).
-    #[arg(long, conflicts_with = "both_sides")]
+    /// Keep the values of each DTW and rule file dropped for one side in
+    /// DIR/VARIANT/dropped, for the builds that extend the set to read instead of
+    /// searching (the set itself stays as by default; pairs already one-side get none).
+    #[arg(long, conflicts_with_all = ["both_sides", "pair"])]
     keep_dropped: bool,
 }
 
@@ -75,7 +75,15 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     if !args.both_sides {
         let dropped = if args.keep_dropped { DroppedFiles::KeptAside } else { DroppedFiles::Replaced };
         let kept = keep_one_side(&dir, variant, scope.max_pieces(), dropped)?;
-        if kept.files > 0 {
+        if kept.files > 0 && args.keep_dropped {
+            let aside = TableDir::new(&dir).dropped_folder(&variant);
+            outln!(
+                "kept one table of each pair: {} files now found by search, {:.1} MB less in the set, the values of                  those builds read kept aside in {}",
+                kept.files,
+                kept.bytes_saved as f64 / 1e6,
+                aside.display()
+            )?;
+        } else if kept.files > 0 {
             outln!(
                 "kept one table of each pair: {} files now found by search, {:.1} MB saved",
                 kept.files,

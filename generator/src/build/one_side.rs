@@ -82,7 +82,8 @@ pub fn keep_one_side(
             let size = |s: Signature| std::fs::metadata(table_path(dir, &variant, s, metric)).map_or(0, |m| m.len());
             let drop = if size(sig) > size(flip) { sig } else { flip };
             let bytes = size(drop);
-            if dropped == DroppedFiles::KeptAside {
+            // Builds read DTW and rule tables, never WLD: no WLD copy is kept.
+            if dropped == DroppedFiles::KeptAside && metric != Metric::Wld {
                 let kept = if drop == sig { &b } else { &a };
                 keep_aside(dir, &variant, drop, metric, kept.header().checksum)?;
             }
@@ -100,7 +101,8 @@ pub fn keep_one_side(
 /// Keeps the values of the `metric` table of `drop` under `dir` aside, bound to its
 /// colour flip's file (checksum `kept`), before the file is replaced: a second name for
 /// the same file (a copy where the file system has no links), so that the table's own
-/// name never lacks a file. Copies bound to an earlier flip file go.
+/// name never lacks a file. The pair's other copies of this kind go: those bound to an
+/// earlier flip file, and the flip's own from a build that dropped the other side.
 fn keep_aside(dir: &Path, variant: &Variant, drop: Signature, metric: Metric, kept: u64) -> Result<(), BuildError> {
     let layout = TableDir::new(dir);
     let folder = layout.dropped_folder(variant);
@@ -110,11 +112,17 @@ fn keep_aside(dir: &Path, variant: &Variant, drop: Signature, metric: Metric, ke
         move |source| BuildError::Write { path, source }
     };
     std::fs::create_dir_all(&folder).map_err(error(&folder))?;
-    let stem = format!("{drop}.{}.", metric.name());
+    let of_this_pair = |name: &str| {
+        [drop, drop.flipped()].iter().any(|sig| {
+            let rest = name.strip_prefix(&format!("{sig}.{}.", metric.name()));
+            let checksum = rest.and_then(|r| r.strip_suffix(".kabe").or_else(|| r.strip_suffix(".kabe.tmp")));
+            checksum.is_some_and(|c| c.len() == 16 && c.bytes().all(|b| b.is_ascii_hexdigit()))
+        })
+    };
     for entry in std::fs::read_dir(&folder).map_err(error(&folder))? {
         let path = entry.map_err(error(&folder))?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with(&stem) && path != aside {
+        if of_this_pair(name) && path != aside {
             std::fs::remove_file(&path).map_err(error(&path))?;
         }
     }
@@ -125,6 +133,7 @@ fn keep_aside(dir: &Path, variant: &Variant, drop: Signature, metric: Metric, ke
     if std::fs::hard_link(&from, &aside).is_err() {
         let tmp = aside.with_extension("kabe.tmp");
         std::fs::copy(&from, &tmp).map_err(error(&tmp))?;
+        std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(error(&tmp))?;
         std::fs::rename(&tmp, &aside).map_err(error(&aside))?;
     }
     Ok(())
