@@ -78,7 +78,7 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
         if kept.files > 0 && args.keep_dropped {
             let aside = TableDir::new(&dir).dropped_folder(&variant);
             outln!(
-                "kept one table of each pair: {} files now found by search, {:.1} MB less in the set, the values of                  those builds read kept aside in {}",
+                "kept one table of each pair: {} files now found by search, {:.1} MB less in the set, kept aside in {}",
                 kept.files,
                 kept.bytes_saved as f64 / 1e6,
                 aside.display()
