@@ -24,6 +24,7 @@ fn files(dir: &Path, variant: &str) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir.join(variant))
         .expect("tables")
         .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_file())
         .map(|p| (p.file_name().expect("name").to_string_lossy().into_owned(), fs::read(&p).expect("read")))
         .collect();
     out.sort();
@@ -143,4 +144,48 @@ fn a_slurm_submission_leaves_out_the_jobs_done_and_waits_on_the_rest() {
     }
     assert!(job.contains("generate --pair 0111 --variant russian --rules ussr1953"), "{job}");
     assert!(!sub.join("jobs/0101.sbatch").exists());
+}
+
+/// `kabe plan --keep-dropped` (or `--both-sides`) hands its choice to the last step, in
+/// the JSON, the text and the Slurm script alike; the JSON's command, run as written on
+/// pairs built on both sides, keeps one table of each pair and the dropped ones aside.
+#[test]
+fn the_last_step_keeps_the_sides_the_plan_was_asked_to_keep() {
+    let dir = temp_dir("last-step");
+    let plan_with = |option: &str| {
+        let out = kabe(&["plan", "--variant", "russian", "--pieces", "3", "--cpus", "1", "--json", option], &dir);
+        assert!(out.status.success(), "{}", text(&out));
+        let graph: serde_json::Value = serde_json::from_slice(&out.stdout).expect("plan JSON");
+        graph["last_step"].as_str().expect("last step").to_string()
+    };
+    assert!(plan_with("--both-sides").contains(" --both-sides "));
+    let last = plan_with("--keep-dropped");
+    assert!(last.contains(" --keep-dropped ") && !plan(&dir, "russian")["last_step"].to_string().contains("--keep"));
+    let out = kabe(&["plan", "--variant", "russian", "--pieces", "3", "--keep-dropped", "--both-sides"], &dir);
+    assert!(!out.status.success() && text(&out).contains("cannot be used with"), "{}", text(&out));
+
+    let sub = dir.join("submission");
+    let out = kabe(
+        &["plan", "--variant", "russian", "--pieces", "3", "--keep-dropped", "--slurm", sub.to_str().expect("utf-8")],
+        &dir,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let script = fs::read_to_string(sub.join("jobs/last.sbatch")).expect("last.sbatch");
+    assert!(script.contains("--pieces 3 --keep-dropped --tables"), "{script}");
+
+    assert!(kabe(&["generate", "--variant", "russian", "--pieces", "3", "--both-sides"], &dir).status.success());
+    // As written: `kabe ARGS --tables DIR`, the directory quoted for a shell.
+    let args: Vec<&str> = last.strip_prefix("kabe ").expect("a kabe command").split(" --tables ").collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_kabe"))
+        .args(args[0].split_whitespace())
+        .arg("--tables")
+        .arg(args[1].trim_matches('\''))
+        .output()
+        .expect("run kabe");
+    assert!(out.status.success(), "{}", text(&out));
+    let compact = temp_dir("last-step-compact");
+    assert!(kabe(&["generate", "--variant", "russian", "--pieces", "3"], &compact).status.success());
+    assert_eq!(files(&dir, "russian"), files(&compact, "russian"), "one side kept");
+    let aside = fs::read_dir(dir.join("russian/dropped")).expect("the dropped tables kept aside").count();
+    assert!(aside > 0, "nothing kept aside");
 }

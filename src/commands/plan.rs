@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use kabe_generator::{table_path, Job, MemoryBudget, Plan, Rates, Scope};
+use kabe_generator::{table_path, Job, MemoryBudget, Plan, Rates, Scope, SidesKept};
 use kabe_probe::Signature;
 use serde_json::json;
 
@@ -46,6 +46,25 @@ pub struct PlanArgs {
     /// The kabe binary the jobs run (default: this one).
     #[arg(long, value_name = "PATH")]
     kabe: Option<PathBuf>,
+    /// The last step keeps both tables of every pair (as `kabe generate --both-sides`).
+    #[arg(long)]
+    both_sides: bool,
+    /// The last step keeps the dropped DTW and rule tables aside for the builds that
+    /// extend the set (as `kabe generate --keep-dropped`).
+    #[arg(long, conflicts_with = "both_sides")]
+    keep_dropped: bool,
+}
+
+impl PlanArgs {
+    fn sides_kept(&self) -> SidesKept {
+        if self.both_sides {
+            SidesKept::BothSides
+        } else if self.keep_dropped {
+            SidesKept::OneSideKeepingDropped
+        } else {
+            SidesKept::OneSide
+        }
+    }
 }
 
 pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
@@ -71,7 +90,7 @@ pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
             Some(path) => path.clone(),
             None => std::env::current_exe().context("finding this kabe binary")?,
         };
-        let written = write_slurm(&plan, &done, &dir, out, &kabe)?;
+        let written = write_slurm(&plan, args.sides_kept(), &done, &dir, out, &kabe)?;
         outln!(
             "{}: {written} jobs to run ({} already done in {}); submit with: bash {}/submit.sh [sbatch options]",
             out.display(),
@@ -82,9 +101,9 @@ pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if args.json {
-        outln!("{}", plan_json(&plan, &done, &dir))?;
+        outln!("{}", plan_json(&plan, args.sides_kept(), &done, &dir))?;
     } else {
-        print_plan(&plan, &done, scope)?;
+        print_plan(&plan, args.sides_kept(), &done, scope)?;
         if !over.is_empty() {
             outln!("over --job-memory even solved in slices: {}", over.join(", "))?;
         }
@@ -106,7 +125,7 @@ fn file_names(plan: &Plan, dir: &Path, tables: &[kabe_generator::TableId]) -> Ve
     tables.iter().map(|(s, m)| table_path(dir, &plan.variant, *s, *m).display().to_string()).collect()
 }
 
-fn plan_json(plan: &Plan, done: &[bool], dir: &Path) -> serde_json::Value {
+fn plan_json(plan: &Plan, kept: SidesKept, done: &[bool], dir: &Path) -> serde_json::Value {
     let (path, critical) = plan.critical_path();
     let jobs: Vec<serde_json::Value> = plan
         .jobs
@@ -140,11 +159,11 @@ fn plan_json(plan: &Plan, done: &[bool], dir: &Path) -> serde_json::Value {
         "critical_path": { "jobs": path.iter().map(|i| plan.jobs[*i].name()).collect::<Vec<_>>(), "seconds": critical },
         "done": done.iter().filter(|d| **d).count(),
         "jobs": jobs,
-        "last_step": format!("kabe {} --tables {}", plan.last_step_args(), shell_quote(dir)),
+        "last_step": format!("kabe {} --tables {}", plan.last_step_args(kept), shell_quote(dir)),
     })
 }
 
-fn print_plan(plan: &Plan, done: &[bool], scope: Scope) -> anyhow::Result<()> {
+fn print_plan(plan: &Plan, kept: SidesKept, done: &[bool], scope: Scope) -> anyhow::Result<()> {
     let what = match scope {
         Scope::Pieces(n) => format!("up to {n} pieces"),
         Scope::Closure(sig) => format!("the closure of {sig}"),
@@ -185,7 +204,7 @@ fn print_plan(plan: &Plan, done: &[bool], scope: Scope) -> anyhow::Result<()> {
     if plan.jobs.iter().any(|j| j.sliced) {
         outln!("*: solved one men placement at a time within --job-memory")?;
     }
-    outln!("last, after every job: kabe {} --tables DIR (keeps one table of each pair)", plan.last_step_args())?;
+    outln!("last, after every job: kabe {} --tables DIR ({})", plan.last_step_args(kept), kept.describe())?;
     let (path, critical) = plan.critical_path();
     let total = plan.total_seconds();
     outln!(
@@ -225,7 +244,14 @@ fn shell_quote(path: &Path) -> String {
 }
 
 /// Writes one batch script per job not done and `submit.sh`; returns the jobs written.
-fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) -> anyhow::Result<usize> {
+fn write_slurm(
+    plan: &Plan,
+    kept: SidesKept,
+    done: &[bool],
+    dir: &Path,
+    out: &Path,
+    kabe: &Path,
+) -> anyhow::Result<usize> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let dir = dir.canonicalize().with_context(|| format!("resolving {}", dir.display()))?;
     let kabe = kabe.canonicalize().with_context(|| format!("finding the kabe binary {}", kabe.display()))?;
@@ -256,7 +282,7 @@ fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) 
         let _ = writeln!(submit, "echo \"$j{name} {}\" | tee -a submitted.txt", job.name());
         written += 1;
     }
-    std::fs::write(out.join("jobs").join("last.sbatch"), last_script(plan, &dir, &out, &kabe))
+    std::fs::write(out.join("jobs").join("last.sbatch"), last_script(plan, kept, &dir, &out, &kabe))
         .with_context(|| format!("writing {}", out.join("jobs").display()))?;
     let all: Vec<String> =
         plan.jobs.iter().enumerate().filter(|(i, _)| !done[*i]).map(|(_, j)| format!("$j{}", job_id(j))).collect();
@@ -268,7 +294,7 @@ fn write_slurm(plan: &Plan, done: &[bool], dir: &Path, out: &Path, kabe: &Path) 
     }
     let submit_path = out.join("submit.sh");
     std::fs::write(&submit_path, submit).with_context(|| format!("writing {}", submit_path.display()))?;
-    std::fs::write(out.join("plan.json"), plan_json(plan, done, &dir).to_string())
+    std::fs::write(out.join("plan.json"), plan_json(plan, kept, done, &dir).to_string())
         .with_context(|| format!("writing {}", out.join("plan.json").display()))?;
     Ok(written)
 }
@@ -292,9 +318,9 @@ fn prepare_out(out: &Path) -> anyhow::Result<PathBuf> {
     Ok(out)
 }
 
-/// The batch script that runs last, after every job: one table of each pair kept, the
-/// other found by search.
-fn last_script(plan: &Plan, dir: &Path, out: &Path, kabe: &Path) -> String {
+/// The batch script that runs last, after every job: it finds every pair complete and
+/// keeps its tables as `kept` says.
+fn last_script(plan: &Plan, kept: SidesKept, dir: &Path, out: &Path, kabe: &Path) -> String {
     format!(
         "#!/usr/bin/env bash\n\
          #SBATCH --job-name=kabe-{variant}-last\n\
@@ -302,14 +328,15 @@ fn last_script(plan: &Plan, dir: &Path, out: &Path, kabe: &Path) -> String {
          #SBATCH --mem=1024M\n\
          #SBATCH --output={logs}/%x-%j.out\n\
          #SBATCH --kill-on-invalid-dep=yes\n\
-         # Checks every pair is complete and keeps one table of each pair.\n\
+         # Checks every pair is complete and {kept}.\n\
          set -euo pipefail\n\
          exec {kabe} {args} --tables {dir} --memory 768M\n",
         variant = plan.variant.name,
         cpus = plan.threads,
         logs = out.join("logs").display(),
         kabe = shell_quote(kabe),
-        args = plan.last_step_args(),
+        args = plan.last_step_args(kept),
+        kept = kept.describe(),
         dir = shell_quote(dir),
     )
 }

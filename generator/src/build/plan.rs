@@ -131,16 +131,45 @@ pub struct Plan {
     pub job_memory: Option<MemoryBudget>,
 }
 
+/// What the step after every job of a plan keeps of each pair's two tables of a kind:
+/// `kabe generate`'s default, `--keep-dropped` or `--both-sides`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SidesKept {
+    /// The smaller table kept, the other found by search.
+    #[default]
+    OneSide,
+    /// As `OneSide`, the dropped DTW and rule tables kept aside for later builds to read.
+    OneSideKeepingDropped,
+    /// Both tables kept.
+    BothSides,
+}
+
+impl SidesKept {
+    /// What the last step does, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SidesKept::OneSide => "keeps one table of each pair",
+            SidesKept::OneSideKeepingDropped => "keeps one table of each pair, the dropped ones aside",
+            SidesKept::BothSides => "keeps both tables of each pair",
+        }
+    }
+}
+
 impl Plan {
     /// The arguments of the step after every job: `kabe generate` over the finished
-    /// pairs, which finds each complete and keeps one table of each pair
-    /// ([`crate::keep_one_side`]).
-    pub fn last_step_args(&self) -> String {
+    /// pairs, which finds each complete and keeps the tables of each pair as `kept`
+    /// says ([`crate::keep_one_side`]).
+    pub fn last_step_args(&self, kept: SidesKept) -> String {
         let what = match self.scope {
             Scope::Pieces(n) => format!("--pieces {n}"),
             Scope::Closure(sig) => format!("--closure {sig}"),
         };
-        format!("generate --variant {} --rules {} {what}", self.variant.name, self.rules.set.name())
+        let sides = match kept {
+            SidesKept::OneSide => "",
+            SidesKept::OneSideKeepingDropped => " --keep-dropped",
+            SidesKept::BothSides => " --both-sides",
+        };
+        format!("generate --variant {} --rules {} {what}{sides}", self.variant.name, self.rules.set.name())
     }
 
     /// The jobs that build `scope` of `variant` with the rule tables of `rules`, each on
