@@ -134,14 +134,14 @@ impl Counters {
         rules.set.check_for(position.variant())?;
         let signature = Signature::of(position);
         let material = material.or_else(|| Counters::fresh(rules, position).material);
-        if let Some(reset) = rules.reset {
-            if reset_plies > reset.limit_plies {
-                return Err(CounterError::PastLimit {
-                    article: reset.article,
-                    plies: reset_plies,
-                    limit: reset.limit_plies,
-                });
-            }
+        if let Some(reset) = rules.reset
+            && reset_plies > reset.limit_plies
+        {
+            return Err(CounterError::PastLimit {
+                article: reset.article,
+                plies: reset_plies,
+                limit: reset.limit_plies,
+            });
         }
         let mut material = material;
         if let Some(count) = &mut material {
@@ -180,15 +180,15 @@ impl Counters {
                     limit: rule.max_plies(),
                 });
             }
-            if let Some(reset) = rules.reset {
-                if reset_plies > count.plies {
-                    return Err(CounterError::ResetBeyondMaterial {
-                        reset: reset.article,
-                        reset_plies,
-                        material: rule.article,
-                        material_plies: count.plies,
-                    });
-                }
+            if let Some(reset) = rules.reset
+                && reset_plies > count.plies
+            {
+                return Err(CounterError::ResetBeyondMaterial {
+                    reset: reset.article,
+                    reset_plies,
+                    material: rule.article,
+                    material_plies: count.plies,
+                });
             }
         }
         Ok(Counters { set: rules.set, reset_plies, material })
@@ -301,11 +301,11 @@ impl Counters {
     /// [`Counters::parse`] reads back the same counters.
     pub fn describe_at(&self, position: &Position) -> String {
         let mut text = self.describe(position.variant());
-        if let Some((MaterialCount { strong: Some(side), .. }, rule)) = self.material_rule(position.variant()) {
-            if rule.strong_side_by_material(position).is_none() {
-                text.push(':');
-                text.push_str(color_word(side));
-            }
+        if let Some((MaterialCount { strong: Some(side), .. }, rule)) = self.material_rule(position.variant())
+            && rule.strong_side_by_material(position).is_none()
+        {
+            text.push(':');
+            text.push_str(color_word(side));
         }
         text
     }

@@ -187,16 +187,16 @@ impl TablebaseBuilder {
     /// assert!(matches!(missing, Err(ProbeError::Directory { .. })));
     /// ```
     pub fn open(self) -> Result<Tablebase, ProbeError> {
-        if let Ok(meta) = std::fs::metadata(&self.dir) {
-            if !meta.is_dir() {
-                return Err(ProbeError::Directory {
-                    path: self.dir.clone(),
-                    error: std::io::Error::new(
-                        std::io::ErrorKind::NotADirectory,
-                        "not a directory (the table directory holds a folder per variant)",
-                    ),
-                });
-            }
+        if let Ok(meta) = std::fs::metadata(&self.dir)
+            && !meta.is_dir()
+        {
+            return Err(ProbeError::Directory {
+                path: self.dir.clone(),
+                error: std::io::Error::new(
+                    std::io::ErrorKind::NotADirectory,
+                    "not a directory (the table directory holds a folder per variant)",
+                ),
+            });
         }
         let variants = match self.variants {
             Some(v) => v,
