@@ -1,7 +1,7 @@
 //! End-to-end tests of the `kabe` binary: output, JSON, and one-line errors with a
 //! non-zero exit code.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

@@ -1,7 +1,7 @@
 //! `kabe generate` killed part-way resumes to the same files as an uninterrupted build,
 //! and `kabe verify` / `kabe stats` read what it wrote.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

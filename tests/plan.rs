@@ -2,7 +2,7 @@
 //! order, give the files of a whole `kabe generate`; a job refuses missing and corrupt
 //! inputs by name; a Slurm submission leaves out what is done.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

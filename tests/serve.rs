@@ -2,7 +2,7 @@
 //! the shape its OpenAPI document describes; bad requests get 4xx JSON errors naming
 //! what was wrong; malformed and hostile requests never bring it down.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -1,7 +1,7 @@
 //! Annotation, reports and the study checker on real tables (international and Russian
 //! up to 4 pieces, built once into the target directory and reused).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

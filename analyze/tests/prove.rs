@@ -2,7 +2,7 @@
 //! 4-piece tables, proofs refused by the checker once damaged, and the search's verdicts
 //! on 4-piece positions, searched with 3-piece tables only, against the 4-piece tables.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

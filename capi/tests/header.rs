@@ -20,7 +20,7 @@ fn the_committed_header_is_current() {
     let committed = std::fs::read(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "{} is stale: regenerate with KABE_BLESS=1 cargo test -p kabe-capi --test header",
+        "{} is stale: regenerate with KABE_BLESS=1 cargo test -p kabe-capi --test suites header",
         path.display()
     );
 }

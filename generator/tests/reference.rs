@@ -3,7 +3,7 @@
 //! through the files under a small memory budget gives the same value for every
 //! position. Large sets are compared by `benches/generate.sh`.
 
-mod common;
+use crate::common;
 #[path = "reference/queue_solver.rs"]
 mod queue_solver;
 

@@ -2,7 +2,7 @@
 //! without files), on Russian tables up to 4 pieces of which one table of each pair is
 //! found by search: values, capture resolution, the cache, errors, threads.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Table files: resumable, bit-identical builds; every kind of bad file is an error that
 //! names it; verification catches a wrong value even when the checksum is right.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Property tests over random positions: notation round trips, colour symmetry, and
 //! unmove generation checked against the forward generator both ways.
 
-mod common;
+use crate::common;
 
 use kabe_rules::notation::movetext::format;
 use kabe_rules::{perft, Move, MoveError, MoveList, PieceKind, Position, Restore, Square, Variant};

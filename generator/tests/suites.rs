@@ -1,0 +1,16 @@
+//! The integration tests of the generator, one module a file, built as one test binary:
+//! one link of the workspace instead of one a file (the link was most of each file's
+//! build).
+
+mod common;
+
+#[path = "brute_force.rs"]
+mod brute_force;
+#[path = "draw_rules.rs"]
+mod draw_rules;
+#[path = "reference.rs"]
+mod reference;
+#[path = "tablebase.rs"]
+mod tablebase;
+#[path = "tables.rs"]
+mod tables;
