@@ -111,3 +111,32 @@ fn the_cycle_finder_finds_a_cycle() {
         BTreeSet::from(["build".to_string(), "pair".to_string()])
     });
 }
+
+/// Each crate's integration tests are one binary (`tests/suites.rs`, `autotests = false`):
+/// a test file that suites.rs does not name would be built and run by nothing, silently.
+#[test]
+fn every_integration_test_file_is_a_module_of_its_crates_suites() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut checked = 0;
+    for krate in [".", "rules", "probe", "generator", "analyze", "server", "capi"] {
+        let tests = root.join(krate).join("tests");
+        let Ok(entries) = std::fs::read_dir(&tests) else { continue };
+        let manifest = std::fs::read_to_string(root.join(krate).join("Cargo.toml")).expect("Cargo.toml");
+        let suites = std::fs::read_to_string(tests.join("suites.rs")).unwrap_or_default();
+        for entry in entries {
+            let path = entry.expect("entry").path();
+            let name = path.file_name().expect("name").to_string_lossy().into_owned();
+            if !name.ends_with(".rs") || name == "suites.rs" {
+                continue;
+            }
+            if manifest.contains("autotests = false") {
+                assert!(
+                    suites.contains(&format!("#[path = \"{name}\"]")),
+                    "{krate}/tests/{name} is not a module of {krate}/tests/suites.rs: it runs nowhere"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "{checked} test files found");
+}

@@ -72,6 +72,7 @@ fn jobs_in_order_give_a_whole_build(variant: &str) -> common::TempDir {
     assert!(kabe(&["generate", "--variant", variant, "--pieces", "3"], &compact).status.success());
     assert!(kabe(&["generate", "--variant", variant, "--pieces", "3"], &dir).status.success());
     assert_eq!(files(&dir, variant), files(&compact, variant), "{variant}: one side kept");
+    assert!(!dir.join(variant).join("dropped").exists(), "{variant}: the default last step keeps nothing aside");
     assert!(plan(&dir, variant)["jobs"].as_array().expect("jobs").iter().all(|j| j["status"] == "done"));
     dir
 }
@@ -158,9 +159,18 @@ fn the_last_step_keeps_the_sides_the_plan_was_asked_to_keep() {
         let graph: serde_json::Value = serde_json::from_slice(&out.stdout).expect("plan JSON");
         graph["last_step"].as_str().expect("last step").to_string()
     };
-    assert!(plan_with("--both-sides").contains(" --both-sides "));
+    let both = plan_with("--both-sides");
+    assert!(both.contains(" --both-sides "), "{both}");
     let last = plan_with("--keep-dropped");
-    assert!(last.contains(" --keep-dropped ") && !plan(&dir, "russian")["last_step"].to_string().contains("--keep"));
+    let default = plan(&dir, "russian")["last_step"].to_string();
+    assert!(last.contains(" --keep-dropped "), "{last}");
+    assert!(!default.contains("--keep") && !default.contains("--both"), "{default}");
+    let out = kabe(&["plan", "--variant", "russian", "--pieces", "3", "--keep-dropped"], &dir);
+    let printed = text(&out);
+    assert!(
+        printed.contains("--keep-dropped --tables DIR (keeps one table of each pair, the dropped ones aside)"),
+        "{printed}"
+    );
     let out = kabe(&["plan", "--variant", "russian", "--pieces", "3", "--keep-dropped", "--both-sides"], &dir);
     assert!(!out.status.success() && text(&out).contains("cannot be used with"), "{}", text(&out));
 
@@ -172,6 +182,13 @@ fn the_last_step_keeps_the_sides_the_plan_was_asked_to_keep() {
     assert!(out.status.success(), "{}", text(&out));
     let script = fs::read_to_string(sub.join("jobs/last.sbatch")).expect("last.sbatch");
     assert!(script.contains("--pieces 3 --keep-dropped --tables"), "{script}");
+    let out = kabe(
+        &["plan", "--variant", "russian", "--pieces", "3", "--both-sides", "--slurm", sub.to_str().expect("utf-8")],
+        &dir,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let script = fs::read_to_string(sub.join("jobs/last.sbatch")).expect("last.sbatch");
+    assert!(script.contains("--pieces 3 --both-sides --tables"), "{script}");
 
     assert!(kabe(&["generate", "--variant", "russian", "--pieces", "3", "--both-sides"], &dir).status.success());
     // As written: `kabe ARGS --tables DIR`, the directory quoted for a shell.
