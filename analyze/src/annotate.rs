@@ -168,10 +168,11 @@ pub fn annotate(
         if occurrences >= 3 && out.ended.is_none() {
             out.ended = Some(RuleEnd { ply, article: repetition_article(rules.set), repetition: true });
         }
-        if let Some((article, 0)) = counters.governing(&position) {
-            if out.ended.is_none() && !position.is_over() {
-                out.ended = Some(RuleEnd { ply, article, repetition: false });
-            }
+        if let Some((article, 0)) = counters.governing(&position)
+            && out.ended.is_none()
+            && !position.is_over()
+        {
+            out.ended = Some(RuleEnd { ply, article, repetition: false });
         }
         if out.ended.is_none() && within_range(&position, range) {
             match note(tables, &seen, &position, &counters, ply, game, texts) {

@@ -295,10 +295,8 @@ impl<R: BufRead> PdnReader<R> {
                     piece.extend(&chars[from..i.min(chars.len())]);
                 }
             }
-            if !open {
-                if let Some(piece) = self.piece.take() {
-                    self.keep_piece(piece);
-                }
+            if !open && let Some(piece) = self.piece.take() {
+                self.keep_piece(piece);
             }
         }
     }

@@ -60,7 +60,7 @@ impl Repetitions {
 
     /// The positions whose next occurrence is the third.
     pub fn twice(&self) -> HashSet<Position> {
-        self.seen.iter().filter(|(_, &n)| n >= 2).map(|(p, _)| *p).collect()
+        self.seen.iter().filter(|&(_, &n)| n >= 2).map(|(p, _)| *p).collect()
     }
 }
 

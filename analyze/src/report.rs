@@ -77,13 +77,11 @@ fn absolute(position: &Position, result: Wld, plies: Option<u16>) -> String {
 /// What the rules do here, in words: the count that decides, a repetition.
 fn rule_note(annotation: &GameAnnotation, start: &Position, note: &PositionNote) -> String {
     let mut parts = Vec::new();
-    if note.verdict.rule_decides() {
-        if let Some((article, left)) = note.verdict.count {
-            parts.push(format!(
-                "{article} decides: count runs out at {}",
-                move_number(start, note.ply + usize::from(left))
-            ));
-        }
+    if note.verdict.rule_decides()
+        && let Some((article, left)) = note.verdict.count
+    {
+        parts
+            .push(format!("{article} decides: count runs out at {}", move_number(start, note.ply + usize::from(left))));
     }
     match note.repetition {
         Some(RepetitionEffect::Draws) => {

@@ -324,7 +324,7 @@ unsafe fn counters_of(tb: &Tablebase, position: &Position, counters: *const Kabe
 }
 
 /// The default options: a 64 MiB cache and each variant's own draw rules.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn kabe_default_options() -> KabeOptions {
     KabeOptions { cache_bytes: kabe_probe::tablebase::DEFAULT_CACHE_BYTES, rules: std::ptr::null() }
 }
@@ -338,7 +338,7 @@ pub extern "C" fn kabe_default_options() -> KabeOptions {
 /// `dir` is null or a NUL-terminated path; `options` is null (defaults) or valid for reads
 /// of a `kabe_options` whose `rules` is null or NUL-terminated; `out` is null or valid for
 /// writes of a pointer; `error` is null or valid for writes of `error_len` bytes.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn kabe_open(
     dir: *const c_char,
     options: *const KabeOptions,
@@ -389,7 +389,7 @@ pub unsafe extern "C" fn kabe_open(
 ///
 /// # Safety
 /// `tb` is null or a handle from `kabe_open` not yet closed.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn kabe_close(tb: *mut KabeTablebase) {
     if !tb.is_null() {
         // SAFETY: the handle came from Box::into_raw in kabe_open.
@@ -402,7 +402,7 @@ pub unsafe extern "C" fn kabe_close(tb: *mut KabeTablebase) {
 ///
 /// # Safety
 /// `tb` is null or a handle from `kabe_open` not yet closed.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn kabe_max_pieces(tb: *const KabeTablebase, variant: c_int) -> c_int {
     // SAFETY: `tb` is null or a live handle from kabe_open, as kabe_max_pieces's contract says.
     let Some(tb) = (unsafe { tb.as_ref() }) else { return KABE_ERR_ARGUMENT };
@@ -441,7 +441,7 @@ unsafe fn probe_wld_into(
 /// `tb` is null or a handle from `kabe_open` not yet closed; `position` is null or valid
 /// for reads of a `kabe_position`; `result` is null or valid for writes of an `int`
 /// (null is `KABE_ERR_ARGUMENT`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn kabe_probe_wld(
     tb: *const KabeTablebase,
     position: *const KabePosition,
@@ -456,7 +456,7 @@ pub unsafe extern "C" fn kabe_probe_wld(
 ///
 /// # Safety
 /// As `kabe_probe_wld`.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn kabe_probe_wld_cached(
     tb: *const KabeTablebase,
     position: *const KabePosition,
@@ -477,7 +477,7 @@ pub unsafe extern "C" fn kabe_probe_wld_cached(
 ///
 /// # Safety
 /// As `kabe_probe_wld`.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn kabe_probe_wld_stored(
     tb: *const KabeTablebase,
     position: *const KabePosition,
@@ -501,7 +501,7 @@ pub unsafe extern "C" fn kabe_probe_wld_stored(
 /// `kabe_counters` whose strings are null or NUL-terminated; `verdict` is null or valid
 /// for writes of a `kabe_verdict` (a null handle, position or verdict is
 /// `KABE_ERR_ARGUMENT`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn kabe_probe(
     tb: *const KabeTablebase,
     position: *const KabePosition,
@@ -542,7 +542,7 @@ pub unsafe extern "C" fn kabe_probe(
 /// `tb`, `position` and `counters` as for `kabe_probe`; `moves` is null or valid for
 /// writes of `capacity` `kabe_move` entries; `count` is null or valid for writes of a
 /// `size_t` (a null handle, position or count is `KABE_ERR_ARGUMENT`).
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn kabe_best_moves(
     tb: *const KabeTablebase,
     position: *const KabePosition,
@@ -591,7 +591,7 @@ pub unsafe extern "C" fn kabe_best_moves(
 /// # Safety
 /// `tb` and `position` as for `kabe_probe_wld`; `buf` is null or valid for writes of `len`
 /// bytes.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn kabe_explain(
     tb: *const KabeTablebase,
     position: *const KabePosition,
@@ -621,7 +621,7 @@ pub unsafe extern "C" fn kabe_explain(
 
 /// The version of this library, `MAJOR.MINOR.PATCH`, static and NUL-terminated: the
 /// table format a handle reads is the one of this version.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn kabe_version() -> *const c_char {
     static VERSION: &CStr = match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
         Ok(v) => v,
@@ -631,7 +631,7 @@ pub extern "C" fn kabe_version() -> *const c_char {
 }
 
 /// A static, NUL-terminated description of a status code.
-#[no_mangle]
+#[unsafe(no_mangle)]
 pub extern "C" fn kabe_status_string(status: c_int) -> *const c_char {
     status_text(status).as_ptr()
 }

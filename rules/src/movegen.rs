@@ -66,7 +66,7 @@ impl Move {
     }
 
     /// The squares of the captured pieces, in square order.
-    pub fn captured_squares<'a>(&self, variant: &'a Variant) -> impl Iterator<Item = Square> + 'a {
+    pub fn captured_squares<'a>(&self, variant: &'a Variant) -> impl Iterator<Item = Square> + 'a + use<'a> {
         let geo = variant.board.geometry();
         Bits(self.captured).map(move |b| Square(geo.square_of[b as usize]))
     }

@@ -292,10 +292,10 @@ impl Position {
         let mut pieces = Vec::new();
         for color in [Color::White, Color::Black] {
             for s in 0..self.variant.squares() {
-                if let Some((c, kind)) = self.piece_at(Square(s)) {
-                    if c == color {
-                        pieces.push(SetupPiece { color, kind, square: Square(s).number() });
-                    }
+                if let Some((c, kind)) = self.piece_at(Square(s))
+                    && c == color
+                {
+                    pieces.push(SetupPiece { color, kind, square: Square(s).number() });
                 }
             }
         }

@@ -336,10 +336,10 @@ impl ReverseCapture<'_> {
             (PieceKind::Man, CrowningInCapture::CrownAndStop) if to_on_promo => None,
             (PieceKind::Man, _) => Some(PieceKind::Man),
         };
-        if let Some(k) = checked_as {
-            if self.can_capture(self.to, k, enemy, empty_at_end) {
-                return true;
-            }
+        if let Some(k) = checked_as
+            && self.can_capture(self.to, k, enemy, empty_at_end)
+        {
+            return true;
         }
         // A flying king must have landed where it could go on, if it could anywhere.
         if last_kind == PieceKind::King

@@ -49,13 +49,13 @@ fn describe(v: &Verdict) -> String {
             out += &format!(", decided within it in {p}");
         }
     }
-    if v.rule_decides() {
-        if let Some((article, left)) = v.count {
-            out += &format!(
-                "\n{article} decides: the {} needs more than the {left} plies the count leaves",
-                v.theoretical.wld().word()
-            );
-        }
+    if v.rule_decides()
+        && let Some((article, left)) = v.count
+    {
+        out += &format!(
+            "\n{article} decides: the {} needs more than the {left} plies the count leaves",
+            v.theoretical.wld().word()
+        );
     }
     out
 }

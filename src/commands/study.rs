@@ -218,13 +218,13 @@ fn print_proof(p: &PositionProof, variant: Variant, rules: DrawRuleSet, reach: u
         (Some(false), false) => outln!("result: {solver} does not win: a defence holds")?,
         (None, false) => outln!("result: unresolved: not every defence is refuted within the budget")?,
     }
-    if let Some(longest) = p.longest_defence() {
-        if let Outcome::Win(tree) = &longest.outcome {
-            let (line, defences) = numbered_line(&p.position, &longest.text, tree);
-            outln!("longest defence {}: {line}; {}", longest.text, tree.main_line_end())?;
-            for d in defences {
-                outln!("  defences at {d}")?;
-            }
+    if let Some(longest) = p.longest_defence()
+        && let Outcome::Win(tree) = &longest.outcome
+    {
+        let (line, defences) = numbered_line(&p.position, &longest.text, tree);
+        outln!("longest defence {}: {line}; {}", longest.text, tree.main_line_end())?;
+        for d in defences {
+            outln!("  defences at {d}")?;
         }
     }
     match keys.as_slice() {

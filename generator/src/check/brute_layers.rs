@@ -323,7 +323,7 @@ impl LayeredBrute {
         for (i, &x) in mats.iter().enumerate() {
             let kept: HashMap<usize, Packed> = all[i]
                 .iter()
-                .filter(|(&key, _)| states[i].iter().any(|&c| clock_key(c) == key && enterable(c)))
+                .filter(|&(&key, _)| states[i].iter().any(|&c| clock_key(c) == key && enterable(c)))
                 .map(|(&k, v)| (k, v.clone()))
                 .collect();
             self.kept_bytes += kept.values().map(Packed::bytes).sum::<usize>();

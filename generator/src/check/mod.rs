@@ -126,10 +126,10 @@ fn remembered<T: Copy, E>(
     position: &Position,
     probe: impl FnOnce() -> Result<T, E>,
 ) -> Result<T, E> {
-    if let Some((p, v)) = *slot.borrow() {
-        if p == *position {
-            return Ok(v);
-        }
+    if let Some((p, v)) = *slot.borrow()
+        && p == *position
+    {
+        return Ok(v);
     }
     let v = probe()?;
     *slot.borrow_mut() = Some((*position, v));

@@ -299,10 +299,10 @@ mod tests {
     fn stopped_then_resumed<T>(path: &Path, stop: usize, solve: impl Fn(&Checkpoint) -> T) -> (T, Option<u64>) {
         let written = std::sync::atomic::AtomicUsize::new(0);
         let stopping = |e: CheckpointEvent| {
-            if let CheckpointEvent::Written { .. } = e {
-                if written.fetch_add(1, Ordering::Relaxed) + 1 == stop {
-                    panic!("stopped after {stop} checkpoints");
-                }
+            if let CheckpointEvent::Written { .. } = e
+                && written.fetch_add(1, Ordering::Relaxed) + 1 == stop
+            {
+                panic!("stopped after {stop} checkpoints");
             }
         };
         let first = Checkpoint::new(path.to_path_buf(), "test", Duration::ZERO, stopping);

@@ -760,11 +760,11 @@ fn propagate<G: Graph, P: Pauses>(
                         prefetch(&state[parent as usize]);
                         batch.push(parent);
                     });
-                    if batch.len() >= PARENT_BATCH {
-                        if let Err(e) = apply(&mut batch, moves) {
-                            failed.set(e);
-                            return;
-                        }
+                    if batch.len() >= PARENT_BATCH
+                        && let Err(e) = apply(&mut batch, moves)
+                    {
+                        failed.set(e);
+                        return;
                     }
                 }
                 block_later.store(in_block, Ordering::Relaxed);

@@ -456,10 +456,10 @@ impl Tables {
         let Some(Placed { sig, at }) = placed else {
             return Ok(position.settled_score().map(RuleScore::from_score));
         };
-        if let Some((_, resident)) = self.resident_rules.as_ref().filter(|(s, _)| *s == set) {
-            if let Some(values) = resident.get(&sig) {
-                return Ok(rule_entry(values, at as usize));
-            }
+        if let Some((_, resident)) = self.resident_rules.as_ref().filter(|(s, _)| *s == set)
+            && let Some(values) = resident.get(&sig)
+        {
+            return Ok(rule_entry(values, at as usize));
         }
         if let Some(values) = self.lazy_rules.get(&set).and_then(|lazy| lazy.get(&sig)) {
             let make = |_, n| Ok::<_, TableError>((0..n).map(|_| AtomicU8::new(NOT_YET_RULE)).collect());
@@ -675,11 +675,11 @@ fn read_ledger(path: &Path) -> std::io::Result<Ledger> {
         Some((key, words.next().unwrap_or("").to_string()))
     };
     // A FIFO or device under the ledger's name would block or never end: not opened.
-    if let Ok(meta) = std::fs::metadata(path) {
-        if !meta.is_file() {
-            let what = if meta.is_dir() { "a directory" } else { "not a regular file" };
-            return Err(std::io::Error::other(format!("{}: {what}, not a ledger", path.display())));
-        }
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        let what = if meta.is_dir() { "a directory" } else { "not a regular file" };
+        return Err(std::io::Error::other(format!("{}: {what}, not a ledger", path.display())));
     }
     let text = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -911,11 +911,13 @@ pub fn verify_with(
         // (nor those it leads to, which the digest covers) is bad.
         let files_sound = report.bad_files.is_empty()
             && pair.iter().all(|s| tables.dtw.contains_key(s) && tables.wld.contains_key(s));
-        if ledger && findings.so_far() == before && files_sound {
-            if let Err(e) = append_to_ledger(&ledger_path, &format!("{line}{words}")) {
-                report.ledger_problem = Some(e.to_string());
-                ledger = false;
-            }
+        if ledger
+            && findings.so_far() == before
+            && files_sound
+            && let Err(e) = append_to_ledger(&ledger_path, &format!("{line}{words}"))
+        {
+            report.ledger_problem = Some(e.to_string());
+            ledger = false;
         }
     }
     findings.into_report(&mut report);
@@ -1394,10 +1396,10 @@ impl Successors {
                     crate::memory::prefetch(slot);
                 }
             }
-            if let Some(Placed { sig, at }) = placed {
-                if let Some(slot) = resident_rules.and_then(|r| r.get(&sig)).and_then(|v| v.get(at as usize)) {
-                    crate::memory::prefetch(slot);
-                }
+            if let Some(Placed { sig, at }) = placed
+                && let Some(slot) = resident_rules.and_then(|r| r.get(&sig)).and_then(|v| v.get(at as usize))
+            {
+                crate::memory::prefetch(slot);
             }
             self.children.push(child);
             self.placed.push(placed);

@@ -115,10 +115,10 @@ impl Position {
             };
             for route in matching {
                 // Report the move as the generator merged it.
-                if let Some(m) = legal.iter().find(|m| m.same_outcome(route)) {
-                    if !found.contains(m) {
-                        found.push(*m);
-                    }
+                if let Some(m) = legal.iter().find(|m| m.same_outcome(route))
+                    && !found.contains(m)
+                {
+                    found.push(*m);
                 }
             }
         } else if middle.is_empty() {
