@@ -175,20 +175,15 @@ fn the_last_step_keeps_the_sides_the_plan_was_asked_to_keep() {
     assert!(!out.status.success() && text(&out).contains("cannot be used with"), "{}", text(&out));
 
     let sub = dir.join("submission");
-    let out = kabe(
-        &["plan", "--variant", "russian", "--pieces", "3", "--keep-dropped", "--slurm", sub.to_str().expect("utf-8")],
-        &dir,
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    let script = fs::read_to_string(sub.join("jobs/last.sbatch")).expect("last.sbatch");
-    assert!(script.contains("--pieces 3 --keep-dropped --tables"), "{script}");
-    let out = kabe(
-        &["plan", "--variant", "russian", "--pieces", "3", "--both-sides", "--slurm", sub.to_str().expect("utf-8")],
-        &dir,
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    let script = fs::read_to_string(sub.join("jobs/last.sbatch")).expect("last.sbatch");
-    assert!(script.contains("--pieces 3 --both-sides --tables"), "{script}");
+    for option in ["--keep-dropped", "--both-sides"] {
+        let out = kabe(
+            &["plan", "--variant", "russian", "--pieces", "3", option, "--slurm", sub.to_str().expect("utf-8")],
+            &dir,
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        let script = fs::read_to_string(sub.join("jobs/last.sbatch")).expect("last.sbatch");
+        assert!(script.contains(&format!("--pieces 3 {option} --tables")), "{script}");
+    }
 
     assert!(kabe(&["generate", "--variant", "russian", "--pieces", "3", "--both-sides"], &dir).status.success());
     // As written: `kabe ARGS --tables DIR`, the directory quoted for a shell.
