@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use kabe_generator::{MemoryBudget, Scope};
+use kabe_generator::{MemoryBudget, Scope, SidesKept};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant};
 
 /// The table directory: `given` (`--tables`), else `$KABE_TABLES`, else
@@ -200,5 +200,32 @@ mod tests {
         assert_eq!(expand_home(Path::new("~"), Some(Path::new("/h"))).expect("home"), PathBuf::from("/h"));
         assert_eq!(expand_home(Path::new("a/~"), None).expect("as it is"), PathBuf::from("a/~"));
         assert!(expand_home(Path::new("~/kt"), None).expect_err("no home").to_string().contains("HOME is not set"));
+    }
+}
+
+/// What a set keeps of each pair's two tables of a kind (`kabe generate`, and the last
+/// step of `kabe plan`).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Sides {
+    /// Keep both tables of every pair (a set that will be extended builds faster on
+    /// them). By default, of each pair's two files of a kind the smaller is kept and the
+    /// other holds no values: its positions are found by a one-ply search.
+    #[arg(long)]
+    both_sides: bool,
+    /// Keep the values of each DTW and rule file dropped for one side in
+    /// DIR/VARIANT/dropped, for the builds that extend the set to read instead of
+    /// searching (the set itself stays as by default; pairs already one-side get none).
+    #[arg(long, conflicts_with = "both_sides")]
+    keep_dropped: bool,
+}
+
+impl Sides {
+    /// The choice the options make.
+    pub fn kept(&self) -> SidesKept {
+        match (self.both_sides, self.keep_dropped) {
+            (true, _) => SidesKept::BothSides,
+            (false, true) => SidesKept::OneSideKeepingDropped,
+            (false, false) => SidesKept::OneSide,
+        }
     }
 }

@@ -173,6 +173,17 @@ fn the_last_step_keeps_the_sides_the_plan_was_asked_to_keep() {
     );
     let out = kabe(&["plan", "--variant", "russian", "--pieces", "3", "--keep-dropped", "--both-sides"], &dir);
     assert!(!out.status.success() && text(&out).contains("cannot be used with"), "{}", text(&out));
+    // `kabe generate` takes the same two options: they conflict there too, and a one-pair
+    // job takes neither (what is kept is the last step's choice).
+    let refused: [&[&str]; 3] = [
+        &["--pieces", "3", "--keep-dropped", "--both-sides"],
+        &["--pair", "0201", "--keep-dropped"],
+        &["--pair", "0201", "--both-sides"],
+    ];
+    for options in refused {
+        let out = kabe(&[&["generate", "--variant", "russian"], options].concat(), &dir);
+        assert!(!out.status.success() && text(&out).contains("cannot be used with"), "{options:?}: {}", text(&out));
+    }
 
     let sub = dir.join("submission");
     for option in ["--keep-dropped", "--both-sides"] {

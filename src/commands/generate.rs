@@ -35,7 +35,7 @@ pub struct GenerateArgs {
     /// Build one pair only: SIG and its colour flip, WLD, DTW and rule tables, reading
     /// the tables it needs from --tables (one job of `kabe plan`). Missing inputs are an
     /// error naming them; a pair already complete exits at once.
-    #[arg(long, value_name = "SIG", conflicts_with_all = ["pieces", "closure"])]
+    #[arg(long, value_name = "SIG", conflicts_with_all = ["pieces", "closure", "both_sides", "keep_dropped"])]
     pair: Option<String>,
     #[command(flatten)]
     threads: crate::args::Threads,
@@ -46,16 +46,8 @@ pub struct GenerateArgs {
     /// machine's memory). A pair that needs more is an error naming it.
     #[arg(long, value_parser = MemoryBudget::parse)]
     memory: Option<MemoryBudget>,
-    /// Keep both tables of every pair (a set that will be extended builds faster on
-    /// them). By default, of each pair's two files of a kind the smaller is kept and the
-    /// other holds no values: its positions are found by a one-ply search.
-    #[arg(long)]
-    both_sides: bool,
-    /// Keep the values of each DTW and rule file dropped for one side in
-    /// DIR/VARIANT/dropped, for the builds that extend the set to read instead of
-    /// searching (the set itself stays as by default; pairs already one-side get none).
-    #[arg(long, conflicts_with_all = ["both_sides", "pair"])]
-    keep_dropped: bool,
+    #[command(flatten)]
+    sides: crate::args::Sides,
 }
 
 fn pair_name(sigs: &[Signature]) -> String {
@@ -72,10 +64,9 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let memory = args.memory.unwrap_or_else(default_memory);
     let scope = scope_arg(&variant, args.pieces, args.closure.as_deref())?;
     let built = build_with_progress(variant, scope, &dir, rules, memory)?;
-    if !args.both_sides {
-        let dropped = if args.keep_dropped { DroppedFiles::KeptAside } else { DroppedFiles::Replaced };
+    if let Some(dropped) = args.sides.kept().dropped() {
         let kept = keep_one_side(&dir, variant, scope.max_pieces(), dropped)?;
-        if kept.files > 0 && args.keep_dropped {
+        if kept.files > 0 && dropped == DroppedFiles::KeptAside {
             let aside = TableDir::new(&dir).dropped_folder(&variant);
             outln!(
                 "kept one table of each pair: {} files now found by search, {:.1} MB less in the set, kept aside in {}",

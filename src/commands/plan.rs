@@ -46,25 +46,8 @@ pub struct PlanArgs {
     /// The kabe binary the jobs run (default: this one).
     #[arg(long, value_name = "PATH")]
     kabe: Option<PathBuf>,
-    /// The last step keeps both tables of every pair (as `kabe generate --both-sides`).
-    #[arg(long)]
-    both_sides: bool,
-    /// The last step keeps the dropped DTW and rule tables aside for the builds that
-    /// extend the set (as `kabe generate --keep-dropped`).
-    #[arg(long, conflicts_with = "both_sides")]
-    keep_dropped: bool,
-}
-
-impl PlanArgs {
-    fn sides_kept(&self) -> SidesKept {
-        if self.both_sides {
-            SidesKept::BothSides
-        } else if self.keep_dropped {
-            SidesKept::OneSideKeepingDropped
-        } else {
-            SidesKept::OneSide
-        }
-    }
+    #[command(flatten)]
+    sides: crate::args::Sides,
 }
 
 pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
@@ -90,7 +73,7 @@ pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
             Some(path) => path.clone(),
             None => std::env::current_exe().context("finding this kabe binary")?,
         };
-        let written = write_slurm(&plan, args.sides_kept(), &done, &dir, out, &kabe)?;
+        let written = write_slurm(&plan, args.sides.kept(), &done, &dir, out, &kabe)?;
         outln!(
             "{}: {written} jobs to run ({} already done in {}); submit with: bash {}/submit.sh [sbatch options]",
             out.display(),
@@ -101,9 +84,9 @@ pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if args.json {
-        outln!("{}", plan_json(&plan, args.sides_kept(), &done, &dir))?;
+        outln!("{}", plan_json(&plan, args.sides.kept(), &done, &dir))?;
     } else {
-        print_plan(&plan, args.sides_kept(), &done, scope)?;
+        print_plan(&plan, args.sides.kept(), &done, scope)?;
         if !over.is_empty() {
             outln!("over --job-memory even solved in slices: {}", over.join(", "))?;
         }

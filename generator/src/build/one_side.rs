@@ -42,6 +42,48 @@ pub enum DroppedFiles {
     KeptAside,
 }
 
+/// What a set keeps of each pair's two tables of a kind: `kabe generate`'s default,
+/// `--keep-dropped` or `--both-sides` (and the last step of `kabe plan`, which runs it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SidesKept {
+    /// The smaller table kept, the other found by search.
+    #[default]
+    OneSide,
+    /// As `OneSide`, the dropped DTW and rule tables kept aside for later builds to read.
+    OneSideKeepingDropped,
+    /// Both tables kept.
+    BothSides,
+}
+
+impl SidesKept {
+    /// What becomes of the dropped tables, when one side is kept.
+    pub fn dropped(self) -> Option<DroppedFiles> {
+        match self {
+            SidesKept::OneSide => Some(DroppedFiles::Replaced),
+            SidesKept::OneSideKeepingDropped => Some(DroppedFiles::KeptAside),
+            SidesKept::BothSides => None,
+        }
+    }
+
+    /// `kabe generate`'s option for this choice (none for the default).
+    pub fn generate_flag(self) -> Option<&'static str> {
+        match self {
+            SidesKept::OneSide => None,
+            SidesKept::OneSideKeepingDropped => Some("--keep-dropped"),
+            SidesKept::BothSides => Some("--both-sides"),
+        }
+    }
+
+    /// What the choice keeps, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SidesKept::OneSide => "keeps one table of each pair",
+            SidesKept::OneSideKeepingDropped => "keeps one table of each pair, the dropped ones aside",
+            SidesKept::BothSides => "keeps both tables of each pair",
+        }
+    }
+}
+
 /// Keeps, of every pair of table files of `variant` under `dir` with `max_pieces` pieces
 /// or fewer (WLD, DTW and every rule set's), the smaller, and writes the other as found
 /// by search (its values kept aside or not, `dropped`). Pairs already done are left as

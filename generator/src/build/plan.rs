@@ -9,6 +9,7 @@ use kabe_probe::table::Metric;
 use kabe_probe::{DrawRules, Signature, Variant};
 
 use crate::build::budget::MemoryBudget;
+use crate::build::one_side::SidesKept;
 use crate::build::{
     pair_state_bytes_on, positions_of, rule_pair_bytes, scoped_steps, sliced_state_bytes, table_path, Scope,
     SLICE_STORE_CACHE_MAX,
@@ -131,30 +132,6 @@ pub struct Plan {
     pub job_memory: Option<MemoryBudget>,
 }
 
-/// What the step after every job of a plan keeps of each pair's two tables of a kind:
-/// `kabe generate`'s default, `--keep-dropped` or `--both-sides`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SidesKept {
-    /// The smaller table kept, the other found by search.
-    #[default]
-    OneSide,
-    /// As `OneSide`, the dropped DTW and rule tables kept aside for later builds to read.
-    OneSideKeepingDropped,
-    /// Both tables kept.
-    BothSides,
-}
-
-impl SidesKept {
-    /// What the last step does, in words.
-    pub fn describe(self) -> &'static str {
-        match self {
-            SidesKept::OneSide => "keeps one table of each pair",
-            SidesKept::OneSideKeepingDropped => "keeps one table of each pair, the dropped ones aside",
-            SidesKept::BothSides => "keeps both tables of each pair",
-        }
-    }
-}
-
 impl Plan {
     /// The arguments of the step after every job: `kabe generate` over the finished
     /// pairs, which finds each complete and keeps the tables of each pair as `kept`
@@ -164,11 +141,7 @@ impl Plan {
             Scope::Pieces(n) => format!("--pieces {n}"),
             Scope::Closure(sig) => format!("--closure {sig}"),
         };
-        let sides = match kept {
-            SidesKept::OneSide => "",
-            SidesKept::OneSideKeepingDropped => " --keep-dropped",
-            SidesKept::BothSides => " --both-sides",
-        };
+        let sides = kept.generate_flag().map_or(String::new(), |flag| format!(" {flag}"));
         format!("generate --variant {} --rules {} {what}{sides}", self.variant.name, self.rules.set.name())
     }
 
