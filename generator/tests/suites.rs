@@ -2,6 +2,8 @@
 //! one link of the workspace instead of one a file (the link was most of each file's
 //! build).
 
+// The workspace's one temporary-folder helper, shared with the root crate's tests.
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 #[path = "brute_force.rs"]
