@@ -184,25 +184,6 @@ pub fn variant_arg(name: &str) -> anyhow::Result<kabe_probe::Variant> {
     Ok(name.parse::<kabe_probe::Variant>()?)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_table_directory_comes_from_the_first_variable_set_to_something() {
-        let some = |s: &str| Some(OsString::from(s));
-        let home = || Some(PathBuf::from("/h"));
-        assert_eq!(default_dir_from(some("/t"), some("/x"), home()), Some(PathBuf::from("/t")));
-        assert_eq!(default_dir_from(None, some("/x"), home()), Some(PathBuf::from("/x/kabe/tables")));
-        assert_eq!(default_dir_from(some(""), some(""), home()), Some(PathBuf::from("/h/.local/share/kabe/tables")));
-        assert_eq!(default_dir_from(some(""), None, None), None);
-        assert_eq!(expand_home(Path::new("~/kt"), Some(Path::new("/h"))).expect("home"), PathBuf::from("/h/kt"));
-        assert_eq!(expand_home(Path::new("~"), Some(Path::new("/h"))).expect("home"), PathBuf::from("/h"));
-        assert_eq!(expand_home(Path::new("a/~"), None).expect("as it is"), PathBuf::from("a/~"));
-        assert!(expand_home(Path::new("~/kt"), None).expect_err("no home").to_string().contains("HOME is not set"));
-    }
-}
-
 /// What a set keeps of each pair's two tables of a kind (`kabe generate`, and the last
 /// step of `kabe plan`).
 #[derive(Args, Debug, Clone, Copy)]
@@ -226,6 +207,41 @@ impl Sides {
             (true, _) => SidesKept::BothSides,
             (false, true) => SidesKept::OneSideKeepingDropped,
             (false, false) => SidesKept::OneSide,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_directory_comes_from_the_first_variable_set_to_something() {
+        let some = |s: &str| Some(OsString::from(s));
+        let home = || Some(PathBuf::from("/h"));
+        assert_eq!(default_dir_from(some("/t"), some("/x"), home()), Some(PathBuf::from("/t")));
+        assert_eq!(default_dir_from(None, some("/x"), home()), Some(PathBuf::from("/x/kabe/tables")));
+        assert_eq!(default_dir_from(some(""), some(""), home()), Some(PathBuf::from("/h/.local/share/kabe/tables")));
+        assert_eq!(default_dir_from(some(""), None, None), None);
+        assert_eq!(expand_home(Path::new("~/kt"), Some(Path::new("/h"))).expect("home"), PathBuf::from("/h/kt"));
+        assert_eq!(expand_home(Path::new("~"), Some(Path::new("/h"))).expect("home"), PathBuf::from("/h"));
+        assert_eq!(expand_home(Path::new("a/~"), None).expect("as it is"), PathBuf::from("a/~"));
+        assert!(expand_home(Path::new("~/kt"), None).expect_err("no home").to_string().contains("HOME is not set"));
+    }
+
+    /// `SidesKept::generate_flag` spells the options `Sides` parses: `kabe plan` writes
+    /// it into the last step's command line.
+    #[test]
+    fn each_choice_of_sides_parses_back_from_its_generate_flag() {
+        #[derive(clap::Parser)]
+        struct Command {
+            #[command(flatten)]
+            sides: Sides,
+        }
+        use clap::Parser;
+        for kept in [SidesKept::OneSide, SidesKept::OneSideKeepingDropped, SidesKept::BothSides] {
+            let args: Vec<&str> = std::iter::once("kabe").chain(kept.generate_flag()).collect();
+            assert_eq!(Command::try_parse_from(&args).expect("parses").sides.kept(), kept, "{args:?}");
         }
     }
 }
