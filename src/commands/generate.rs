@@ -29,7 +29,8 @@ pub struct GenerateArgs {
     #[arg(long, short, default_value_t = 3)]
     pieces: u32,
     /// Build one signature (`wm wk bm bk`, e.g. 0303 or 2211) with everything it
-    /// reaches instead: every material of fewer pieces and those its promotions lead to.
+    /// reaches instead: the materials its captures and promotions lead to, either side
+    /// to move (no side gains men or pieces).
     #[arg(long, conflicts_with = "pieces")]
     closure: Option<String>,
     /// Build one pair only: SIG and its colour flip, WLD, DTW and rule tables, reading

@@ -174,9 +174,10 @@ pub fn build(
 pub enum Scope {
     /// Every signature of 2 to N pieces.
     Pieces(u32),
-    /// One signature, with everything its positions can reach: every signature with
-    /// fewer pieces (captures) and those of as many pieces that promotions lead to, with
-    /// the colour flips. A study of 5 pieces needs a few of the 5-piece tables, not all.
+    /// One signature, with everything its positions can reach by captures and
+    /// promotions, with the colour flips: 1 king against 3 reaches 1 against 2 and 1
+    /// against 1, not 2 against 2 nor any table with men. A study of 5 pieces needs a few
+    /// of the 2-5 tables, not all.
     Closure(Signature),
 }
 
@@ -193,17 +194,21 @@ impl Scope {
     pub fn contains(self, sig: Signature) -> bool {
         match self {
             Scope::Pieces(n) => sig.pieces() <= n,
-            Scope::Closure(root) => {
-                let promoted_from = |r: Signature| {
-                    sig.white_men + sig.white_kings == r.white_men + r.white_kings
-                        && sig.black_men + sig.black_kings == r.black_men + r.black_kings
-                        && sig.white_men <= r.white_men
-                        && sig.black_men <= r.black_men
-                };
-                sig.pieces() < root.pieces() || promoted_from(root) || promoted_from(root.flipped())
-            }
+            Scope::Closure(root) => reaches(root, sig) || reaches(root.flipped(), sig),
         }
     }
+}
+
+/// Whether the positions of `from` (White to move) can come to those of `to` (White to
+/// move) by moves of either side: neither side gains men (a man is only captured or
+/// crowned) nor pieces (a crowned man stays a piece). Read with the colours exchanged,
+/// that is the flips' relation too, so the tables a pair reaches are those its first
+/// signature and its flip reach.
+fn reaches(from: Signature, to: Signature) -> bool {
+    let within =
+        |men: u8, kings: u8, from_men: u8, from_kings: u8| men <= from_men && men + kings <= from_men + from_kings;
+    within(to.white_men, to.white_kings, from.white_men, from.white_kings)
+        && within(to.black_men, to.black_kings, from.black_men, from.black_kings)
 }
 
 /// As [`build`], for the signatures of `scope` only, within `budget`. The tables already
@@ -809,4 +814,43 @@ pub(crate) fn rule_pair_bytes(variant: Variant, pair: &[Signature]) -> u64 {
 
 fn pair_indexes(variant: Variant, pair: &[Signature]) -> Vec<MaterialIndex> {
     pair.iter().filter_map(|s| MaterialIndex::new(variant, *s)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// The closure of a signature is what its moves lead to, move after move, from
+    /// either side's turn: found here by following `successors` (a mover's captures
+    /// and crowning, the result read from the other side) from the pair's two tables.
+    #[test]
+    fn a_closure_holds_every_table_its_moves_lead_to_and_no_other() {
+        for root in ["0103", "1111", "1213", "2030", "0321"] {
+            let root: Signature = root.parse().expect("a signature");
+            let mut reached = BTreeSet::from([root, root.flipped()]);
+            let mut frontier: Vec<Signature> = reached.iter().copied().collect();
+            while let Some(sig) = frontier.pop() {
+                for next in crate::pair::successors(sig) {
+                    for table in [next, next.flipped()] {
+                        if reached.insert(table) {
+                            frontier.push(table);
+                        }
+                    }
+                }
+            }
+            let scope = Scope::Closure(root);
+            let built: BTreeSet<Signature> = build_steps(root.pieces())
+                .into_iter()
+                .flatten()
+                .flat_map(|pair| pair.to_vec())
+                .filter(|s| scope.contains(*s))
+                .collect();
+            assert_eq!(built, reached, "closure of {root}");
+        }
+        let kings = Scope::Closure("0103".parse().expect("a signature"));
+        assert!(kings.contains("0101".parse().expect("a signature")));
+        assert!(!kings.contains("0202".parse().expect("a signature")));
+        assert!(!kings.contains("1010".parse().expect("a signature")));
+    }
 }
