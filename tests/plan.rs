@@ -20,17 +20,6 @@ fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
-fn files(dir: &Path, variant: &str) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir.join(variant))
-        .expect("tables")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.is_file())
-        .map(|p| (p.file_name().expect("name").to_string_lossy().into_owned(), fs::read(&p).expect("read")))
-        .collect();
-    out.sort();
-    out
-}
-
 fn plan(dir: &Path, variant: &str) -> serde_json::Value {
     let out = kabe(&["plan", "--variant", variant, "--pieces", "3", "--cpus", "1", "--json"], dir);
     assert!(out.status.success(), "{}", text(&out));
@@ -62,16 +51,16 @@ fn jobs_in_order_give_a_whole_build(variant: &str) -> common::TempDir {
         assert!(out.status.success(), "{variant}: {}", text(&out));
         outputs += job["outputs"].as_array().expect("outputs").len();
     }
-    assert!(!files(&whole, variant).is_empty());
-    assert_eq!(files(&dir, variant), files(&whole, variant), "{variant}");
-    assert_eq!(files(&dir, variant).len(), outputs, "{variant}: the plan names every file a job writes");
+    assert!(!common::table_files(&whole, variant).is_empty());
+    assert_eq!(common::table_files(&dir, variant), common::table_files(&whole, variant), "{variant}");
+    assert_eq!(common::table_files(&dir, variant).len(), outputs, "{variant}: the plan names every file a job writes");
     assert!(plan(&dir, variant)["jobs"].as_array().expect("jobs").iter().all(|j| j["status"] == "done"));
     let last = &graph["last_step"];
     assert!(last.as_str().is_some_and(|s| s.contains("generate") && s.contains("--pieces 3")), "{graph}");
     let compact = temp_dir(&format!("compact-{variant}"));
     assert!(kabe(&["generate", "--variant", variant, "--pieces", "3"], &compact).status.success());
     assert!(kabe(&["generate", "--variant", variant, "--pieces", "3"], &dir).status.success());
-    assert_eq!(files(&dir, variant), files(&compact, variant), "{variant}: one side kept");
+    assert_eq!(common::table_files(&dir, variant), common::table_files(&compact, variant), "{variant}: one side kept");
     assert!(!dir.join(variant).join("dropped").exists(), "{variant}: the default last step keeps nothing aside");
     assert!(plan(&dir, variant)["jobs"].as_array().expect("jobs").iter().all(|j| j["status"] == "done"));
     dir
@@ -208,7 +197,7 @@ fn the_last_step_keeps_the_sides_the_plan_was_asked_to_keep() {
     assert!(out.status.success(), "{}", text(&out));
     let compact = temp_dir("last-step-compact");
     assert!(kabe(&["generate", "--variant", "russian", "--pieces", "3"], &compact).status.success());
-    assert_eq!(files(&dir, "russian"), files(&compact, "russian"), "one side kept");
+    assert_eq!(common::table_files(&dir, "russian"), common::table_files(&compact, "russian"), "one side kept");
     let aside = fs::read_dir(dir.join("russian/dropped")).expect("the dropped tables kept aside").count();
     assert!(aside > 0, "nothing kept aside");
 }

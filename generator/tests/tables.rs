@@ -19,14 +19,7 @@ fn temp_dir(name: &str) -> common::TempDir {
 }
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir.join("russian"))
-        .expect("tables")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.is_file())
-        .map(|p| (p.file_name().expect("name").to_string_lossy().into_owned(), fs::read(&p).expect("read")))
-        .collect();
-    out.sort();
-    out
+    common::table_files(dir, "russian")
 }
 
 fn build_quietly(dir: &Path) -> BuildSummary {

@@ -1,4 +1,5 @@
-//! What the integration tests share: a temporary folder that goes when the test does.
+//! What the integration tests share: a temporary folder that goes when the test does,
+//! and the table files of a set read whole.
 
 #![allow(dead_code)] // each suite uses what it needs
 
@@ -33,4 +34,17 @@ impl AsRef<OsStr> for TempDir {
     fn as_ref(&self) -> &OsStr {
         self.0.path().as_os_str()
     }
+}
+
+/// Every file of a set's `variant` folder (not its subfolders), name and bytes, in name
+/// order: two sets built another way compare equal file for file.
+pub fn table_files(dir: &Path, variant: &str) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join(variant))
+        .expect("tables")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_file())
+        .map(|p| (p.file_name().expect("name").to_string_lossy().into_owned(), std::fs::read(&p).expect("read")))
+        .collect();
+    out.sort();
+    out
 }
