@@ -40,7 +40,7 @@ enum Command {
     Verify(commands::verify::VerifyArgs),
     /// The build as a job graph (one job per table pair), its estimates and critical path; --slurm writes a submission.
     Plan(commands::plan::PlanArgs),
-    /// Wins, draws, losses and the longest win of every table (with --rules: under the draw rules).
+    /// Wins, draws, losses and the longest win of every table (with --rules: under the draw rules); figures `kabe verify` has not recorded are counted by verifying those pairs.
     Stats(commands::stats::StatsArgs),
     /// The reference checksums of a set (SHA-256, positions, W/D/L of every file), or --check a set against them.
     Manifest(commands::manifest::ManifestArgs),

@@ -75,7 +75,7 @@ fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
     let built = kabe(&["generate", "--variant", "international", "--pieces", "3", "--tables", d]);
     assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
     let stats = || kabe(&["stats", "--variant", "international", "--tables", d, "--rules", "fmjd", "--json"]).stdout;
-    let counted_through_the_reader = stats();
+    let reader = counted_through_the_reader(&dir);
     let out = kabe(&["verify", "--variant", "international", "--tables", d]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
@@ -88,12 +88,20 @@ fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains("; 0 pairs derived again (9 more pairs recorded in "), "{text}");
     // The statistics verify counted and recorded are those the reader counts.
-    let ledger = fs::read_to_string(dir.join("international").join("verified.txt")).expect("ledger");
-    assert!(ledger.lines().all(|l| l.contains("/fmjd=") || l.starts_with("0101 ")), "{ledger}");
-    assert_eq!(String::from_utf8_lossy(&stats()), String::from_utf8_lossy(&counted_through_the_reader));
-    // A line edited (one figure changed) or torn (cut short, as by a crash mid-write) is
-    // not believed: stats warns, naming the line, and counts those figures again.
     let ledger_path = dir.join("international").join("verified.txt");
+    let ledger = fs::read_to_string(&ledger_path).expect("ledger");
+    assert!(ledger.lines().all(|l| l.contains("/fmjd=") || l.starts_with("0101 ")), "{ledger}");
+    let recorded = stats();
+    assert_eq!(figures_of(&recorded), reader);
+    // Without the ledger, stats verifies the pairs to count them, and records them.
+    fs::remove_file(&ledger_path).expect("rm");
+    let out = kabe(&["stats", "--variant", "international", "--tables", d, "--rules", "fmjd", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&recorded));
+    assert_eq!(fs::read_to_string(&ledger_path).expect("ledger written again").lines().count(), ledger.lines().count());
+    let expected = recorded;
+    // A line edited (one figure changed) or torn (cut short, as by a crash mid-write) is
+    // not believed: stats warns, naming the line, and derives that pair again.
     let edit = |line: &str| -> String {
         let words: Vec<String> = line
             .split(' ')
@@ -127,16 +135,16 @@ fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
         let out = kabe(&["stats", "--variant", "international", "--tables", d, "--rules", "fmjd", "--json"]);
         let warning = String::from_utf8_lossy(&out.stderr);
         assert!(warning.contains(&format!("line {changed_at} torn or edited")), "{how}: {warning}");
-        assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&counted_through_the_reader), "{how}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&expected), "{how}");
     }
-    // Verify derives that pair again and writes the ledger without the bad line.
+    // Stats wrote the ledger again without the bad line, as verify does.
     let out = kabe(&["verify", "--variant", "international", "--tables", d]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && text.contains("; 1 pairs derived again (8 more pairs recorded in "), "{text}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("torn or edited"));
+    assert!(out.status.success() && text.contains("; 0 pairs derived again (9 more pairs recorded in "), "{text}");
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     let out = kabe(&["stats", "--variant", "international", "--tables", d, "--rules", "fmjd", "--json"]);
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(out.stdout, counted_through_the_reader);
+    assert_eq!(out.stdout, expected);
 
     // A ledger that cannot be written (here a folder in its place): verify says so and
     // verifies all the same.
@@ -146,6 +154,12 @@ fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("0 disagreements, 0 bad files"), "{text}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("verified without the ledger"), "{:?}", out.stderr);
+    // Stats too: one warning, and the same figures.
+    let out = kabe(&["stats", "--variant", "international", "--tables", d, "--rules", "fmjd", "--json"]);
+    let warning = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && warning.lines().count() == 1, "{warning}");
+    assert!(warning.contains("counted without the ledger"), "{warning}");
+    assert_eq!(out.stdout, expected);
     fs::remove_dir(&ledger_path).expect("rm");
 
     let table = dir.join("international").join("0201.fmjd.kabe");
@@ -157,6 +171,84 @@ fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
     assert_eq!(bad.len(), 1, "{text}");
     assert!(bad[0].contains("0201.fmjd.kabe"), "{text}");
     assert!(text.contains(" 1 bad files"), "{text}");
+    // Stats gives no figures for a set that does not verify, and names the file.
+    let out = kabe(&["stats", "--variant", "international", "--tables", d, "--rules", "fmjd", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && out.stdout.is_empty(), "{err}");
+    assert!(err.contains("do not verify") && err.contains("0201.fmjd.kabe"), "{err}");
+}
+
+/// Each table's positions, wins, draws, losses and longest win (plies), and under
+/// `fmjd` with a fresh count the wins kept, the wins drawn by the count, the losses it
+/// saves and the longest win within the count: as `kabe stats --json` prints them.
+type TableFigures = (String, [u64; 5], [u64; 4]);
+
+/// [`TableFigures`] of every table under `dir`, counted position by position through
+/// the probe library: not the verifier, which `kabe stats` takes its figures from.
+fn counted_through_the_reader(dir: &Path) -> Vec<TableFigures> {
+    use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Variant, Wld};
+    let variant = Variant::INTERNATIONAL;
+    let tables = kabe_probe::tablebase::Tablebase::builder(dir)
+        .variants(&[variant])
+        .rules(DrawRuleSet::Fmjd)
+        .open()
+        .expect("open the tables");
+    let rules = DrawRules::new(DrawRuleSet::Fmjd, &variant);
+    let signatures = kabe_generator::tables_in(dir, &variant).expect("read the folder");
+    let mut out = Vec::new();
+    for &sig in signatures.keys() {
+        let index = MaterialIndex::new(variant, sig).expect("a table's material");
+        let (mut theory, mut ruled) = ([0u64; 5], [0u64; 4]);
+        for position in index.positions(0..index.len()) {
+            let verdict = tables.probe(&position, &Counters::fresh(&rules, &position)).expect("probe");
+            let theoretical = verdict.theoretical;
+            theory[0] += 1;
+            match theoretical.wld() {
+                Wld::Win => {
+                    theory[1] += 1;
+                    theory[4] = theory[4].max(u64::from(theoretical.plies().expect("a win's plies")));
+                }
+                Wld::Draw => theory[2] += 1,
+                Wld::Loss => theory[3] += 1,
+            }
+            match (theoretical.wld(), verdict.exact) {
+                (Wld::Win, Wld::Win) => {
+                    ruled[0] += 1;
+                    let plies = verdict.within.decided().map_or(0, |(_, p)| p);
+                    ruled[3] = ruled[3].max(u64::from(plies));
+                }
+                (Wld::Win, _) => ruled[1] += 1,
+                (Wld::Loss, Wld::Draw) => ruled[2] += 1,
+                _ => {}
+            }
+        }
+        out.push((sig.to_string(), theory, ruled));
+    }
+    out
+}
+
+/// [`TableFigures`] as `kabe stats --rules fmjd --json` printed them.
+fn figures_of(json: &[u8]) -> Vec<TableFigures> {
+    let stats: serde_json::Value = serde_json::from_slice(json).expect("stats JSON");
+    let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+    stats["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .map(|t| {
+            let r = &t["rules"];
+            (
+                t["signature"].as_str().expect("a signature").to_string(),
+                [n(&t["positions"]), n(&t["wins"]), n(&t["draws"]), n(&t["losses"]), n(&t["longest_win_plies"])],
+                [
+                    n(&r["wins_kept"]),
+                    n(&r["wins_drawn_by_count"]),
+                    n(&r["losses_saved_by_count"]),
+                    n(&r["longest_win_within_count_plies"]),
+                ],
+            )
+        })
+        .collect()
 }
 
 /// `kabe probe --stdin` on Russian tables in `dir` fed `input` (written from a thread, so
@@ -224,7 +316,7 @@ fn probe_gives_the_exact_verdict_and_names_the_count() {
     }
     let out = kabe(&["probe", "W:WKh8,Ke7:BKa3,Kz9", "-v", "russian", "--tables", dir]);
     assert_eq!(out.status.code(), Some(2));
-    // One material: a set without `kabe verify`'s ledger is counted position by position.
+    // One material: a set without `kabe verify`'s ledger is verified to count it.
     let out =
         kabe(&["stats", "-v", "russian", "--tables", dir, "--rules", "ussr1953", "--signature", "0301", "--json"]);
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");

@@ -67,7 +67,10 @@ pub fn manifest(args: &ManifestArgs) -> anyhow::Result<ExitCode> {
         args.signature.iter().map(|s| crate::args::signature_arg(s)).collect::<anyhow::Result<_>>()?;
     let only = (!only.is_empty()).then_some(only.as_slice());
     let by_signature: std::collections::BTreeMap<_, _> =
-        figures(&dir, variant, Some(&rules), only)?.into_iter().map(|f| (f.signature, f)).collect();
+        figures(&dir, variant, Some(&rules), only, crate::args::default_memory())?
+            .into_iter()
+            .map(|f| (f.signature, f))
+            .collect();
     let counts = |sig, metric: Metric| {
         let f = by_signature.get(&sig)?;
         let t = f.theory;

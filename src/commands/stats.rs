@@ -8,9 +8,9 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Args;
 use indicatif::ProgressBar;
-use kabe_generator::{recorded_statistics, tables_in, RuleStats, TableStats};
+use kabe_generator::{recorded_statistics, tables_in, MemoryBudget, RuleStats, TableStats, VerifyOptions};
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, DrawRules, MaterialIndex, Position, Score, Signature, Variant};
+use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Score, Signature, Variant};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -32,6 +32,10 @@ pub struct StatsArgs {
     /// The figures of these signatures only (e.g. 0105,0501), without counting the others.
     #[arg(long, value_delimiter = ',')]
     signature: Vec<String>,
+    /// Peak memory while figures that `kabe verify`'s ledger does not record are
+    /// counted, as `kabe verify --memory` (default: three quarters of this machine's).
+    #[arg(long, value_parser = MemoryBudget::parse)]
+    memory: Option<MemoryBudget>,
 }
 
 /// The figures of one material: theoretical, and under a rule set with fresh counts.
@@ -42,14 +46,18 @@ pub struct Figures {
 }
 
 /// The figures of every material with tables under `dir`: what `kabe verify` recorded
-/// for these same files where its ledger holds, the rest counted through the reader
-/// (slow where a table's positions are found by search). A torn or edited ledger line
-/// is named in a warning and its figures counted again.
+/// for these same files where its ledger holds; the others are counted as `kabe verify`
+/// derives every value of their pairs again (recorded in the ledger as it does, within
+/// `memory`), and an error where those tables do not verify: figures of tables that
+/// disagree with their successors would be wrong. A pair too large to be held in memory
+/// is counted through the reader (slow where a table's positions are found by search).
+/// A torn or edited ledger line is named in a warning and its figures counted again.
 pub fn figures(
     dir: &Path,
     variant: Variant,
     rules: Option<&DrawRules>,
     only: Option<&[Signature]>,
+    memory: MemoryBudget,
 ) -> anyhow::Result<Vec<Figures>> {
     let found = tables_in(dir, &variant).with_context(|| format!("reading {}", dir.display()))?;
     anyhow::ensure!(!found.is_empty(), "no {} tables in {}", variant.name, dir.display());
@@ -58,25 +66,39 @@ pub fn figures(
         tables = tables.rules(r.set);
     }
     let tables = tables.open()?;
-    let recorded = recorded_statistics(dir, variant).with_context(|| format!("reading {}", dir.display()))?;
+    // A ledger that cannot be read (a folder in its place, no permission) is warned of
+    // once; the figures are counted without it.
+    let (recorded, ledger_readable) = match recorded_statistics(dir, variant) {
+        Ok(recorded) => (recorded, true),
+        Err(e) => {
+            eprintln!("kabe: warning: {e}: the figures are counted without the ledger");
+            (Default::default(), false)
+        }
+    };
     if !recorded.ignored_lines.is_empty() {
         eprintln!(
-            "kabe: warning: {}: line {} torn or edited (its seal does not hold): not used, those figures are counted again \
-             (kabe verify writes the ledger again)",
+            "kabe: warning: {}: line {} torn or edited (its seal does not hold): not used: those pairs are \
+             derived again and the ledger written without it",
             dir.join(variant.name).join(kabe_generator::LEDGER_NAME).display(),
             crate::output::some_of(&recorded.ignored_lines)
         );
     }
-    let recorded = recorded.by_signature;
+    let mut recorded = recorded.by_signature;
     let wanted: Vec<Signature> = found.keys().copied().filter(|s| only.is_none_or(|o| o.contains(s))).collect();
     let uncounted = |sig: Signature| rules.is_some_and(|r| r.context(sig).is_none());
-    let from_ledger = |sig: Signature| {
-        recorded
-            .get(&sig)
-            .filter(|(_, by_set)| uncounted(sig) || rules.is_none_or(|r| by_set.iter().any(|(s, _)| *s == r.set)))
+    // A material's figures are recorded where its theory is, and its rule figures when asked.
+    let holds = |sig: Signature, (_, by_set): &(TableStats, Vec<(DrawRuleSet, RuleStats)>)| {
+        uncounted(sig) || rules.is_none_or(|r| by_set.iter().any(|(s, _)| *s == r.set))
     };
-    // What the ledger does not hold is counted position by position: a pair kept on
-    // one side searches every position of its other side, minutes to hours at six pieces.
+    let unrecorded: Vec<Signature> =
+        wanted.iter().copied().filter(|s| !recorded.get(s).is_some_and(|e| holds(*s, e))).collect();
+    if !unrecorded.is_empty() {
+        recorded.extend(verified_figures(dir, variant, &unrecorded, memory, ledger_readable)?);
+    }
+    let from_ledger = |sig: Signature| recorded.get(&sig).filter(|e| holds(sig, e));
+    // What is neither recorded nor verified now (a pair too large to hold) is counted
+    // position by position: a pair kept on one side searches every position of its
+    // other side, minutes to hours at six pieces.
     let to_count: u64 = wanted
         .iter()
         .filter(|s| from_ledger(**s).is_none())
@@ -127,7 +149,9 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     }
     let only = (!only.is_empty()).then_some(only.as_slice());
     let mut rows = Vec::new();
-    for Figures { signature: sig, theory, ruled } in figures(&dir, variant, rules.as_ref(), only)? {
+    for Figures { signature: sig, theory, ruled } in
+        figures(&dir, variant, rules.as_ref(), only, args.memory.unwrap_or_else(crate::args::default_memory))?
+    {
         let index = MaterialIndex::new(variant, sig).expect("opened, so table-sized");
         let fen = |at: Option<(u16, u64)>| at.map(|(_, i)| index.position(i).fen());
         let mut row = json!({
@@ -190,6 +214,72 @@ pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The figures of the tables of `signatures` and of their pairs, counted as `kabe verify`
+/// derives every value again (and recorded in its ledger); an error naming what is wrong
+/// where they do not verify.
+#[allow(clippy::type_complexity)]
+fn verified_figures(
+    dir: &Path,
+    variant: Variant,
+    signatures: &[Signature],
+    memory: MemoryBudget,
+    say_ledger_problem: bool,
+) -> anyhow::Result<std::collections::BTreeMap<Signature, (TableStats, Vec<(DrawRuleSet, RuleStats)>)>> {
+    let total = kabe_generator::positions_to_verify(dir, variant, Some(signatures))
+        .with_context(|| format!("reading {}", dir.display()))?;
+    let bar = ProgressBar::new(total);
+    bar.set_style(bar_style(
+        "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions not in the ledger  {per_sec}  ETA {eta}",
+    ));
+    bar.set_prefix("verifying");
+    bar.enable_steady_tick(Duration::from_millis(250));
+    let cache = memory.cache_bytes();
+    let options = VerifyOptions {
+        only: Some(signatures),
+        cache_bytes: cache,
+        resident_bytes: (memory.bytes as usize).saturating_sub(cache),
+        max_reported: 1,
+        ledger: true,
+    };
+    let report = kabe_generator::verify_with(dir, variant, &options, &|n| bar.inc(n))
+        .with_context(|| format!("verifying {}", dir.display()))?;
+    bar.finish_and_clear();
+    if let Some(problem) = report.ledger_problem.as_ref().filter(|_| say_ledger_problem) {
+        eprintln!(
+            "kabe: warning: the figures are not recorded in the ledger ({problem}): they are counted again next time"
+        );
+    }
+    if !report.ok() {
+        let first = report
+            .bad_files
+            .first()
+            .map(|bad| format!("bad file: {bad}"))
+            .or_else(|| report.incomplete.first().map(|sig| format!("{sig} has only one of its WLD and DTW tables")))
+            .or_else(|| {
+                report.disagreements.first().map(|d| {
+                    format!("{}: {} stored {}, its successors give {}", d.signature, d.fen, d.stored, d.derived)
+                })
+            })
+            .or_else(|| {
+                report.rule_disagreements.first().map(|d| {
+                    format!(
+                        "the {} rule table of {}: {} stored {:?}, its successors give {:?}",
+                        d.set, d.signature, d.fen, d.stored, d.derived
+                    )
+                })
+            })
+            .unwrap_or_else(|| format!("{} positions lead to a bad or missing table", report.unverified));
+        anyhow::bail!(
+            "{}: the tables do not verify, so their figures would be wrong: {first} ({} disagreements, {} bad files; \
+             `kabe verify` names each)",
+            dir.display(),
+            report.disagreement_count + report.rule_disagreement_count,
+            report.bad_files.len()
+        );
+    }
+    Ok(report.statistics)
 }
 
 /// Block cache of `kabe stats`: the positions are read in index order, so a block is

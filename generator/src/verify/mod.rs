@@ -110,6 +110,11 @@ pub struct VerifyReport {
     /// Why the ledger could not be read or written (an unwritable folder, a full disk):
     /// the verification went on without it.
     pub ledger_problem: Option<String>,
+    /// The figures of the tables of the pairs derived now and found sound, by signature
+    /// (theoretical, and under each rule set present), where the pair was held in memory;
+    /// the ledger records the same.
+    #[allow(clippy::type_complexity)]
+    pub statistics: BTreeMap<Signature, (TableStats, Vec<(DrawRuleSet, RuleStats)>)>,
 }
 
 impl VerifyReport {
@@ -797,12 +802,22 @@ pub fn recorded_statistics(dir: &Path, variant: Variant) -> std::io::Result<Reco
         let Some((theory, rules)) = crate::verify::statistics::from_ledger_words(words.split_whitespace()) else {
             continue;
         };
-        for (sig, stats) in theory.into_iter().filter(|(s, _)| pair.contains(s)) {
-            let of_sig = rules.iter().filter(|(s, _, _)| *s == sig).map(|(_, set, r)| (*set, *r)).collect();
-            out.by_signature.insert(sig, (stats, of_sig));
-        }
+        out.by_signature.extend(figures_by_signature(&pair, theory, &rules));
     }
     Ok(out)
+}
+
+/// The figures of the tables of `pair`, as a pair's check counts them, by signature.
+#[allow(clippy::type_complexity)]
+fn figures_by_signature<'a>(
+    pair: &'a [Signature],
+    theory: Vec<(Signature, TableStats)>,
+    rules: &'a [(Signature, DrawRuleSet, RuleStats)],
+) -> impl Iterator<Item = (Signature, (TableStats, Vec<(DrawRuleSet, RuleStats)>))> + 'a {
+    theory.into_iter().filter(|(s, _)| pair.contains(s)).map(move |(sig, stats)| {
+        let of_sig = rules.iter().filter(|(s, _, _)| *s == sig).map(|(_, set, r)| (*set, *r)).collect();
+        (sig, (stats, of_sig))
+    })
 }
 
 /// The tables of `variant` under `dir`, opened (their checksums are not read here).
@@ -905,19 +920,25 @@ pub fn verify_with(
             continue;
         }
         let before = findings.so_far();
-        let words = derive_pair(&mut tables, variant, &pair, options.resident_bytes, &cache, &findings, progress);
+        let figures = derive_pair(&mut tables, variant, &pair, options.resident_bytes, &cache, &findings, progress);
         report.pairs_derived += 1;
         // A pair is sound when nothing was found while checking it and none of its files
         // (nor those it leads to, which the digest covers) is bad.
-        let files_sound = report.bad_files.is_empty()
+        let sound = findings.so_far() == before
+            && report.bad_files.is_empty()
             && pair.iter().all(|s| tables.dtw.contains_key(s) && tables.wld.contains_key(s));
-        if ledger
-            && findings.so_far() == before
-            && files_sound
-            && let Err(e) = append_to_ledger(&ledger_path, &format!("{line}{words}"))
-        {
+        if !sound {
+            continue;
+        }
+        let words = figures
+            .as_ref()
+            .map_or_else(String::new, |(theory, rules)| crate::verify::statistics::to_ledger_words(theory, rules));
+        if ledger && let Err(e) = append_to_ledger(&ledger_path, &format!("{line}{words}")) {
             report.ledger_problem = Some(e.to_string());
             ledger = false;
+        }
+        if let Some((theory, rules)) = figures {
+            report.statistics.extend(figures_by_signature(&pair, theory, &rules));
         }
     }
     findings.into_report(&mut report);
@@ -1141,8 +1162,9 @@ fn positions_derived(tables: &Tables, pair: &[Signature]) -> u64 {
 /// Derives every value of `pair` again (one pass for each rule set present, the first
 /// checking the theoretical values too, each successor made and located once for both),
 /// holding the pair's values and its inputs' ([`hold_inputs`]) resident where
-/// `resident_bytes` allows. Returns the pair's
-/// statistics in the ledger's words, empty where some figure could not be counted.
+/// `resident_bytes` allows. Returns the figures of the pair's tables (theoretical, and
+/// of each rule table), `None` where some figure could not be counted.
+#[allow(clippy::type_complexity)]
 fn derive_pair(
     tables: &mut Tables,
     variant: Variant,
@@ -1151,7 +1173,7 @@ fn derive_pair(
     cache: &BlockCache,
     findings: &Findings,
     progress: &(dyn Fn(u64) + Sync),
-) -> String {
+) -> Option<(Vec<(Signature, TableStats)>, Vec<(Signature, DrawRuleSet, RuleStats)>)> {
     tables.forget_lazy(pair);
     hold_inputs(tables, variant, pair, resident_bytes);
     let needed = tables.resident_need(pair);
@@ -1197,11 +1219,7 @@ fn derive_pair(
         tables.forget_kept();
     }
     // The statistics only where every figure of the pair was counted.
-    if theory_stats.len() == pair.len() {
-        crate::verify::statistics::to_ledger_words(&theory_stats, &rule_stats)
-    } else {
-        String::new()
-    }
+    (theory_stats.len() == pair.len()).then_some((theory_stats, rule_stats))
 }
 
 /// Holds the DTW values of `pair` resident: the side that stores its values first, the
