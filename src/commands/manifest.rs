@@ -33,6 +33,11 @@ pub struct ManifestArgs {
     /// The rule set whose rule tables get their counts (default: the variant's usual set).
     #[arg(long, value_parser = crate::args::rule_set_names())]
     rules: Option<String>,
+    /// Peak memory while counts that `kabe verify`'s ledger does not record are counted
+    /// by verifying their pairs, as `kabe verify --memory` (default: three quarters of
+    /// this machine's).
+    #[arg(long, value_parser = kabe_generator::MemoryBudget::parse, conflicts_with = "check")]
+    memory: Option<kabe_generator::MemoryBudget>,
 }
 
 pub fn manifest(args: &ManifestArgs) -> anyhow::Result<ExitCode> {
@@ -67,7 +72,7 @@ pub fn manifest(args: &ManifestArgs) -> anyhow::Result<ExitCode> {
         args.signature.iter().map(|s| crate::args::signature_arg(s)).collect::<anyhow::Result<_>>()?;
     let only = (!only.is_empty()).then_some(only.as_slice());
     let by_signature: std::collections::BTreeMap<_, _> =
-        figures(&dir, variant, Some(&rules), only, crate::args::default_memory())?
+        figures(&dir, variant, Some(&rules), only, args.memory.unwrap_or_else(crate::args::default_memory))?
             .into_iter()
             .map(|f| (f.signature, f))
             .collect();
