@@ -17,14 +17,16 @@ use crate::solve::rules::RuleTable;
 
 /// Positions per block: a DTW block is at most 32 KiB before compression.
 pub const BLOCK_POSITIONS: u32 = 1 << 14;
-/// Positions per WLD block: 4 KiB once expanded. 64K-position blocks were 16% smaller
-/// but a cold probe decoded four times as much (docs/tables.md, "Compact WLD files"); readers
-/// take the block size from the header, so files of either size read the same.
+/// Positions per WLD block: 4 KiB once expanded. 64K-position blocks are 14-18% smaller
+/// but a cold probe decodes four times as much (docs/tables.md, "Compact files, chosen by
+/// measurement"); readers take the block size from the header, so files of either size
+/// read the same.
 pub const WLD_BLOCK_POSITIONS: u32 = 1 << 14;
 /// zstd level of the WLD run code (small: the best level costs little).
 const WLD_ZSTD_LEVEL: i32 = 19;
-/// zstd level. On 16 KiB blocks level 12 already runs the optimal parser; level 6 cost
-/// 12% of generation time less for a few percent more bytes (docs/benchmarks.md).
+/// zstd level of DTW and rule blocks: 0222's DTW (1.16 G positions) takes 17.0 s of one
+/// thread at level 6 and 3.9 s at level 3 for 20% more bytes, a small part of a build
+/// that takes hours (docs/benchmarks.md); higher levels cost more for 11-17% less.
 const ZSTD_LEVEL: i32 = 6;
 
 /// Writes the `metric` table of `table` under `dir`; returns its path.
