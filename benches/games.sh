@@ -10,7 +10,7 @@ pieces=${1:-4}
 shift || true
 games=("$@")
 if [ ${#games[@]} -eq 0 ]; then
-  games=(international russian kabe english italian pool brazilian czech giveaway antidraughts poddavki)
+  games=(international russian kabe english italian pool brazilian czech giveaway antidraughts poddavki turkish)
 fi
 cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin kabe
 kabe="$root/target/release/kabe"
@@ -33,11 +33,12 @@ for game in "${games[@]}"; do
   echo "### $game"
   echo
   printf 'built in %.1f s (or found built), verified: %s\n\n' "$built" "$verified"
-  # Rows: sig positions wins draws losses longest position.
-  awk 'NR > 2 && NF >= 7 {
+  # Rows: sig positions wins draws losses longest position; a material without a win
+  # has "-" for its longest win and no position, and counts all the same.
+  awk 'NR > 2 && NF >= 6 {
          n = 0; for (i = 1; i <= length($1); i++) n += substr($1, i, 1);
          pos[n] += $2; w[n] += $3; d[n] += $4; l[n] += $5;
-         if ($6 + 0 > best[n]) { best[n] = $6 + 0; at[n] = $1 " " $7 }
+         if (NF >= 7 && $6 + 0 > best[n]) { best[n] = $6 + 0; at[n] = $1 " " $7 }
        }
        END {
          print "| pieces | positions | wins | draws | losses | longest win (plies) | material, position |"
