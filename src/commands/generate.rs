@@ -44,7 +44,9 @@ pub struct GenerateArgs {
     #[arg(long, value_parser = crate::args::rule_set_names())]
     rules: Option<String>,
     /// Peak memory the build may use, e.g. 4G or 512M (default: three quarters of this
-    /// machine's memory). A pair that needs more is an error naming it.
+    /// machine's memory). A pair whose whole state needs more is solved one men placement at a
+    /// time, with scratch files beside the tables; one that needs more even so (a pair of
+    /// kings only is one placement) is an error naming it.
     #[arg(long, value_parser = MemoryBudget::parse)]
     memory: Option<MemoryBudget>,
     #[command(flatten)]
