@@ -51,7 +51,7 @@ pub use finished::registry::MissingTable;
 pub use finished::registry::{CaptureFlags, Registry, SolvedTable};
 pub use finished::working::{tables_read, Working, WorkingSet};
 pub use pair::{TableId, TablePair};
-pub use solve::checkpoint::CheckpointEvent;
+pub use solve::checkpoint::{CheckpointEvent, PassStage};
 pub use solve::rules::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};
 pub use solve::whole::{solve_pair, STATE_BYTES_PER_POSITION};
 pub use verify::manifest::{

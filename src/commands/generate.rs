@@ -260,10 +260,10 @@ pub fn generate_pair(
 fn report_checkpoint(signatures: &[Signature], event: CheckpointEvent<'_>, written: bool) {
     match event {
         CheckpointEvent::Resumed { path, stage } => {
-            eprintln!("{}: resuming from {} (stage {stage})", pair_name(signatures), path.display());
+            eprintln!("{}: resuming from {} ({stage})", pair_name(signatures), path.display());
         }
         CheckpointEvent::Written { stage, .. } if written => {
-            eprintln!("{}: checkpoint written (stage {stage})", pair_name(signatures));
+            eprintln!("{}: checkpoint written ({stage})", pair_name(signatures));
         }
         CheckpointEvent::Written { .. } => {}
         CheckpointEvent::NotWritten { path, error } => eprintln!(

@@ -29,7 +29,7 @@ use crate::build::write::{write_rule_table, write_tables};
 use crate::finished::results::{remove_results, results_path, write_results, PairResults, WithResults};
 use crate::finished::working::{tables_read, Working, WorkingSet};
 use crate::pair::TablePair;
-use crate::solve::checkpoint::{remove_checkpoint, Checkpoint, CheckpointEvent, CHECKPOINT_EVERY};
+use crate::solve::checkpoint::{remove_checkpoint, Checkpoint, CheckpointEvent, PassStage, CHECKPOINT_EVERY};
 use crate::solve::rules::{solve_rule_pair_on_disk, solve_rule_pair_resumable};
 use crate::solve::slices::{FileStore, SliceError};
 use crate::solve::whole::solve_pair_resumable;
@@ -601,7 +601,11 @@ fn pass_checkpoint<'a>(
     let path = checkpoint_path(dir, variant, pair, pass);
     let owner = format!("{} {} {:?}", variant.name, TablePair::of(pair[0]), pass.metrics());
     let report = move |event: CheckpointEvent<'_>| on_event(BuildEvent::Checkpoint { signatures: pair, event });
-    Checkpoint::new(path, &owner, CHECKPOINT_EVERY, report)
+    let stage_of = match pass {
+        Pass::Theory { .. } => PassStage::of_theory,
+        Pass::Rules(_) => PassStage::of_rules,
+    };
+    Checkpoint::new(path, &owner, CHECKPOINT_EVERY, stage_of, report)
 }
 
 /// Where `pass` of `pair` keeps its checkpoint: `1113.theory.checkpoint`,

@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::solve::whole::{Stage, CHUNK};
+
 /// How long a pass runs between two checkpoints: a short pass writes none, a long one
 /// loses at most this much when stopped. Writing the state of the largest 6-piece pair
 /// (8.3 GB) takes under half a minute here, a few per cent of the interval.
@@ -38,20 +40,19 @@ const BATCH: usize = 1 << 20;
 /// What a checkpoint tells the build.
 #[derive(Debug, Clone, Copy)]
 pub enum CheckpointEvent<'e> {
-    /// The pass goes on from the checkpoint at `path`, written at `stage` (a ply of the
-    /// theoretical pass, a number of groups of components of the rule pass).
+    /// The pass goes on from the checkpoint at `path`, written at `stage`.
     Resumed {
         /// The file.
         path: &'e Path,
         /// Where the pass stood.
-        stage: u64,
+        stage: PassStage,
     },
     /// A checkpoint was written at `stage`.
     Written {
         /// The file.
         path: &'e Path,
         /// Where the pass stands.
-        stage: u64,
+        stage: PassStage,
     },
     /// The checkpoint at `path` could not be written: the pass goes on without one.
     NotWritten {
@@ -60,6 +61,60 @@ pub enum CheckpointEvent<'e> {
         /// Why.
         error: &'e std::io::Error,
     },
+}
+
+/// Where a pass stood when its checkpoint was written, as a log tells it (the file
+/// records it as one number, whose meaning is the pass's own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PassStage {
+    /// The theoretical pass, initialising: this many positions' moves counted.
+    Initialised {
+        /// Positions done, in the pass's order.
+        positions: u64,
+    },
+    /// The theoretical pass, propagating: every position valued below this ply has passed
+    /// its value on to its parents.
+    Propagated {
+        /// The first ply not yet passed on.
+        ply: u16,
+    },
+    /// The rule pass: this many groups of components solved and stored.
+    GroupsStored {
+        /// Groups done, in the pass's order.
+        groups: u64,
+    },
+    /// A number the pass does not record (a checkpoint it will not take).
+    Unknown {
+        /// The number recorded.
+        code: u64,
+    },
+}
+
+impl PassStage {
+    /// The stage of a theoretical pass recorded as `code` ([`Stage::code`]).
+    pub(crate) fn of_theory(code: u64) -> PassStage {
+        match Stage::of_code(code) {
+            Some(Stage::Initialised(chunks)) => PassStage::Initialised { positions: u64::from(chunks) * CHUNK as u64 },
+            Some(Stage::Propagated(ply)) => PassStage::Propagated { ply },
+            None => PassStage::Unknown { code },
+        }
+    }
+
+    /// The stage of a rule pass recorded as `code`: the groups of components stored.
+    pub(crate) fn of_rules(code: u64) -> PassStage {
+        PassStage::GroupsStored { groups: code }
+    }
+}
+
+impl std::fmt::Display for PassStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PassStage::Initialised { positions } => write!(f, "initialising, {positions} positions done"),
+            PassStage::Propagated { ply } => write!(f, "propagating, plies below {ply} done"),
+            PassStage::GroupsStored { groups } => write!(f, "{groups} groups of components stored"),
+            PassStage::Unknown { code } => write!(f, "stage {code}"),
+        }
+    }
 }
 
 /// A pass's checkpoint file (module documentation).
@@ -72,22 +127,27 @@ pub(crate) struct Checkpoint<'a> {
     since: Mutex<Instant>,
     /// A write failed: no more are tried in this pass.
     failed: AtomicBool,
+    /// How the pass's stage numbers read ([`PassStage::of_theory`], [`PassStage::of_rules`]).
+    stage_of: fn(u64) -> PassStage,
     on_event: Box<dyn Fn(CheckpointEvent<'_>) + Sync + 'a>,
 }
 
 impl<'a> Checkpoint<'a> {
     /// The checkpoint at `path` of the state of what `owner` names (the variant, the
-    /// pair and the pass), written every `every`.
+    /// pair and the pass), written every `every`; `stage_of` reads the pass's stages for
+    /// its events.
     pub(crate) fn new(
         path: PathBuf,
         owner: &str,
         every: Duration,
+        stage_of: fn(u64) -> PassStage,
         on_event: impl Fn(CheckpointEvent<'_>) + Sync + 'a,
     ) -> Checkpoint<'a> {
         Checkpoint {
             path,
             owner: owner.to_string(),
             every,
+            stage_of,
             since: Mutex::new(Instant::now()),
             failed: AtomicBool::new(false),
             on_event: Box::new(on_event),
@@ -106,7 +166,9 @@ impl<'a> Checkpoint<'a> {
     pub(crate) fn load(&self, slots: &[&[AtomicU16]], fresh: u16) -> Option<u64> {
         let stage = self.read_into(slots).ok().flatten();
         match stage {
-            Some(stage) => (self.on_event)(CheckpointEvent::Resumed { path: &self.path, stage }),
+            Some(stage) => {
+                (self.on_event)(CheckpointEvent::Resumed { path: &self.path, stage: (self.stage_of)(stage) })
+            }
             None => {
                 for table in slots {
                     table.par_iter().for_each(|s| s.store(fresh, Ordering::Relaxed));
@@ -166,7 +228,7 @@ impl<'a> Checkpoint<'a> {
         match self.write(&aside, stage, slots).and_then(|()| std::fs::rename(&aside, &self.path)) {
             Ok(()) => {
                 *since = Instant::now();
-                (self.on_event)(CheckpointEvent::Written { path: &self.path, stage });
+                (self.on_event)(CheckpointEvent::Written { path: &self.path, stage: (self.stage_of)(stage) });
             }
             Err(error) => {
                 // What was written is of no use; a failure to remove it changes nothing more.
@@ -215,7 +277,7 @@ pub(crate) fn remove_checkpoint(path: &Path) {
 mod tests {
     use super::*;
     use crate::solve::rules::{solve_rule_pair, solve_rule_pair_resumable, MemoryOracle};
-    use crate::solve::whole::{solve_pair_pausing_every, Stage};
+    use crate::solve::whole::solve_pair_pausing_every;
     use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
     fn slots(values: &[u16]) -> Vec<AtomicU16> {
@@ -226,25 +288,40 @@ mod tests {
         slots.iter().map(|s| s.load(Ordering::Relaxed)).collect()
     }
 
+    /// A log names where a pass stood in its own terms, not as the number the file holds.
+    #[test]
+    fn a_stage_reads_as_the_pass_it_belongs_to() {
+        let read = |stage: PassStage| stage.to_string();
+        assert_eq!(read(PassStage::of_theory(Stage::Propagated(48).code())), "propagating, plies below 48 done");
+        assert_eq!(
+            read(PassStage::of_theory(Stage::Initialised(3).code())),
+            format!("initialising, {} positions done", 3 * CHUNK)
+        );
+        assert_eq!(read(PassStage::of_rules(7)), "7 groups of components stored");
+        assert_eq!(read(PassStage::of_theory(u64::MAX)), format!("stage {}", u64::MAX));
+    }
+
     #[test]
     fn a_checkpoint_is_loaded_only_by_its_own_pass_and_only_whole() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("0101.theory.checkpoint");
         let quiet = |e: CheckpointEvent| assert!(!matches!(e, CheckpointEvent::NotWritten { .. }), "{e:?}");
         let (a, b) = (slots(&[1, 2, 3, 0x8001, u16::MAX]), slots(&[7, 8, 9]));
-        let saving = Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, quiet);
+        let saving =
+            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_rules, quiet);
         saving.save_if_due(12, &[&a, &b]);
         assert!(!dir.path().join("0101.theory.checkpoint-tmp").exists());
 
         let (x, y) = (slots(&[0; 5]), slots(&[0; 3]));
-        let same = Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, quiet);
+        let same =
+            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_rules, quiet);
         assert_eq!(same.load(&[&x, &y], 0xFFFF), Some(12));
         assert_eq!((read(&x), read(&y)), (read(&a), read(&b)));
 
         // Another pair's pass, or tables of other sizes: not this state.
         for (other, sizes) in [
-            Checkpoint::new(path.clone(), "international 0101 rules", Duration::ZERO, quiet),
-            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, quiet),
+            Checkpoint::new(path.clone(), "international 0101 rules", Duration::ZERO, PassStage::of_rules, quiet),
+            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_rules, quiet),
         ]
         .iter()
         .zip([[5, 3], [4, 4]])
@@ -277,7 +354,7 @@ mod tests {
         let path = dir.path().join("0101.theory.checkpoint");
         let quiet = |e: CheckpointEvent| panic!("{e:?}");
         let a = slots(&[1, 2]);
-        let later = Checkpoint::new(path.clone(), "p", Duration::from_secs(3600), quiet);
+        let later = Checkpoint::new(path.clone(), "p", Duration::from_secs(3600), PassStage::of_rules, quiet);
         later.save_if_due(1, &[&a]);
         assert!(!path.exists(), "not due yet");
 
@@ -287,7 +364,7 @@ mod tests {
             failures.fetch_add(1, Ordering::Relaxed);
         };
         let nowhere = dir.path().join("missing-folder").join("0101.theory.checkpoint");
-        let failing = Checkpoint::new(nowhere, "p", Duration::ZERO, count);
+        let failing = Checkpoint::new(nowhere, "p", Duration::ZERO, PassStage::of_rules, count);
         failing.save_if_due(1, &[&a]);
         failing.save_if_due(2, &[&a]);
         assert_eq!(failures.load(Ordering::Relaxed), 1);
@@ -296,7 +373,12 @@ mod tests {
     /// Runs `solve` with a checkpoint written at every chance, stopped (a panic, as a
     /// kill would stop it) once `stop` checkpoints are written; then runs it again to the
     /// end from the checkpoint left. Returns the stage it resumed at.
-    fn stopped_then_resumed<T>(path: &Path, stop: usize, solve: impl Fn(&Checkpoint) -> T) -> (T, Option<u64>) {
+    fn stopped_then_resumed<T>(
+        path: &Path,
+        stop: usize,
+        stage_of: fn(u64) -> PassStage,
+        solve: impl Fn(&Checkpoint) -> T,
+    ) -> (T, Option<PassStage>) {
         let written = std::sync::atomic::AtomicUsize::new(0);
         let stopping = |e: CheckpointEvent| {
             if let CheckpointEvent::Written { .. } = e
@@ -305,7 +387,7 @@ mod tests {
                 panic!("stopped after {stop} checkpoints");
             }
         };
-        let first = Checkpoint::new(path.to_path_buf(), "test", Duration::ZERO, stopping);
+        let first = Checkpoint::new(path.to_path_buf(), "test", Duration::ZERO, stage_of, stopping);
         let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solve(&first)));
         assert!(stopped.is_err(), "the pass wrote fewer than {stop} checkpoints");
         let resumed = Mutex::new(None);
@@ -314,7 +396,7 @@ mod tests {
                 *resumed.lock().expect("not poisoned") = Some(stage);
             }
         };
-        let again = Checkpoint::new(path.to_path_buf(), "test", Duration::ZERO, noting);
+        let again = Checkpoint::new(path.to_path_buf(), "test", Duration::ZERO, stage_of, noting);
         let out = solve(&again);
         remove_checkpoint(path);
         drop(again);
@@ -340,15 +422,15 @@ mod tests {
             if sig.men() >= 1 && sig.men() < 4 && compared < 3 {
                 // Stopped in the initialisation, and in the propagation.
                 for stop in [1, 2, 5, 40] {
-                    let (resumed, stage) = stopped_then_resumed(&path, stop, |checkpoint| {
+                    let (resumed, stage) = stopped_then_resumed(&path, stop, PassStage::of_theory, |checkpoint| {
                         // Segments of 4 chunks: stages inside the initialisation.
                         solve_pair_pausing_every(&registry, variant, sig, checkpoint, 4 * 4096, &|_| {})
                             .expect("solved")
                     });
-                    match stage.and_then(Stage::of_code) {
-                        Some(Stage::Initialised(_)) => kinds.0 = true,
-                        Some(Stage::Propagated(_)) => kinds.1 = true,
-                        None => panic!("{sig}: not resumed"),
+                    match stage {
+                        Some(PassStage::Initialised { .. }) => kinds.0 = true,
+                        Some(PassStage::Propagated { .. }) => kinds.1 = true,
+                        other => panic!("{sig}: resumed at {other:?}"),
                     }
                     for (w, r) in whole.iter().zip(&resumed) {
                         let first_difference = w.scores.iter().zip(&r.scores).position(|(a, b)| a != b);
@@ -388,12 +470,16 @@ mod tests {
             if sig.men() >= 2 && (compared < 3 || without_kings && kingless == 0) {
                 kingless += without_kings as usize;
                 for stop in [1, 3] {
-                    let (resumed, stage) = stopped_then_resumed(&path, stop, |checkpoint| {
+                    let (resumed, stage) = stopped_then_resumed(&path, stop, PassStage::of_rules, |checkpoint| {
                         solve_rule_pair_resumable(&finished, rules, variant, sig, checkpoint, &|_| {})
                             .expect("solved")
                             .expect("a table")
                     });
-                    assert_eq!(stage, Some(stop as u64), "{sig}: resumed after its groups stored");
+                    assert_eq!(
+                        stage,
+                        Some(PassStage::GroupsStored { groups: stop as u64 }),
+                        "{sig}: resumed after its groups stored"
+                    );
                     for (w, r) in whole.iter().zip(&resumed) {
                         assert!(w.values == r.values, "{sig} stopped after {stop} checkpoints");
                     }

@@ -53,7 +53,7 @@ pub(crate) const CANNOT_LOSE: u16 = u16::MAX;
 const NOTHING: u16 = u16::MAX;
 
 /// Nodes per chunk: the unit of parallel work and of the scan's skip summary.
-const CHUNK: usize = 4096;
+pub(crate) const CHUNK: usize = 4096;
 
 /// Nodes per block, the finer unit the propagation's scan of a chunk skips by.
 const BLOCK: usize = 64;
