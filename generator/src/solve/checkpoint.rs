@@ -308,20 +308,20 @@ mod tests {
         let quiet = |e: CheckpointEvent| assert!(!matches!(e, CheckpointEvent::NotWritten { .. }), "{e:?}");
         let (a, b) = (slots(&[1, 2, 3, 0x8001, u16::MAX]), slots(&[7, 8, 9]));
         let saving =
-            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_rules, quiet);
+            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_theory, quiet);
         saving.save_if_due(12, &[&a, &b]);
         assert!(!dir.path().join("0101.theory.checkpoint-tmp").exists());
 
         let (x, y) = (slots(&[0; 5]), slots(&[0; 3]));
         let same =
-            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_rules, quiet);
+            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_theory, quiet);
         assert_eq!(same.load(&[&x, &y], 0xFFFF), Some(12));
         assert_eq!((read(&x), read(&y)), (read(&a), read(&b)));
 
         // Another pair's pass, or tables of other sizes: not this state.
         for (other, sizes) in [
             Checkpoint::new(path.clone(), "international 0101 rules", Duration::ZERO, PassStage::of_rules, quiet),
-            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_rules, quiet),
+            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_theory, quiet),
         ]
         .iter()
         .zip([[5, 3], [4, 4]])
