@@ -134,6 +134,17 @@ fn a_slurm_submission_leaves_out_the_jobs_done_and_waits_on_the_rest() {
     }
     assert!(job.contains("generate --pair 0111 --variant russian --rules ussr1953"), "{job}");
     assert!(!sub.join("jobs/0101.sbatch").exists());
+    // The estimates of what is left leave the done jobs out, in the JSON and the text.
+    let graph = plan(&dir, "russian");
+    let to_run = graph["critical_path_to_run"]["jobs"].as_array().expect("path to run");
+    assert!(!to_run.is_empty() && to_run.iter().all(|j| j != "0101" && j != "0110+1001"), "{graph}");
+    assert_eq!(graph["critical_path"]["jobs"][0], "0101", "{graph}");
+    let (all, left) = (graph["seconds"].as_f64().expect("seconds"), graph["seconds_to_run"].as_f64().expect("left"));
+    assert!(left > 0.0 && left < all, "{graph}");
+    let out = kabe(&["plan", "--variant", "russian", "--pieces", "3", "--cpus", "1"], &dir);
+    let shown = text(&out);
+    assert!(out.status.success() && shown.contains("of it to run"), "{shown}");
+    assert!(shown.contains(&format!("critical path of the jobs to run ({} jobs", to_run.len())), "{shown}");
 }
 
 /// `kabe plan --keep-dropped` (or `--both-sides`) hands its choice to the last step, in

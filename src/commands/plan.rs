@@ -110,6 +110,7 @@ fn file_names(plan: &Plan, dir: &Path, tables: &[kabe_generator::TableId]) -> Ve
 
 fn plan_json(plan: &Plan, kept: SidesKept, done: &[bool], dir: &Path) -> serde_json::Value {
     let (path, critical) = plan.critical_path();
+    let (path_to_run, critical_to_run) = plan.critical_path_to_run(done);
     let jobs: Vec<serde_json::Value> = plan
         .jobs
         .iter()
@@ -140,6 +141,11 @@ fn plan_json(plan: &Plan, kept: SidesKept, done: &[bool], dir: &Path) -> serde_j
         "positions": plan.jobs.iter().map(|j| j.positions).sum::<u64>(),
         "seconds": plan.total_seconds(),
         "critical_path": { "jobs": path.iter().map(|i| plan.jobs[*i].name()).collect::<Vec<_>>(), "seconds": critical },
+        "seconds_to_run": plan.seconds_to_run(done),
+        "critical_path_to_run": {
+            "jobs": path_to_run.iter().map(|i| plan.jobs[*i].name()).collect::<Vec<_>>(),
+            "seconds": critical_to_run
+        },
         "done": done.iter().filter(|d| **d).count(),
         "jobs": jobs,
         "last_step": format!("kabe {} --tables {}", plan.last_step_args(kept), shell_quote(dir)),
@@ -188,22 +194,25 @@ fn print_plan(plan: &Plan, kept: SidesKept, done: &[bool], scope: Scope) -> anyh
         outln!("*: solved one men placement at a time within --job-memory")?;
     }
     outln!("last, after every job: kabe {} --tables DIR ({})", plan.last_step_args(kept), kept.describe())?;
-    let (path, critical) = plan.critical_path();
-    let total = plan.total_seconds();
+    // A resumed build is timed by what is left; with nothing done that is the whole build.
+    let (path, critical) = plan.critical_path_to_run(done);
+    let (total, left) = (plan.total_seconds(), plan.seconds_to_run(done));
+    let of_what = if finished == 0 { "" } else { " of the jobs to run" };
     outln!(
-        "estimates on {} threads a job (rates measured on a 2-core AMD EPYC VM, thread scaling on a 16-core Xeon VM): {} of job time in all",
+        "estimates on {} threads a job (rates measured on a 2-core AMD EPYC VM, thread scaling on a 16-core Xeon VM): {} of job time in all{}",
         plan.threads,
-        duration(total)
+        duration(total),
+        if finished == 0 { String::new() } else { format!(", {} of it to run", duration(left)) }
     )?;
     outln!(
-        "critical path ({} jobs, {}): {}",
+        "critical path{of_what} ({} jobs, {}): {}",
         path.len(),
         duration(critical),
         path.iter().map(|i| plan.jobs[*i].name()).collect::<Vec<_>>().join(" -> ")
     )?;
     let nodes: Vec<String> =
-        [1u32, 4, 16, 64].iter().map(|n| format!("{n}: {}", duration(critical.max(total / *n as f64)))).collect();
-    outln!("wall time at least, by nodes running one job each: {}", nodes.join(", "))?;
+        [1u32, 4, 16, 64].iter().map(|n| format!("{n}: {}", duration(critical.max(left / *n as f64)))).collect();
+    outln!("wall time{of_what} at least, by nodes running one job each: {}", nodes.join(", "))?;
     Ok(())
 }
 

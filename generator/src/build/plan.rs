@@ -190,14 +190,26 @@ impl Plan {
     /// The longest chain of dependent jobs by estimated time: the jobs, first to last,
     /// and their seconds together. No number of nodes builds the set faster.
     pub fn critical_path(&self) -> (Vec<usize>, f64) {
+        self.critical_path_to_run(&vec![false; self.jobs.len()])
+    }
+
+    /// [`Plan::critical_path`] of the jobs not yet done (`done[i]` for job `i`, as
+    /// [`Plan::is_done`] says): no number of nodes finishes a resumed build faster. A job
+    /// done takes no time and is not on the path.
+    pub fn critical_path_to_run(&self, done: &[bool]) -> (Vec<usize>, f64) {
         let mut finish = vec![0.0f64; self.jobs.len()];
         let mut before: Vec<Option<usize>> = vec![None; self.jobs.len()];
         for (i, job) in self.jobs.iter().enumerate() {
-            let prior = job.depends_on.iter().copied().max_by(|a, b| finish[*a].total_cmp(&finish[*b]));
+            if done[i] {
+                continue;
+            }
+            let prior =
+                job.depends_on.iter().copied().filter(|d| !done[*d]).max_by(|a, b| finish[*a].total_cmp(&finish[*b]));
             before[i] = prior;
             finish[i] = prior.map_or(0.0, |p| finish[p]) + job.seconds;
         }
-        let Some(last) = (0..self.jobs.len()).max_by(|a, b| finish[*a].total_cmp(&finish[*b])) else {
+        let Some(last) = (0..self.jobs.len()).filter(|i| !done[*i]).max_by(|a, b| finish[*a].total_cmp(&finish[*b]))
+        else {
             return (Vec::new(), 0.0);
         };
         let mut path = vec![last];
@@ -211,6 +223,12 @@ impl Plan {
     /// Estimated seconds of all jobs together, each on [`Plan::threads`] threads.
     pub fn total_seconds(&self) -> f64 {
         self.jobs.iter().map(|j| j.seconds).sum()
+    }
+
+    /// Estimated seconds of the jobs not yet done together (`done` as for
+    /// [`Plan::critical_path_to_run`]).
+    pub fn seconds_to_run(&self, done: &[bool]) -> f64 {
+        self.jobs.iter().zip(done).filter(|(_, d)| !**d).map(|(j, _)| j.seconds).sum()
     }
 }
 
@@ -338,6 +356,31 @@ mod tests {
         assert!((sum - seconds).abs() < 1e-9);
         assert!(p.jobs.iter().all(|j| j.seconds <= seconds));
         assert!(seconds < p.total_seconds());
+    }
+
+    /// A resumed build's path leaves the jobs done out and is still a chain of
+    /// dependencies; with nothing done it is the whole build's, with everything done empty.
+    #[test]
+    fn the_critical_path_to_run_leaves_out_the_jobs_done() {
+        let p = plan(4);
+        let none = vec![false; p.jobs.len()];
+        assert_eq!(p.critical_path_to_run(&none), p.critical_path());
+        assert_eq!(p.seconds_to_run(&none), p.total_seconds());
+        let done: Vec<bool> = p.jobs.iter().map(|j| j.pair[0].pieces() <= 3).collect();
+        assert!(done.iter().any(|d| *d) && done.iter().any(|d| !*d));
+        let (path, seconds) = p.critical_path_to_run(&done);
+        assert!(!path.is_empty() && path.iter().all(|i| !done[*i]));
+        for w in path.windows(2) {
+            assert!(p.jobs[w[1]].depends_on.contains(&w[0]));
+        }
+        let sum: f64 = path.iter().map(|i| p.jobs[*i].seconds).sum();
+        assert!((sum - seconds).abs() < 1e-9);
+        assert!(seconds < p.critical_path().1);
+        let left: f64 = p.jobs.iter().zip(&done).filter(|(_, d)| !**d).map(|(j, _)| j.seconds).sum();
+        assert!((p.seconds_to_run(&done) - left).abs() < 1e-9 && left < p.total_seconds());
+        let all = vec![true; p.jobs.len()];
+        assert_eq!(p.critical_path_to_run(&all), (Vec::new(), 0.0));
+        assert_eq!(p.seconds_to_run(&all), 0.0);
     }
 
     /// The measured speed-ups are the estimate's: exact at the thread counts measured,
