@@ -51,7 +51,7 @@ impl Job {
     }
 }
 
-/// Positions solved per second, measured on this project's 2-core AMD EPYC (Zen 4) VM
+/// Positions solved per second, measured on this project's 2-core AMD EPYC Zen 4 VM
 /// (docs/benchmarks.md, "Six-piece pairs solved alone"; `examples/time_pair`, 2 threads,
 /// alone): with men, 0321+2103's theory 1.39 M a thread (0510+1005 1.76 M), the rule
 /// tables of 0321+2103, 0222+2202 and 0312+1203 1.1-1.4 M (0510+1005 1.3 M); kings only,
