@@ -7,7 +7,7 @@
 //! consecutive positions spread over the table (as a solver steps through a chunk) and
 //! times on one thread, per position:
 //!
-//! - *stepping*: the position of the next index (`MaterialIndex::position_reusing`);
+//! - *stepping*: the position of the next index (`MaterialIndex::positions`);
 //! - *moves*: its legal moves with the quiet king moves counted, as the theory pass's
 //!   initialisation asks for every position;
 //! - *unmoves*: the quiet predecessors of the position seen as a child (turned back), as
@@ -20,23 +20,29 @@
 //! and nothing is written, so a real pass takes longer; the rule pass comes on top.
 use std::time::Instant;
 
-use kabe_probe::{LastMen, MaterialIndex, MoveList, Signature, Unmoves, Variant};
+use kabe_probe::{MaterialIndex, MoveList, Signature, Unmoves, Variant};
 
 /// Runs of consecutive positions per table, and positions per run.
 const RUNS: u64 = 64;
 const RUN: u64 = 256;
-/// Each measurement is repeated until it has taken this long.
-const MIN_SECONDS: f64 = 0.05;
+/// Each measurement is the least of `REPEATS` timings, each repeated until it has taken
+/// `MIN_SECONDS`: a floor, so the timing least disturbed by the machine's other work.
+const REPEATS: usize = 5;
+const MIN_SECONDS: f64 = 0.01;
 
-/// Nanoseconds a position of `work` over `n` positions, repeated until long enough to time.
+/// Nanoseconds a position of `work` over `n` positions.
 fn per_position(n: usize, mut work: impl FnMut() -> usize) -> f64 {
-    let mut rounds = 0u32;
-    let start = Instant::now();
-    while rounds == 0 || start.elapsed().as_secs_f64() < MIN_SECONDS {
-        std::hint::black_box(work());
-        rounds += 1;
-    }
-    start.elapsed().as_secs_f64() * 1e9 / (rounds as f64 * n as f64)
+    (0..REPEATS)
+        .map(|_| {
+            let mut rounds = 0u32;
+            let start = Instant::now();
+            while rounds == 0 || start.elapsed().as_secs_f64() < MIN_SECONDS {
+                std::hint::black_box(work());
+                rounds += 1;
+            }
+            start.elapsed().as_secs_f64() * 1e9 / (rounds as f64 * n as f64)
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 fn main() {
@@ -54,16 +60,8 @@ fn main() {
         let runs = RUNS.min(len.div_ceil(RUN));
         let starts: Vec<u64> = (0..runs).map(|r| (len / runs * r).min(len.saturating_sub(RUN))).collect();
         let indices: Vec<u64> = starts.iter().flat_map(|&s| s..(s + RUN).min(len)).collect();
-        let mut last = LastMen::NONE;
         let step = per_position(indices.len(), || {
-            indices
-                .iter()
-                .map(|&i| {
-                    usize::from(
-                        std::hint::black_box(index.position_reusing(i, &mut last)).turn() == kabe_probe::Color::White,
-                    )
-                })
-                .sum()
+            starts.iter().map(|&s| index.positions(s..(s + RUN).min(len)).map(std::hint::black_box).count()).sum()
         });
         let sample: Vec<_> = indices.iter().map(|&i| index.position(i)).collect();
         let mut list = MoveList::new();
