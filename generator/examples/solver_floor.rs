@@ -11,13 +11,17 @@
 //! - *moves*: its legal moves with the quiet king moves counted, as the theory pass's
 //!   initialisation asks for every position;
 //! - *unmoves*: the quiet predecessors of the position seen as a child (turned back), as
-//!   the propagation asks for every decided position, not ranked.
+//!   the theory pass's propagation asks for every decided position, not ranked;
+//! - *king unmoves*: the same for quiet king moves only, as the rule pass's propagation
+//!   asks.
 //!
 //! It prints each material's figures, their means weighted by size, and the time on
-//! THREADS threads, at perfect scaling, of one theory pass that does only these: every
-//! position stepped to and its moves generated, and the share DECIDED of them (the
-//! positions won or lost; by default all) taken back. No successor is ranked or read
-//! and nothing is written, so a real pass takes longer; the rule pass comes on top.
+//! THREADS threads, at perfect scaling, of two passes that do only these. The theory
+//! pass steps to every position and generates its moves, and takes back the moves of the
+//! share DECIDED of them (the positions won or lost; by default all); the rule pass
+//! generates the moves of the decided positions only (a theoretical draw is drawn under
+//! every count) and takes back their king moves. No successor is ranked or read and
+//! nothing is written, so real passes take longer.
 use std::time::Instant;
 
 use kabe_probe::{MaterialIndex, MoveList, Signature, Unmoves, Variant};
@@ -52,50 +56,57 @@ fn main() {
     let pieces: u32 = args.get(2).expect(usage).parse().expect("a piece count");
     let threads: f64 = args.get(3).expect(usage).parse().expect("a thread count");
     let decided: f64 = args.get(4).map_or(1.0, |d| d.parse().expect("a fraction such as 0.538"));
-    let (mut positions, mut stepping, mut moves_ns, mut unmoves_ns) = (0u64, 0.0, 0.0, 0.0);
-    println!("signature  positions        stepping ns  moves ns  unmoves ns");
+    let mut positions = 0u64;
+    // Nanoseconds summed over every position: stepping, moves, unmoves, king unmoves.
+    let mut totals = [0.0f64; 4];
+    println!("signature  positions        stepping ns  moves ns  unmoves ns  king unmoves ns");
     for signature in Signature::all_with(pieces) {
         let Some(index) = MaterialIndex::new(variant, signature).filter(|i| !i.is_empty()) else { continue };
         let len = index.len();
         let runs = RUNS.min(len.div_ceil(RUN));
         let starts: Vec<u64> = (0..runs).map(|r| (len / runs * r).min(len.saturating_sub(RUN))).collect();
         let indices: Vec<u64> = starts.iter().flat_map(|&s| s..(s + RUN).min(len)).collect();
-        let step = per_position(indices.len(), || {
+        let n = indices.len();
+        let step = per_position(n, || {
             starts.iter().map(|&s| index.positions(s..(s + RUN).min(len)).map(std::hint::black_box).count()).sum()
         });
         let sample: Vec<_> = indices.iter().map(|&i| index.position(i)).collect();
         let mut list = MoveList::new();
-        let moves = per_position(sample.len(), || {
-            sample.iter().map(|p| p.legal_moves_counting_king_steps(&mut list) + list.len()).sum()
-        });
+        let moves =
+            per_position(n, || sample.iter().map(|p| p.legal_moves_counting_king_steps(&mut list) + list.len()).sum());
         let children: Vec<_> = sample.iter().map(|p| p.flipped()).collect();
-        let unmoves = per_position(children.len(), || {
-            let mut parents = 0;
-            for child in &children {
-                child.for_each_quiet_predecessor(Unmoves::KEEPING_MATERIAL, |_, _| parents += 1);
-            }
-            parents
-        });
-        println!("{signature}  {len:>14}  {step:>11.1}  {moves:>8.1}  {unmoves:>10.1}");
+        let taken_back = |which: Unmoves| {
+            per_position(n, || {
+                let mut parents = 0;
+                for child in &children {
+                    child.for_each_quiet_predecessor(which, |_, _| parents += 1);
+                }
+                parents
+            })
+        };
+        let costs = [step, moves, taken_back(Unmoves::KEEPING_MATERIAL), taken_back(Unmoves::KINGS)];
+        println!(
+            "{signature}  {len:>14}  {:>11.1}  {:>8.1}  {:>10.1}  {:>15.1}",
+            costs[0], costs[1], costs[2], costs[3]
+        );
         positions += len;
-        stepping += step * len as f64;
-        moves_ns += moves * len as f64;
-        unmoves_ns += unmoves * len as f64;
+        for (total, cost) in totals.iter_mut().zip(costs) {
+            *total += cost * len as f64;
+        }
     }
-    let mean = |total: f64| total / positions as f64;
-    let seconds = (stepping + moves_ns + decided * unmoves_ns) / 1e9 / threads;
+    let [stepping, moves, unmoves, king_unmoves] = totals.map(|t| t / positions as f64);
     println!(
-        "{pieces} pieces of {}: {positions} positions (every table, both sides to move); per position: stepping {:.1} ns, \
-         moves {:.1} ns, unmoves {:.1} ns",
+        "{pieces} pieces of {}: {positions} positions (every table, both sides to move); per position: \
+         stepping {stepping:.1} ns, moves {moves:.1} ns, unmoves {unmoves:.1} ns, king unmoves {king_unmoves:.1} ns",
         variant.name,
-        mean(stepping),
-        mean(moves_ns),
-        mean(unmoves_ns)
     );
+    let seconds = |ns_per_position: f64| ns_per_position * positions as f64 / 1e9 / threads;
+    let theory = seconds(stepping + moves + decided * unmoves);
+    let rules = seconds(decided * (stepping + moves + king_unmoves));
     println!(
-        "floor of one theory pass ({decided} of the positions taken back) on {threads} \
-         threads: {:.0} s ({:.2} h)",
-        seconds,
-        seconds / 3600.0,
+        "floor on {threads} threads ({decided} of the positions decided): theory pass {theory:.0} s, \
+         rule pass {rules:.0} s, both {:.0} s ({:.2} h)",
+        theory + rules,
+        (theory + rules) / 3600.0,
     );
 }
