@@ -84,7 +84,7 @@ fn main() {
             Err(_) => (None, decided_shares(arg)),
         },
     };
-    let (mut positions, mut decided_positions) = (0u64, 0.0f64);
+    let (mut positions, mut decided_positions, mut successors) = (0u64, 0.0f64, 0.0f64);
     // Nanoseconds summed over every position: stepping, moves, unmoves, king unmoves; and
     // the floors of the two passes.
     let mut totals = [0.0f64; 4];
@@ -107,6 +107,7 @@ fn main() {
         let mut list = MoveList::new();
         let moves =
             per_position(n, || sample.iter().map(|p| p.legal_moves_counting_king_steps(&mut list) + list.len()).sum());
+        let moves_each: usize = sample.iter().map(|p| p.legal_moves_counting_king_steps(&mut list) + list.len()).sum();
         let children: Vec<_> = sample.iter().map(|p| p.flipped()).collect();
         let taken_back = |which: Unmoves| {
             per_position(n, || {
@@ -127,6 +128,7 @@ fn main() {
         theory_ns += len * (step + moves + decided * unmoves);
         rules_ns += len * decided * (step + moves + king_unmoves);
         positions += len as u64;
+        successors += len * moves_each as f64 / n as f64;
         decided_positions += len * decided;
         for (total, cost) in totals.iter_mut().zip(costs) {
             *total += cost * len;
@@ -147,5 +149,9 @@ fn main() {
         (theory + rules) / 3600.0,
     );
     let verify = (stepping + moves) * positions as f64 / 1e9 / threads;
-    println!("floor of verification on {threads} threads: {verify:.0} s ({:.2} h)", verify / 3600.0);
+    println!(
+        "floor of verification on {threads} threads: {verify:.0} s ({:.2} h); {:.1} moves a position to read the successors of",
+        verify / 3600.0,
+        successors / positions as f64
+    );
 }
