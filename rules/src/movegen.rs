@@ -472,6 +472,24 @@ impl Position {
         self.count_king_steps()
     }
 
+    /// [`Position::legal_moves_counting_king_steps`] of a position its caller knows to
+    /// have no capture ([`Position::has_capture`] false, tested already): the capture
+    /// search is not made a second time.
+    pub fn quiet_moves_counting_king_steps(&self, list: &mut MoveList) -> usize {
+        debug_assert!(!self.has_capture(), "{} has a capture", self.fen());
+        list.0.clear();
+        self.man_steps_into(&mut list.0);
+        self.count_king_steps()
+    }
+
+    /// [`Position::legal_moves_into`] of a position its caller knows to have no capture:
+    /// every quiet move, without searching for captures again.
+    pub fn legal_quiet_moves_into(&self, list: &mut MoveList) {
+        debug_assert!(!self.has_capture(), "{} has a capture", self.fen());
+        list.0.clear();
+        self.quiet_moves_into(&mut list.0);
+    }
+
     fn count_quiet_moves(&self) -> usize {
         let geo = self.geo();
         let empty = self.empty_squares();

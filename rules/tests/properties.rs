@@ -123,6 +123,14 @@ proptest! {
         prop_assert_eq!(listed.to_vec(), expected, "{}", p.fen());
         prop_assert_eq!(king_steps, legal.iter().filter(|m| quiet_king(m)).count(), "{}", p.fen());
         prop_assert_eq!(p.count_legal_moves(), legal.len(), "{}", p.fen());
+        // Where the caller knows there is no capture, the quiet lists are the same.
+        if !p.has_capture() {
+            let mut quiet = MoveList::new();
+            prop_assert_eq!(p.quiet_moves_counting_king_steps(&mut quiet), king_steps, "{}", p.fen());
+            prop_assert_eq!(quiet.to_vec(), listed.to_vec(), "{}", p.fen());
+            p.legal_quiet_moves_into(&mut quiet);
+            prop_assert_eq!(quiet.to_vec(), legal.to_vec(), "{}", p.fen());
+        }
     }
 
     #[test]

@@ -530,6 +530,12 @@ impl<'p> CaptureTest<'p> {
     fn held_by(&self, file: &TableFile) -> bool {
         file.header().holds_with(|| *self.known.get_or_init(|| self.position.has_capture()))
     }
+
+    /// Whether the position was found to have no capture (not tested here).
+    #[inline]
+    fn known_none(&self) -> bool {
+        self.known.get() == Some(&false)
+    }
 }
 
 /// Where a position lies in the tables: its signature (of the position with White to
@@ -1379,19 +1385,25 @@ struct Successors {
 }
 
 impl Successors {
-    /// Makes every move of `position` and places each successor, fetching ahead the
-    /// resident DTW slot (`theory`) and rule slot (of the rule set `rules`) to be read, so
-    /// that the reads from memory overlap instead of waiting one after another.
-    fn gather(&mut self, tables: &Tables, position: &Position, theory: bool, rules: Option<DrawRuleSet>) {
+    /// Makes every move of `capture`'s position and places each successor, fetching ahead
+    /// the resident DTW slot (`theory`) and rule slot (of the rule set `rules`) to be
+    /// read, so that the reads from memory overlap instead of waiting one after another.
+    /// A position already found to have no capture is not searched for one again.
+    fn gather(&mut self, tables: &Tables, capture: &CaptureTest, theory: bool, rules: Option<DrawRuleSet>) {
+        let position = capture.position;
         self.children.clear();
         self.placed.clear();
         self.king_steps = None;
         self.king_step_ats.clear();
         let resident_rules =
             rules.and_then(|set| tables.resident_rules.as_ref().filter(|(s, _)| *s == set)).map(|(_, r)| r);
-        let king_steps = position.legal_moves_counting_king_steps(&mut self.moves);
+        let king_steps = match capture.known_none() {
+            true => position.quiet_moves_counting_king_steps(&mut self.moves),
+            false => position.legal_moves_counting_king_steps(&mut self.moves),
+        };
+        // Quiet king moves are counted only where there is no capture.
         if king_steps > 0 && !self.place_king_steps(tables, position, theory, rules.map(|_| resident_rules)) {
-            position.legal_moves_into(&mut self.moves);
+            position.legal_quiet_moves_into(&mut self.moves);
         }
         // Made on the first quiet king move: the others are placed through it.
         let mut king_moves: Option<Option<KingMovePlacer>> = None;
@@ -1553,8 +1565,8 @@ impl<'s> Worker<'s> {
     }
 
     /// As [`Successors::gather`].
-    fn gather(&mut self, tables: &Tables, position: &Position, theory: bool, rules: Option<DrawRuleSet>) {
-        self.successors.gather(tables, position, theory, rules);
+    fn gather(&mut self, tables: &Tables, capture: &CaptureTest, theory: bool, rules: Option<DrawRuleSet>) {
+        self.successors.gather(tables, capture, theory, rules);
     }
 
     /// As [`Successors::best_score`], for the successors gathered last.
@@ -1677,7 +1689,7 @@ impl<'t> SignatureCheck<'t> {
         let rule_from_children = rule_held && !drawn && !position.is_drawn_by_material();
         if (dtw_held && settled.is_none()) || rule_from_children {
             let rules = self.rule_file.filter(|_| rule_from_children).map(|(rules, _, _)| rules.set);
-            worker.gather(self.tables, position, dtw_held, rules);
+            worker.gather(self.tables, &capture, dtw_held, rules);
         }
         if dtw_held || wld_held {
             self.theory(worker, at, position, (dtw_held, wld_held), findings)?;
@@ -1887,7 +1899,7 @@ fn held_dtw(
     if let Some(settled) = position.settled_score() {
         return Ok((Some(settled), false));
     }
-    worker.gather(tables, position, true, rules);
+    worker.gather(tables, capture, true, rules);
     Ok((worker.derive(tables, position)?, true))
 }
 
@@ -1915,7 +1927,7 @@ fn held_rule(
         return Ok(Some(RuleScore::NONE));
     }
     if !gathered {
-        worker.gather(tables, position, false, Some(rules.set));
+        worker.gather(tables, capture, false, Some(rules.set));
     }
     Gap::back(worker.derive_rule(tables, rules, context, position))
 }
@@ -1993,7 +2005,7 @@ fn derive(tables: &Tables, position: &Position, cache: &mut Reader) -> Result<Op
         return Ok(Some(settled));
     }
     let mut children = cache.spare.pop().unwrap_or_default();
-    children.gather(tables, position, true, None);
+    children.gather(tables, &CaptureTest::new(position), true, None);
     let derived = children.best_score(tables, position, cache);
     cache.spare.push(children);
     derived
