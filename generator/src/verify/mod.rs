@@ -30,7 +30,7 @@ use kabe_probe::successors;
 use kabe_probe::table::{decode_entry, BlockCache, BlockKey, Metric, TableDir, TableError, TableFile};
 use kabe_probe::{
     Color, Counters, DrawRuleSet, DrawRules, MaterialIndex, Move, MoveList, PieceKind, Position, RuleScore, Score,
-    Signature, Square, Variant, Wld,
+    Signature, Variant, Wld,
 };
 use rayon::prelude::*;
 
@@ -1406,17 +1406,17 @@ impl Successors {
             position.legal_quiet_moves_into(&mut self.moves);
         }
         // Made on the first quiet king move and man's step: the others are placed through them.
-        let mut king_moves: Option<Option<MovePlacer<kabe_probe::BlackKingMoved>>> = None;
-        let mut man_steps: Option<Option<MovePlacer<kabe_probe::BlackManMoved>>> = None;
+        let mut king_moves: Option<Option<KingMovePlacer>> = None;
+        let mut man_steps: Option<Option<ManStepPlacer>> = None;
         for mv in self.moves.iter() {
             let child = position.play(mv);
             let placed = match (mv.piece(), mv.is_capture() || mv.promotes()) {
                 (PieceKind::King, false) => king_moves
-                    .get_or_insert_with(|| MovePlacer::new(tables, position, &child, MaterialIndex::black_king_moved))
+                    .get_or_insert_with(|| KingMovePlacer::new(tables, position, &child))
                     .as_mut()
                     .map(|p| p.place(mv, position)),
                 (PieceKind::Man, false) => man_steps
-                    .get_or_insert_with(|| MovePlacer::new(tables, position, &child, MaterialIndex::black_man_moved))
+                    .get_or_insert_with(|| ManStepPlacer::new(tables, position, &child))
                     .as_ref()
                     .map(|p| p.place(mv, position)),
                 _ => tables.place(&child),
@@ -1517,65 +1517,80 @@ impl Successors {
     }
 }
 
-/// Places the successors of one position by one kind of move that keeps the material and
-/// the other side's pieces: its quiet king moves (`R`: [`kabe_probe::BlackKingMoved`]) or
-/// its men's steps that do not promote ([`kabe_probe::BlackManMoved`]). Normalized (White
-/// to move, the moved piece Black's), each is placed by ranking again only what the move
-/// changes, in a few instructions where [`Tables::place`] ranks the whole position: most
-/// successors are of these kinds, and placing them was half the verifier's time.
+/// Places the successors of one position by its quiet king moves. They share their men
+/// and the other side's kings with the position (normalized: White to move, the moved
+/// king Black's), so each is placed by one rank of where the moved king stands, in a few
+/// instructions where [`Tables::place`] ranks the whole position: most successors of
+/// positions with kings are of this kind, and placing them was half the verifier's time.
 #[derive(Clone, Copy)]
-struct MovePlacer<R> {
+struct KingMovePlacer {
     sig: Signature,
-    ranks: R,
+    ranks: kabe_probe::BlackKingMoved,
     /// The successors are normalized by their colour flip: squares are flipped too.
     flipped: bool,
 }
 
-impl<R> MovePlacer<R> {
-    /// For the moves of one kind of `position`, `child` the position after one of them,
-    /// `ranks` what ranks them from the index and the position as they see it; `None`
-    /// where [`Tables::place`] places none (material settled, or no table).
-    fn new(
-        tables: &Tables,
-        position: &Position,
-        child: &Position,
-        ranks: impl FnOnce(&MaterialIndex, &Position) -> R,
-    ) -> Option<MovePlacer<R>> {
+impl KingMovePlacer {
+    /// For the quiet king moves of `position`, `child` the position after one of them;
+    /// `None` where [`Tables::place`] places none (material settled, or no table).
+    fn new(tables: &Tables, position: &Position, child: &Position) -> Option<KingMovePlacer> {
         if child.settled_score().is_some() {
             return None;
         }
-        // The position's pieces as its successors are normalized: the moved piece is Black's.
+        // The position's pieces as its successors are normalized: the moved king is Black's.
         let pivot = position.with_turn(child.turn()).normalized();
         let sig = Signature::of(&pivot);
-        let ranks = ranks(tables.index.get(&sig)?, &pivot);
-        Some(MovePlacer { sig, ranks, flipped: child.turn() == Color::Black })
+        let ranks = tables.index.get(&sig)?.black_king_moved(&pivot);
+        Some(KingMovePlacer { sig, ranks, flipped: child.turn() == Color::Black })
     }
 
-    /// Where `mv` moves from and to, as the normalized successors see it.
-    #[inline]
-    fn squares(&self, mv: &Move, position: &Position) -> (Square, Square) {
-        match self.flipped {
-            true => (position.flipped_square(mv.from()), position.flipped_square(mv.to())),
-            false => (mv.from(), mv.to()),
-        }
-    }
-}
-
-impl MovePlacer<kabe_probe::BlackKingMoved> {
     /// Where the successor by `mv`, a quiet king move, lies ([`Tables::place`]).
     #[inline]
     fn place(&mut self, mv: &Move, position: &Position) -> Placed {
-        let (from, to) = self.squares(mv, position);
+        let (from, to) = if self.flipped {
+            (position.flipped_square(mv.from()), position.flipped_square(mv.to()))
+        } else {
+            (mv.from(), mv.to())
+        };
         self.ranks.moving(from);
         Placed { sig: self.sig, at: self.ranks.index(to) }
     }
 }
 
-impl MovePlacer<kabe_probe::BlackManMoved> {
+/// Places the successors of one position by its men's steps that do not promote, as
+/// [`KingMovePlacer`] those by its quiet king moves: they share their material and the
+/// pieces of the side to move with the position, so each is placed by ranking again the
+/// moved man's side and the kings, the rest ranked once ([`MaterialIndex::black_man_moved`]).
+#[derive(Clone, Copy)]
+struct ManStepPlacer {
+    sig: Signature,
+    ranks: kabe_probe::BlackManMoved,
+    /// The successors are normalized by their colour flip: squares are flipped too.
+    flipped: bool,
+}
+
+impl ManStepPlacer {
+    /// For the men's steps of `position`, `child` the position after one of them; `None`
+    /// where [`Tables::place`] places none (material settled, or no table).
+    fn new(tables: &Tables, position: &Position, child: &Position) -> Option<ManStepPlacer> {
+        if child.settled_score().is_some() {
+            return None;
+        }
+        // The position's pieces as its successors are normalized: the moved man is Black's.
+        let pivot = position.with_turn(child.turn()).normalized();
+        let sig = Signature::of(&pivot);
+        let ranks = tables.index.get(&sig)?.black_man_moved(&pivot);
+        Some(ManStepPlacer { sig, ranks, flipped: child.turn() == Color::Black })
+    }
+
     /// Where the successor by `mv`, a man's step that does not promote, lies.
     #[inline]
     fn place(&self, mv: &Move, position: &Position) -> Placed {
-        let (from, to) = self.squares(mv, position);
+        let (from, to) = if self.flipped {
+            (position.flipped_square(mv.from()), position.flipped_square(mv.to()))
+        } else {
+            (mv.from(), mv.to())
+        };
         Placed { sig: self.sig, at: self.ranks.index(from, to) }
     }
 }
