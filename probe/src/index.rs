@@ -337,7 +337,7 @@ impl MaterialIndex {
         debug_assert_eq!(Signature::of(position), self.signature);
         let sets = position.square_sets();
         let free = self.all & !sets.white_men & !sets.black_men;
-        let bk_count = self.black_king_placements(free);
+        let bk_count = C.get(free.count_ones() - self.signature.white_kings as u32, self.signature.black_kings as u32);
         BlackKingMoved {
             base: self.men_rank_of(&sets) * self.king_placements + rank_subset(sets.white_kings, free) * bk_count,
             available: free & !sets.white_kings,
@@ -348,54 +348,20 @@ impl MaterialIndex {
         }
     }
 
-    /// What ranks the positions that differ from `position` (White to move, this
-    /// signature) only in where one black man stands, off the bottom row: the colour
-    /// flips of a position's men's steps that do not promote, which a verifier places by
-    /// the million. The white men's part of the rank is found once for all of them.
-    pub fn black_man_moved(&self, position: &Position) -> BlackManMoved {
-        debug_assert_eq!(position.turn(), Color::White);
-        debug_assert_eq!(Signature::of(position), self.signature);
-        let sets = position.square_sets();
-        let (white_part, black_available) = self.white_men_part(&sets);
-        let men_free = self.all & !sets.white_men & !sets.black_men;
-        BlackManMoved {
-            white_part,
-            black_available,
-            king_placements: self.king_placements,
-            men_free,
-            bk_count: self.black_king_placements(men_free),
-            sets,
-        }
-    }
-
     /// The men part of an index (`index / king_placements()`).
     #[inline]
     fn men_rank_of(&self, sets: &SquareSets) -> u64 {
-        let (white_part, black_available) = self.white_men_part(sets);
-        white_part + rank_subset(sets.black_men, black_available)
-    }
-
-    /// The men part of an index less the black men's rank, and the squares the black men
-    /// are ranked among (off the bottom row and the white men's squares in the middle).
-    #[inline]
-    fn white_men_part(&self, sets: &SquareSets) -> (u64, u64) {
         let middle = self.all & !self.top & !self.bottom;
         let white_bottom = sets.white_men & self.bottom;
         let white_middle = sets.white_men & middle;
         let split = white_bottom.count_ones() as usize;
         let in_middle = self.signature.white_men as u32 - split as u32;
         let black_available = (self.all & !self.bottom) & !white_middle;
+        let black_rank = rank_subset(sets.black_men, black_available);
         let black_count = C.get(black_available.count_ones(), self.signature.black_men as u32);
         let white_rank = rank_subset(white_bottom, self.bottom) * C.get(middle.count_ones(), in_middle)
             + rank_subset(white_middle, middle);
-        (self.split_offset[split] + white_rank * black_count, black_available)
-    }
-
-    /// The black kings' placements for each placement of the white kings, the squares
-    /// free of men being `free`.
-    #[inline]
-    fn black_king_placements(&self, free: u64) -> u64 {
-        C.get(free.count_ones() - self.signature.white_kings as u32, self.signature.black_kings as u32)
+        self.split_offset[split] + white_rank * black_count + black_rank
     }
 
     /// The king placement part of `position`'s index (`index % king_placements()`): all
@@ -427,7 +393,8 @@ impl MaterialIndex {
         ranks.free = free;
         ranks.others = others;
         ranks.black_kings = sets.black_kings;
-        ranks.bk_count = self.black_king_placements(free);
+        ranks.bk_count =
+            C.get(free.count_ones() - self.signature.white_kings as u32, self.signature.black_kings as u32);
         // The other white kings, l-th lowest at compressed place p: C(p, l + 1) below the
         // moving king, C(p, l + 2) above it (it takes a place below them).
         let places = compressed_places(others, free);
@@ -453,7 +420,7 @@ impl MaterialIndex {
     #[inline]
     fn king_rank_of(&self, sets: &SquareSets) -> u64 {
         let free = self.all & !sets.white_men & !sets.black_men;
-        let bk_count = self.black_king_placements(free);
+        let bk_count = C.get(free.count_ones() - self.signature.white_kings as u32, self.signature.black_kings as u32);
         rank_subset(sets.white_kings, free) * bk_count + rank_subset(sets.black_kings, free & !sets.white_kings)
     }
 
@@ -603,40 +570,6 @@ impl BlackKingMoved {
         let below = (1u64 << bit) - 1;
         let j = (self.others & below).count_ones() as usize;
         self.base + self.others_terms[j] + C.get((self.available & below).count_ones(), j as u32 + 1)
-    }
-}
-
-/// The indices of positions that differ in one black man's square, off the bottom row
-/// ([`MaterialIndex::black_man_moved`]).
-#[derive(Clone, Copy, Debug)]
-pub struct BlackManMoved {
-    /// The men part of the index less the black men's rank.
-    white_part: u64,
-    /// The squares the black men are ranked among.
-    black_available: u64,
-    king_placements: u64,
-    /// The squares free of men before the move.
-    men_free: u64,
-    /// The black kings' placements for each of the white kings' (the same after the move:
-    /// as many squares are free of men).
-    bk_count: u64,
-    sets: SquareSets,
-}
-
-impl BlackManMoved {
-    /// The index with the black man on `from` on `to` instead, a square of no piece off
-    /// the bottom row. The kings are ranked again among the squares free of men.
-    #[inline]
-    pub fn index(&self, from: Square, to: Square) -> u64 {
-        let (from, to) = (1u64 << from.index(), 1u64 << to.index());
-        debug_assert!(self.sets.black_men & from != 0, "no black man on square index {}", from.trailing_zeros());
-        debug_assert!(self.black_available & self.men_free & !self.sets.white_kings & !self.sets.black_kings & to != 0);
-        let black_men = self.sets.black_men & !from | to;
-        let free = self.men_free & !to | from;
-        let men = self.white_part + rank_subset(black_men, self.black_available);
-        men * self.king_placements
-            + rank_subset(self.sets.white_kings, free) * self.bk_count
-            + rank_subset(self.sets.black_kings, free & !self.sets.white_kings)
     }
 }
 

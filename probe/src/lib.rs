@@ -18,7 +18,7 @@ pub mod successors;
 pub mod table;
 pub mod tablebase;
 
-pub use index::{BlackKingMoved, BlackManMoved, LastMen, MaterialIndex, OneKingMoved, Signature, SignatureError};
+pub use index::{BlackKingMoved, LastMen, MaterialIndex, OneKingMoved, Signature, SignatureError};
 pub use kabe_rules::notation;
 pub use kabe_rules::{
     parse_perft_vectors, perft, perft_divide, perft_routes, BoardSize, CaptureChoice, CapturedPieces, Color,

@@ -283,46 +283,6 @@ fn black_king_moved_indexes_as_the_index_does() {
     assert!(checked > 100_000, "only {checked} placements checked");
 }
 
-#[test]
-fn black_man_moved_indexes_as_the_index_does() {
-    let mut checked = 0u64;
-    for (variant, sig) in [
-        (Variant::INTERNATIONAL, Signature::new(1, 1, 1, 2)),
-        (Variant::INTERNATIONAL, Signature::new(2, 0, 2, 1)),
-        (Variant::INTERNATIONAL, Signature::new(1, 2, 3, 0)),
-        (Variant::INTERNATIONAL, Signature::new(0, 1, 2, 2)),
-        (Variant::RUSSIAN, Signature::new(1, 2, 2, 1)),
-        (Variant::RUSSIAN, Signature::new(2, 1, 1, 1)),
-    ] {
-        let index = MaterialIndex::new(variant, sig).expect("small");
-        // A black man may stand anywhere off the bottom row (Black's promotion row).
-        let bottom = variant.promotion_row(Color::Black);
-        let step = (index.len() / 300).max(1);
-        for i in (0..index.len()).step_by(step as usize) {
-            let position = index.position(i);
-            let sets = position.square_sets();
-            let taken = sets.white_men | sets.white_kings | sets.black_men | sets.black_kings;
-            let ranks = index.black_man_moved(&position);
-            for man in (0..variant.squares()).filter(|&s| sets.black_men & 1u64 << s != 0) {
-                for to in (0..variant.squares()).filter(|&s| taken & 1u64 << s == 0 && !bottom.contains(&s)) {
-                    let moved = SquareSets { black_men: sets.black_men & !(1u64 << man) | 1u64 << to, ..sets };
-                    let other = Position::from_square_sets(variant, Color::White, &moved);
-                    assert_eq!(
-                        ranks.index(square(variant, man), square(variant, to)),
-                        index.index(&other),
-                        "{} with the black man of {} on {}",
-                        position.fen(),
-                        man + 1,
-                        to + 1
-                    );
-                    checked += 1;
-                }
-            }
-        }
-    }
-    assert!(checked > 50_000, "only {checked} placements checked");
-}
-
 fn square(variant: Variant, index: u8) -> Square {
     Square::from_number(index as u32 + 1, variant.squares()).expect("on the board")
 }

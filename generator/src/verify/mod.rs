@@ -1405,21 +1405,17 @@ impl Successors {
         if king_steps > 0 && !self.place_king_steps(tables, position, theory, rules.map(|_| resident_rules)) {
             position.legal_quiet_moves_into(&mut self.moves);
         }
-        // Made on the first quiet king move and man's step: the others are placed through them.
+        // Made on the first quiet king move: the others are placed through it.
         let mut king_moves: Option<Option<KingMovePlacer>> = None;
-        let mut man_steps: Option<Option<ManStepPlacer>> = None;
         for mv in self.moves.iter() {
             let child = position.play(mv);
-            let placed = match (mv.piece(), mv.is_capture() || mv.promotes()) {
-                (PieceKind::King, false) => king_moves
+            let placed = if mv.piece() == PieceKind::King && !mv.is_capture() {
+                king_moves
                     .get_or_insert_with(|| KingMovePlacer::new(tables, position, &child))
                     .as_mut()
-                    .map(|p| p.place(mv, position)),
-                (PieceKind::Man, false) => man_steps
-                    .get_or_insert_with(|| ManStepPlacer::new(tables, position, &child))
-                    .as_ref()
-                    .map(|p| p.place(mv, position)),
-                _ => tables.place(&child),
+                    .map(|p| p.place(mv, position))
+            } else {
+                tables.place(&child)
             };
             if let Some(Placed { sig, at }) = placed.filter(|_| theory) {
                 // Resident (the pair itself) or held lazily (the tables its captures and
@@ -1554,44 +1550,6 @@ impl KingMovePlacer {
         };
         self.ranks.moving(from);
         Placed { sig: self.sig, at: self.ranks.index(to) }
-    }
-}
-
-/// Places the successors of one position by its men's steps that do not promote, as
-/// [`KingMovePlacer`] those by its quiet king moves: they share their material and the
-/// pieces of the side to move with the position, so each is placed by ranking again the
-/// moved man's side and the kings, the rest ranked once ([`MaterialIndex::black_man_moved`]).
-#[derive(Clone, Copy)]
-struct ManStepPlacer {
-    sig: Signature,
-    ranks: kabe_probe::BlackManMoved,
-    /// The successors are normalized by their colour flip: squares are flipped too.
-    flipped: bool,
-}
-
-impl ManStepPlacer {
-    /// For the men's steps of `position`, `child` the position after one of them; `None`
-    /// where [`Tables::place`] places none (material settled, or no table).
-    fn new(tables: &Tables, position: &Position, child: &Position) -> Option<ManStepPlacer> {
-        if child.settled_score().is_some() {
-            return None;
-        }
-        // The position's pieces as its successors are normalized: the moved man is Black's.
-        let pivot = position.with_turn(child.turn()).normalized();
-        let sig = Signature::of(&pivot);
-        let ranks = tables.index.get(&sig)?.black_man_moved(&pivot);
-        Some(ManStepPlacer { sig, ranks, flipped: child.turn() == Color::Black })
-    }
-
-    /// Where the successor by `mv`, a man's step that does not promote, lies.
-    #[inline]
-    fn place(&self, mv: &Move, position: &Position) -> Placed {
-        let (from, to) = if self.flipped {
-            (position.flipped_square(mv.from()), position.flipped_square(mv.to()))
-        } else {
-            (mv.from(), mv.to())
-        };
-        Placed { sig: self.sig, at: self.ranks.index(from, to) }
     }
 }
 
