@@ -385,7 +385,7 @@ fn probe_stdin_answers_line_by_line_and_missing_tables_name_the_command() {
 }
 
 #[test]
-fn a_fifo_named_like_a_table_is_named_never_opened_and_a_build_replaces_it() {
+fn a_fifo_named_like_a_table_is_named_never_opened_nor_replaced() {
     let dir = temp_dir("fifo");
     let d = dir.to_str().expect("utf-8 path");
     let built = kabe(&["generate", "--variant", "russian", "--pieces", "3", "--tables", d, "--threads", "1"]);
@@ -413,6 +413,11 @@ fn a_fifo_named_like_a_table_is_named_never_opened_and_a_build_replaces_it() {
     assert!(out.contains("games read"), "{out}");
     let (out, err, _) = run(&["stats", "-v", "russian", "--tables", d]);
     assert!(err.contains("a FIFO") || out.contains("a FIFO"), "{out} {err}");
+    // Not kabe's to remove: the build names it and stops (as for a folder there).
+    let (_, err, status) = run(&["generate", "-v", "russian", "--pieces", "3", "--tables", d, "--threads", "1"]);
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(err.contains("0110.dtw.kabe: a FIFO where kabe keeps a file of its own"), "{err}");
+    fs::remove_file(&fifo).expect("rm");
     let (_, err, status) = run(&["generate", "-v", "russian", "--pieces", "3", "--tables", d, "--threads", "1"]);
     assert!(status.success() && err.contains("rebuilding 0110+1001: "), "{err}");
     assert_eq!(table_files(&dir), before);

@@ -195,12 +195,14 @@ pub struct KabeMove {
 
 fn status_of(e: &ProbeError) -> c_int {
     match e {
-        ProbeError::Table(TableError::Missing { .. } | TableError::FlipMissing { .. }) | ProbeError::NoTable { .. } => {
-            KABE_ERR_NO_TABLE
-        }
+        ProbeError::Table(TableError::Missing { .. } | TableError::FlipMissing { .. })
+        | ProbeError::NoTable { .. }
+        | ProbeError::TooManyPieces { .. } => KABE_ERR_NO_TABLE,
         ProbeError::Table(TableError::Corrupt { .. }) => KABE_ERR_CORRUPT,
         ProbeError::Table(TableError::Version { .. }) => KABE_ERR_VERSION,
-        ProbeError::Table(TableError::Foreign { .. } | TableError::NotATable { .. }) => KABE_ERR_FOREIGN,
+        ProbeError::Table(TableError::Foreign { .. } | TableError::OtherGame { .. } | TableError::NotATable { .. }) => {
+            KABE_ERR_FOREIGN
+        }
         ProbeError::Table(TableError::Io { .. }) | ProbeError::Directory { .. } => KABE_ERR_IO,
         ProbeError::VariantNotOpen { .. } => KABE_ERR_VARIANT,
         ProbeError::NotCached => KABE_NOT_CACHED,

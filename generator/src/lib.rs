@@ -21,10 +21,13 @@
 //!   its reference checksums;
 //! - `check`: the draw-rule tables against an independent brute force;
 //! - [`games`]: small games solved whole from their start (wolf and sheep).
+//! - [`files`]: every file kabe writes is its own (never through a link, never over a
+//!   device), every file a user names read within a bound;
 //! - `memory`: the large arrays solvers and verifier read at random, in huge pages.
 
 mod build;
 mod check;
+pub mod files;
 pub mod finished;
 pub mod games;
 mod memory;
@@ -46,6 +49,7 @@ pub use build::{
 pub use check::brute_layers::{LayerError, LayeredBrute};
 pub use check::brute_rules::{BruteForce, BruteRules, Clock};
 pub use check::{brute_rules, check_pair_layered, check_signature, with_deep_stack, LayeredCheckError, RuleCheck};
+pub use files::{build_running, lock_path as build_lock_path};
 pub use finished::lookup::{FileOracle, Finished, RuleInputs};
 pub use finished::registry::MissingTable;
 pub use finished::registry::{CaptureFlags, Registry, SolvedTable};

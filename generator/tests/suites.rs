@@ -16,3 +16,5 @@ mod reference;
 mod tablebase;
 #[path = "tables.rs"]
 mod tables;
+#[path = "writes.rs"]
+mod writes;

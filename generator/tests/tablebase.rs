@@ -149,10 +149,10 @@ fn positions_beyond_the_tables_are_resolved_through_their_captures() {
                     assert_eq!((a.exact, a.theoretical), (b.exact, b.theoretical), "{}", p.fen());
                     resolved += 1;
                 }
-                Err(ProbeError::NoTable { signature, path, .. }) => {
+                Err(ProbeError::TooManyPieces { signature, pieces, largest, .. }) => {
                     assert!(!must_capture, "{}", p.fen());
                     assert_eq!(signature, Signature::of(&p));
-                    assert!(path.ends_with(format!("russian/{signature}.wld.kabe")), "{}", path.display());
+                    assert_eq!((pieces, largest), (4, 3), "{}", p.fen());
                     refused += 1;
                 }
                 Err(e) => panic!("{}: {e}", p.fen()),
@@ -170,7 +170,9 @@ fn positions_beyond_the_tables_are_resolved_through_their_captures() {
     .expect("fen");
     assert!(far.legal_moves().first().is_some_and(|m| m.is_capture()));
     assert!(far.piece_count() > 3 + kabe_probe::tablebase::CAPTURE_REACH);
-    assert!(matches!(three.probe_wld(&far), Err(ProbeError::NoTable { .. })));
+    let e = three.probe_wld(&far).expect_err("beyond the tables");
+    assert!(matches!(e, ProbeError::TooManyPieces { pieces: 25, largest: 3, .. }), "{e}");
+    assert!(e.to_string().contains("kabe builds tables of up to 8 pieces"), "{e}");
 }
 
 #[test]

@@ -22,7 +22,8 @@ pub struct ManifestArgs {
     /// must be there with the same bytes; each one that differs is named (exit 1).
     #[arg(long, value_name = "FILE", conflicts_with = "output")]
     check: Option<PathBuf>,
-    /// Write the manifest to this file (through a temporary file renamed over it)
+    /// Write the manifest to this file (through a temporary file renamed over it; a
+    /// device, FIFO or link such as /dev/stdout is written through, never replaced)
     /// instead of printing it.
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -43,8 +44,7 @@ pub struct ManifestArgs {
 pub fn manifest(args: &ManifestArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
     if let Some(path) = &args.check {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let manifest = Manifest::parse(&text, path)?;
+        let manifest = Manifest::read(path)?;
         anyhow::ensure!(
             manifest.variant == variant.name,
             "{}: a manifest of {} tables, not {} (give --variant {})",
@@ -91,14 +91,7 @@ pub fn manifest(args: &ManifestArgs) -> anyhow::Result<ExitCode> {
     let manifest = manifest_of(&dir, variant, only, &counts).with_context(|| format!("reading {}", dir.display()))?;
     let text = manifest.to_text();
     match &args.output {
-        Some(path) => {
-            let mut tmp = path.as_os_str().to_owned();
-            tmp.push(".tmp");
-            let tmp = PathBuf::from(tmp);
-            std::fs::write(&tmp, &text)
-                .and_then(|()| std::fs::rename(&tmp, path))
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
+        Some(path) => kabe_generator::files::write_output(path, text.as_bytes())?,
         None => outln!("{}", text.trim_end())?,
     }
     Ok(ExitCode::SUCCESS)

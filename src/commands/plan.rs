@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
+use kabe_generator::files::write_whole;
 use kabe_generator::{table_path, Job, MemoryBudget, Plan, Rates, Scope, SidesKept};
 use kabe_probe::Signature;
 use serde_json::json;
@@ -264,8 +265,10 @@ fn write_slurm(
             continue;
         }
         let name = job_id(job);
-        std::fs::write(out.join("jobs").join(format!("{name}.sbatch")), batch_script(plan, job, &dir, &out, &kabe))
-            .with_context(|| format!("writing {}", out.join("jobs").display()))?;
+        write_whole(
+            &out.join("jobs").join(format!("{name}.sbatch")),
+            batch_script(plan, job, &dir, &out, &kabe).as_bytes(),
+        )?;
         let deps: Vec<String> =
             job.depends_on.iter().filter(|d| !done[**d]).map(|d| format!("$j{}", job_id(&plan.jobs[*d]))).collect();
         let dependency =
@@ -274,8 +277,7 @@ fn write_slurm(
         let _ = writeln!(submit, "echo \"$j{name} {}\" | tee -a submitted.txt", job.name());
         written += 1;
     }
-    std::fs::write(out.join("jobs").join("last.sbatch"), last_script(plan, kept, &dir, &out, &kabe))
-        .with_context(|| format!("writing {}", out.join("jobs").display()))?;
+    write_whole(&out.join("jobs").join("last.sbatch"), last_script(plan, kept, &dir, &out, &kabe).as_bytes())?;
     let all: Vec<String> =
         plan.jobs.iter().enumerate().filter(|(i, _)| !done[*i]).map(|(_, j)| format!("$j{}", job_id(j))).collect();
     let dependency = if all.is_empty() { String::new() } else { format!(" --dependency=afterok:{}", all.join(":")) };
@@ -285,17 +287,18 @@ fn write_slurm(
         submit.insert_str(at, &node_check(plan, done));
     }
     let submit_path = out.join("submit.sh");
-    std::fs::write(&submit_path, submit).with_context(|| format!("writing {}", submit_path.display()))?;
-    std::fs::write(out.join("plan.json"), plan_json(plan, kept, done, &dir).to_string())
-        .with_context(|| format!("writing {}", out.join("plan.json").display()))?;
+    write_whole(&submit_path, submit.as_bytes())?;
+    write_whole(&out.join("plan.json"), plan_json(plan, kept, done, &dir).to_string().as_bytes())?;
     Ok(written)
 }
 
 /// Makes `out`'s `jobs` and `logs` folders, with no batch script of an earlier plan left
 /// in `jobs`; returns `out` resolved.
 fn prepare_out(out: &Path) -> anyhow::Result<PathBuf> {
+    // Folders of kabe's own making: a link planted at `jobs` would send the scripts
+    // elsewhere, so anything but a folder there is refused by name.
     for sub in ["jobs", "logs"] {
-        std::fs::create_dir_all(out.join(sub)).with_context(|| format!("creating {}", out.join(sub).display()))?;
+        kabe_generator::files::own_folder(&out.join(sub))?;
     }
     let out = out.canonicalize().with_context(|| format!("resolving {}", out.display()))?;
     // Scripts of an earlier plan written here would be submitted by nothing, but mislead.
@@ -304,7 +307,7 @@ fn prepare_out(out: &Path) -> anyhow::Result<PathBuf> {
     {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == "sbatch") {
-            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+            kabe_generator::files::remove_own(&path)?;
         }
     }
     Ok(out)

@@ -72,7 +72,13 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     };
     let report = kabe_generator::verify_with(&dir, variant, &options, &|n| bar.inc(n))?;
     bar.finish_and_clear();
-    let ledger_path = dir.join(variant.name).join(LEDGER_NAME);
+    print_report(&report, &dir.join(variant.name).join(LEDGER_NAME))?;
+    Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// What the verification found: warnings about the ledger on stderr, then every bad file,
+/// gap and disagreement, and the counts.
+fn print_report(report: &kabe_generator::VerifyReport, ledger_path: &std::path::Path) -> anyhow::Result<()> {
     if !report.ledger_ignored_lines.is_empty() {
         eprintln!(
             "kabe: warning: {}: line {} torn or edited (its seal does not hold): ignored, those pairs derived again",
@@ -88,6 +94,9 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     }
     for sig in &report.incomplete {
         outln!("incomplete: {} has only one of its WLD and DTW tables", sig)?;
+    }
+    for what in &report.unfinished {
+        outln!("incomplete: {what}")?;
     }
     for d in &report.disagreements {
         outln!(
@@ -127,8 +136,12 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     } else {
         String::new()
     };
+    let unfinished = match report.unfinished.len() + report.incomplete.len() {
+        0 => String::new(),
+        n => format!("; the set is incomplete ({n} {} above)", if n == 1 { "thing" } else { "things" }),
+    };
     outln!(
-        "{} files ({}{by_search}); {} pairs derived again{ledger}: {} stored values, {} rule-table values; {} disagreements, {} bad files",
+        "{} files ({}{by_search}); {} pairs derived again{ledger}: {} stored values, {} rule-table values; {} disagreements, {} bad files{unfinished}",
         report.files,
         kinds.join(", "),
         report.pairs_derived,
@@ -137,5 +150,5 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         report.disagreement_count + report.rule_disagreement_count,
         report.bad_files.len()
     )?;
-    Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(())
 }

@@ -4,7 +4,9 @@
 //! the same files at once.
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::files::lock_path;
 
 use kabe_probe::Variant;
 
@@ -32,7 +34,11 @@ impl BuildLock {
         let path = lock_path(dir, variant);
         let write = |source| BuildError::Write { path: path.clone(), source };
         std::fs::create_dir_all(dir).map_err(write)?;
-        let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(write)?;
+        crate::files::check_variant_folder(dir, variant)
+            .map_err(|source| BuildError::Write { path: dir.join(variant.name), source })?;
+        // Never through a link, never waiting on a FIFO: anything but a file is named.
+        let file = crate::files::open_own(&path, OpenOptions::new().create(true).truncate(false).write(true))
+            .map_err(write)?;
         let taken = if exclusive { file.try_lock() } else { file.try_lock_shared() };
         match taken {
             Ok(()) => Ok(BuildLock { _file: file }),
@@ -42,9 +48,4 @@ impl BuildLock {
             Err(TryLockError::Error(e)) => Err(write(e)),
         }
     }
-}
-
-/// Where the lock of `variant`'s tables under `dir` is kept.
-pub fn lock_path(dir: &Path, variant: &Variant) -> PathBuf {
-    dir.join(format!(".{}.build.lock", variant.name))
 }

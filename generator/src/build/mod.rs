@@ -38,7 +38,7 @@ use crate::solve::whole::solve_pair_resumable;
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// A table file could not be written.
-    #[error("writing {path}: {source}")]
+    #[error("{}", write_message(path, source))]
     Write {
         /// The file.
         path: PathBuf,
@@ -88,6 +88,16 @@ pub enum BuildError {
 }
 
 const GIB: f64 = (1u64 << 30) as f64;
+
+/// "writing PATH: what went wrong", or the error alone where it names the path itself.
+fn write_message(path: &Path, source: &std::io::Error) -> String {
+    let said = source.to_string();
+    if said.starts_with(&path.display().to_string()) {
+        said
+    } else {
+        format!("writing {}: {said}", path.display())
+    }
+}
 
 /// What a build covered.
 #[derive(Clone, Debug, Default)]
@@ -294,13 +304,29 @@ fn run_pass(
     budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<BuildSummary, BuildError> {
-    let _lock = crate::BuildLock::exclusive(dir, &variant)?;
+    check_variant_folder(dir, &variant)?;
     let steps: Vec<Vec<TablePair>> = scoped_steps(scope)
         .into_iter()
         .map(|step| step.into_iter().filter(|pair| pass.covers(pair)).collect::<Vec<_>>())
         .filter(|step| !step.is_empty())
         .collect();
     let summary = summary(variant, &steps);
+    // A set found complete is only read: no lock, nothing opened for writing (a set on
+    // read-only media, or one another build reads, "builds" again at once).
+    if steps
+        .iter()
+        .try_fold(true, |all, step| Ok::<_, BuildError>(all && all_complete(dir, &variant, step, &pass.metrics())?))?
+    {
+        on_event(BuildEvent::Planned { positions: summary.positions });
+        for pair in steps.iter().flatten() {
+            if let Pass::Rules(_) = pass {
+                remove_results(dir, &variant, pair);
+            }
+            on_event(BuildEvent::Loaded { signatures: pair, positions: positions_of(variant, pair) });
+        }
+        return Ok(summary);
+    }
+    let _lock = crate::BuildLock::exclusive(dir, &variant)?;
     let cost = |pair: &TablePair| pair_state_bytes(variant, pair, budget).0;
     // Every pair must fit before any work starts, not after hours of it.
     for step in &steps {
@@ -330,6 +356,13 @@ fn run_pass(
         }
     }
     Ok(summary)
+}
+
+/// Refuses a table folder that is another game's ([`crate::files::check_variant_folder`]),
+/// before anything is read or written.
+fn check_variant_folder(dir: &Path, variant: &Variant) -> Result<(), BuildError> {
+    crate::files::check_variant_folder(dir, variant)
+        .map_err(|source| BuildError::Write { path: dir.join(variant.name), source })
 }
 
 /// Whether every pair of `step` is on disk, whole.
@@ -527,6 +560,7 @@ fn build_pair(
             return Ok(());
         }
         PairOnDisk::Broken(problem) => on_event(BuildEvent::Repairing { signatures: pair, problem: &problem }),
+        PairOnDisk::NotOurs(e) => return Err(e.into()),
         PairOnDisk::Absent => {}
     }
     on_event(BuildEvent::Started { signatures: pair, positions });
@@ -668,7 +702,11 @@ fn build_in_slices(
 
 /// Whether every file of the pair is on disk, whole (checksums checked): then it is kept.
 fn pair_complete(dir: &Path, variant: &Variant, pair: &[Signature], metrics: &[Metric]) -> Result<bool, BuildError> {
-    Ok(matches!(pair_on_disk(dir, variant, pair, metrics), PairOnDisk::Complete))
+    match pair_on_disk(dir, variant, pair, metrics) {
+        PairOnDisk::Complete => Ok(true),
+        PairOnDisk::NotOurs(e) => Err(e.into()),
+        PairOnDisk::Absent | PairOnDisk::Broken(_) => Ok(false),
+    }
 }
 
 /// What is on disk of a pair's `metrics` files.
@@ -679,6 +717,8 @@ enum PairOnDisk {
     Absent,
     /// Some are missing or damaged (the first such file's error): the pair is built again.
     Broken(TableError),
+    /// A file under one of its names is another game's table: left alone, the build stops.
+    NotOurs(TableError),
 }
 
 fn pair_on_disk(dir: &Path, variant: &Variant, pair: &[Signature], metrics: &[Metric]) -> PairOnDisk {
@@ -688,6 +728,12 @@ fn pair_on_disk(dir: &Path, variant: &Variant, pair: &[Signature], metrics: &[Me
         .collect();
     if files.iter().all(|(_, _, path)| !path.exists()) {
         return PairOnDisk::Absent;
+    }
+    // Another game's table under any of the names stops the build before one is written.
+    for (sig, metric, path) in &files {
+        if let Err(e @ TableError::OtherGame { .. }) = TableFile::open(path, variant, *sig, *metric) {
+            return PairOnDisk::NotOurs(e);
+        }
     }
     for (sig, metric, path) in &files {
         if !path.exists() {
@@ -740,16 +786,18 @@ pub fn build_pair_job(
     budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<PairJob, BuildError> {
-    let _lock = crate::BuildLock::shared(dir, &variant)?;
+    check_variant_folder(dir, &variant)?;
     let pair = TablePair::of(signature);
     let ruled = pair.iter().any(|s| rules.context(*s).is_some());
     let mut metrics = vec![Metric::Wld, Metric::Dtw];
     if ruled {
         metrics.push(Metric::Rules(rules.set));
     }
+    // Checked before the lock is taken: a complete pair is only read.
     if pair_complete(dir, &variant, &pair, &metrics)? {
         return Ok(PairJob::AlreadyComplete);
     }
+    let _lock = crate::BuildLock::shared(dir, &variant)?;
     let inputs = pair.inputs(variant, &rules);
     let missing: Vec<PathBuf> = inputs
         .iter()

@@ -94,14 +94,48 @@ pub fn keep_one_side(
     max_pieces: u32,
     dropped: DroppedFiles,
 ) -> Result<OneSide, BuildError> {
+    // A set already kept to one side is only read: nothing is opened for writing (a set
+    // on read-only media "builds" again without error).
+    if files_to_drop(dir, variant, max_pieces)?.is_empty() {
+        return Ok(OneSide::default());
+    }
     let _lock = crate::BuildLock::exclusive(dir, &variant)?;
-    let found =
-        tables_in(dir, &variant).map_err(|source| BuildError::Write { path: dir.join(variant.name), source })?;
-    let sets = crate::verify::rule_sets_of(&found);
     let mut done = OneSide::default();
     let ledger_error = |source| BuildError::Write { path: dir.join(variant.name).join(crate::LEDGER_NAME), source };
     // What the verifier found sound stays so: the values do not change.
     let holding = crate::verify::ledger_lines_holding(dir, variant).map_err(ledger_error)?;
+    for ToDrop { drop, metric, kept_checksum } in files_to_drop(dir, variant, max_pieces)? {
+        let size = |s: Signature| std::fs::metadata(table_path(dir, &variant, s, metric)).map_or(0, |m| m.len());
+        let bytes = size(drop);
+        // Builds read DTW and rule tables, never WLD: no WLD copy is kept.
+        if dropped == DroppedFiles::KeptAside && metric != Metric::Wld {
+            keep_aside(dir, &variant, drop, metric, kept_checksum)?;
+        }
+        let index = MaterialIndex::new(variant, drop).expect("a table's signature has an index");
+        write_table_by_search(dir, variant.name, &index, metric)
+            .map_err(|source| BuildError::Write { path: table_path(dir, &variant, drop, metric), source })?;
+        done.files += 1;
+        done.bytes_saved += bytes.saturating_sub(size(drop));
+    }
+    crate::verify::carry_ledger(dir, variant, &holding).map_err(ledger_error)?;
+    Ok(done)
+}
+
+/// A file [`keep_one_side`] drops: the `metric` table of `drop`, whose colour flip's file
+/// (header checksum `kept_checksum`) keeps the pair's values.
+struct ToDrop {
+    drop: Signature,
+    metric: Metric,
+    kept_checksum: u64,
+}
+
+/// The files of whole pairs of `max_pieces` or fewer under `dir` that hold values on both
+/// sides: of each such pair and kind, the larger file.
+fn files_to_drop(dir: &Path, variant: Variant, max_pieces: u32) -> Result<Vec<ToDrop>, BuildError> {
+    let found =
+        tables_in(dir, &variant).map_err(|source| BuildError::Write { path: dir.join(variant.name), source })?;
+    let sets = crate::verify::rule_sets_of(&found);
+    let mut out = Vec::new();
     for (&sig, metrics) in &found {
         let flip = sig.flipped();
         if flip <= sig || sig.pieces() > max_pieces {
@@ -112,32 +146,19 @@ pub fn keep_one_side(
             continue;
         }
         for &metric in metrics.iter().filter(|m| flip_metrics.contains(m)) {
-            let open = |s: Signature| -> Result<TableFile, BuildError> {
-                let file = TableFile::open(&table_path(dir, &variant, s, metric), &variant, s, metric)?;
-                file.verify_checksum()?;
-                Ok(file)
-            };
+            let open = |s: Signature| TableFile::open(&table_path(dir, &variant, s, metric), &variant, s, metric);
             let (a, b) = (open(sig)?, open(flip)?);
             if a.header().by_search() || b.header().by_search() {
                 continue;
             }
+            a.verify_checksum()?;
+            b.verify_checksum()?;
             let size = |s: Signature| std::fs::metadata(table_path(dir, &variant, s, metric)).map_or(0, |m| m.len());
-            let drop = if size(sig) > size(flip) { sig } else { flip };
-            let bytes = size(drop);
-            // Builds read DTW and rule tables, never WLD: no WLD copy is kept.
-            if dropped == DroppedFiles::KeptAside && metric != Metric::Wld {
-                let kept = if drop == sig { &b } else { &a };
-                keep_aside(dir, &variant, drop, metric, kept.header().checksum)?;
-            }
-            let index = MaterialIndex::new(variant, drop).expect("a table's signature has an index");
-            write_table_by_search(dir, variant.name, &index, metric)
-                .map_err(|source| BuildError::Write { path: table_path(dir, &variant, drop, metric), source })?;
-            done.files += 1;
-            done.bytes_saved += bytes.saturating_sub(size(drop));
+            let (drop, kept) = if size(sig) > size(flip) { (sig, &b) } else { (flip, &a) };
+            out.push(ToDrop { drop, metric, kept_checksum: kept.header().checksum });
         }
     }
-    crate::verify::carry_ledger(dir, variant, &holding).map_err(ledger_error)?;
-    Ok(done)
+    Ok(out)
 }
 
 /// Keeps the values of the `metric` table of `drop` under `dir` aside, bound to its
@@ -153,7 +174,7 @@ fn keep_aside(dir: &Path, variant: &Variant, drop: Signature, metric: Metric, ke
         let path = path.to_path_buf();
         move |source| BuildError::Write { path, source }
     };
-    std::fs::create_dir_all(&folder).map_err(error(&folder))?;
+    crate::files::own_folder(&folder).map_err(error(&folder))?;
     let of_this_pair = |name: &str| {
         [drop, drop.flipped()].iter().any(|sig| {
             let rest = name.strip_prefix(&format!("{sig}.{}.", metric.name()));
@@ -173,10 +194,11 @@ fn keep_aside(dir: &Path, variant: &Variant, drop: Signature, metric: Metric, ke
         std::fs::remove_file(&aside).map_err(error(&aside))?;
     }
     if std::fs::hard_link(&from, &aside).is_err() {
-        let tmp = aside.with_extension("kabe.tmp");
-        std::fs::copy(&from, &tmp).map_err(error(&tmp))?;
-        std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(error(&tmp))?;
-        std::fs::rename(&tmp, &aside).map_err(error(&aside))?;
+        let copied = crate::files::NewFile::create(&aside, aside.with_extension("kabe.tmp")).and_then(|mut copy| {
+            std::io::copy(&mut std::fs::File::open(&from)?, copy.file())?;
+            copy.commit()
+        });
+        copied.map_err(error(&aside))?;
     }
     Ok(())
 }

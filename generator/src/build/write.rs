@@ -12,6 +12,7 @@ use kabe_probe::table::{
 use kabe_probe::{DrawRuleSet, MaterialIndex, RuleScore, Score};
 use rayon::prelude::*;
 
+use crate::files::NewFile;
 use crate::finished::registry::SolvedTable;
 use crate::solve::rules::RuleTable;
 
@@ -107,13 +108,15 @@ fn write_file(path: PathBuf, bytes: &[u8]) -> std::io::Result<PathBuf> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent)?;
     }
-    let tmp = path.with_extension("kabe.tmp");
-    let mut file = fs::File::create(&tmp)?;
+    let mut file = NewFile::create(&path, tmp_path(&path))?;
     file.write_all(bytes)?;
-    file.sync_all()?;
-    drop(file);
-    fs::rename(&tmp, &path)?;
+    file.commit()?;
     Ok(path)
+}
+
+/// Where the table file at `path` is written until whole: `0101.dtw.kabe.tmp`.
+fn tmp_path(path: &Path) -> PathBuf {
+    path.with_extension("kabe.tmp")
 }
 
 /// Each block a zstd frame with its content checksum, so that a damaged block is an
@@ -254,14 +257,14 @@ pub(crate) fn write_table_streamed(
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent)?;
     }
-    let tmp = path.with_extension("kabe.tmp");
-    let mut file = fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&tmp)?;
+    let mut new_file = NewFile::create(&path, tmp_path(&path))?;
+    let file = new_file.file();
     let index_at = HEADER_LEN as u64;
     let mut offset = index_at + 8 * (blocks + 1);
     file.set_len(offset)?;
     file.seek(SeekFrom::Start(offset))?;
     let mut offsets = Vec::with_capacity(blocks as usize + 1);
-    let mut out = std::io::BufWriter::new(&mut file);
+    let mut out = std::io::BufWriter::new(&mut *file);
     for batch in (0..blocks).step_by(BATCH as usize) {
         let compressed: Vec<Vec<u8>> = (batch..(batch + BATCH).min(blocks))
             .into_par_iter()
@@ -315,9 +318,7 @@ pub(crate) fn write_table_streamed(
     header.checksum = hasher.digest();
     file.seek(SeekFrom::Start(0))?;
     file.write_all(&header.to_bytes())?;
-    file.sync_all()?;
-    drop(file);
-    fs::rename(&tmp, &path)?;
+    new_file.commit()?;
     Ok(path)
 }
 

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use kabe_probe::rules::exact::Oracle;
 use kabe_probe::{Position, RuleScore, Score, Signature, Variant, Wld};
 
+use crate::files::NewFile;
 use crate::finished::lookup::RuleInputs;
 use crate::finished::registry::{CaptureFlags, SolvedTable};
 
@@ -99,9 +100,9 @@ pub fn results_path(dir: &Path, variant: &Variant, signature: Signature) -> Path
 /// place: `dtw_checksum` is the header checksum of the DTW file just written for it.
 pub fn write_results(dir: &Path, variant: &Variant, table: &SolvedTable, dtw_checksum: u64) -> std::io::Result<()> {
     let path = results_path(dir, variant, table.index.signature());
-    let tmp = path.with_extension("scratch-tmp");
+    let mut new_file = NewFile::create(&path, path.with_extension("scratch-tmp"))?;
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut out = BufWriter::new(File::create(&tmp)?);
+    let mut out = BufWriter::new(new_file.file());
     out.write_all(&[0u8; HEADER_LEN])?;
     for chunk in table.scores.chunks(WRITE_CHUNK) {
         let bytes = encode(chunk);
@@ -119,19 +120,19 @@ pub fn write_results(dir: &Path, variant: &Variant, table: &SolvedTable, dtw_che
         body_checksum: hasher.digest(),
         flag_bytes: flags.len() as u64,
     };
-    let mut file = out.into_inner().map_err(|e| e.into_error())?;
-    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(0))?;
+    let file = out.into_inner().map_err(|e| e.into_error())?;
+    std::io::Seek::seek(file, std::io::SeekFrom::Start(0))?;
     file.write_all(&header.to_bytes())?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, &path)
+    new_file.commit()
 }
 
 /// Removes the results files of `pair` (and any left half written).
 pub fn remove_results(dir: &Path, variant: &Variant, pair: &[Signature]) {
     for &sig in pair {
         let path = results_path(dir, variant, sig);
-        let _ = std::fs::remove_file(path.with_extension("scratch-tmp"));
-        let _ = std::fs::remove_file(path);
+        // Only regular files: a link or FIFO planted under these names is let be.
+        let _ = crate::files::remove_own(&path.with_extension("scratch-tmp"));
+        let _ = crate::files::remove_own(&path);
     }
 }
 
@@ -213,6 +214,10 @@ fn result_at(body: &[u8], index: u64) -> Option<Wld> {
 /// A results file mapped, where its header names `signature` of `variant` with
 /// `positions` and `dtw_checksum`, its length fits and its body's checksum holds.
 fn open_checked(path: &Path, variant: &Variant, sig: Signature, positions: u64, dtw_checksum: u64) -> Option<Bytes> {
+    // Only a regular file of this build's own: not a link to someone else's file.
+    if !std::fs::symlink_metadata(path).ok()?.file_type().is_file() {
+        return None;
+    }
     let file = File::open(path).ok()?;
     // SAFETY: results files are written under a temporary name and renamed into place,
     // never changed in place; the build that maps one is the only writer of its pair.

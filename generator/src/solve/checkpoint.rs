@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::files::NewFile;
 use crate::solve::whole::{Stage, CHUNK};
 
 /// How long a pass runs between two checkpoints: a short pass writes none, a long one
@@ -179,6 +180,8 @@ impl<'a> Checkpoint<'a> {
     }
 
     fn read_into(&self, slots: &[&[AtomicU16]]) -> std::io::Result<Option<u64>> {
+        // A FIFO would block the read, a link would read another's file: refused by name.
+        crate::files::ensure_replaceable(&self.path)?;
         let file = match std::fs::File::open(&self.path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -224,23 +227,23 @@ impl<'a> Checkpoint<'a> {
         if self.failed.load(Ordering::Relaxed) || since.elapsed() < self.every {
             return;
         }
-        let aside = self.path.with_extension("checkpoint-tmp");
-        match self.write(&aside, stage, slots).and_then(|()| std::fs::rename(&aside, &self.path)) {
+        match self.write(stage, slots) {
             Ok(()) => {
                 *since = Instant::now();
                 (self.on_event)(CheckpointEvent::Written { path: &self.path, stage: (self.stage_of)(stage) });
             }
             Err(error) => {
-                // What was written is of no use; a failure to remove it changes nothing more.
-                let _ = std::fs::remove_file(&aside);
+                // What was written was removed with the unfinished file.
                 self.failed.store(true, Ordering::Relaxed);
                 (self.on_event)(CheckpointEvent::NotWritten { path: &self.path, error: &error });
             }
         }
     }
 
-    fn write(&self, path: &Path, stage: u64, slots: &[&[AtomicU16]]) -> std::io::Result<()> {
-        let mut out = BufWriter::with_capacity(4 << 20, std::fs::File::create(path)?);
+    /// Writes the checkpoint under a temporary name (`.checkpoint-tmp`) renamed over it.
+    fn write(&self, stage: u64, slots: &[&[AtomicU16]]) -> std::io::Result<()> {
+        let mut new_file = NewFile::create(&self.path, self.path.with_extension("checkpoint-tmp"))?;
+        let mut out = BufWriter::with_capacity(4 << 20, new_file.file());
         let header = header_lines(&self.key(slots), stage);
         out.write_all(header.as_bytes())?;
         let mut sum = xxhash_rust::xxh3::Xxh3::new();
@@ -255,7 +258,8 @@ impl<'a> Checkpoint<'a> {
             }
         }
         out.write_all(&sum.digest().to_le_bytes())?;
-        out.into_inner().map_err(std::io::IntoInnerError::into_error)?.sync_all()
+        out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+        new_file.commit()
     }
 }
 
@@ -269,7 +273,7 @@ fn header_lines(key: &str, stage: u64) -> String {
 /// is taken again only by the same pass of the same pair.
 pub(crate) fn remove_checkpoint(path: &Path) {
     for file in [path.to_path_buf(), path.with_extension("checkpoint-tmp")] {
-        let _ = std::fs::remove_file(file);
+        let _ = crate::files::remove_own(&file);
     }
 }
 

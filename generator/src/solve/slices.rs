@@ -109,6 +109,7 @@ impl FileStore {
     ) -> std::io::Result<FileStore> {
         let sizes: Vec<u64> = tables.iter().map(|t| 2 * t.len()).collect();
         let key = format!("kabe slice journal 1; {key}; bytes {sizes:?}");
+        crate::files::ensure_replaceable(journal)?;
         let resumed = std::fs::read_to_string(journal)
             .ok()
             .and_then(|text| {
@@ -119,15 +120,15 @@ impl FileStore {
         let mut files = Vec::new();
         for (path, &bytes) in paths.iter().zip(&sizes) {
             let fresh = resumed.is_none();
-            let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(fresh).open(path)?;
+            let file = crate::files::open_own(
+                path,
+                std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(fresh),
+            )?;
             file.set_len(bytes)?;
             files.push(file);
         }
         if resumed.is_none() {
-            match std::fs::remove_file(journal) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-                _ => {}
-            }
+            crate::files::remove_own(journal)?;
         }
         let kings = tables[0].king_placements();
         let slots = (cache_bytes as u64 / (2 * kings)).max(64);
@@ -152,20 +153,16 @@ impl FileStore {
         for file in &self.files {
             file.sync_data()?;
         }
-        let aside = self.journal.with_extension("journal-tmp");
-        std::fs::write(&aside, format!("{}\n{groups}\n", self.key))?;
-        std::fs::File::open(&aside)?.sync_all()?;
-        std::fs::rename(&aside, &self.journal)
+        let mut journal = crate::files::NewFile::create(&self.journal, self.journal.with_extension("journal-tmp"))?;
+        std::io::Write::write_all(&mut journal, format!("{}\n{groups}\n", self.key).as_bytes())?;
+        journal.commit()
     }
 
     /// Removes the journal (the pair's tables are written).
     pub(crate) fn finish(self) -> std::io::Result<()> {
         let journal = self.journal.clone();
         drop(self);
-        match std::fs::remove_file(journal) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        }
+        crate::files::remove_own(&journal)
     }
 
     /// The scores of positions `range` of table `table`.

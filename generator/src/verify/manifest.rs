@@ -12,7 +12,7 @@
 //! manifest was written is `-`. The digests are the check: equal digests, equal values.
 
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{BufRead as _, Read};
 use std::path::{Path, PathBuf};
 
 use kabe_probe::table::{Metric, TableDir};
@@ -45,14 +45,22 @@ pub struct Manifest {
 
 /// A manifest that cannot be read.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}: line {line}: {problem}")]
+#[error("{}{problem}", where_in(path, *line))]
 pub struct ManifestError {
     /// The manifest file.
     pub path: PathBuf,
-    /// The line (from 1).
+    /// The line (from 1); 0 for the manifest as a whole.
     pub line: usize,
     /// What is wrong with it.
     pub problem: String,
+}
+
+fn where_in(path: &Path, line: usize) -> String {
+    if line == 0 {
+        format!("{}: ", path.display())
+    } else {
+        format!("{}: line {line}: ", path.display())
+    }
 }
 
 /// How a set differs from its manifest.
@@ -71,6 +79,9 @@ pub enum Difference {
         expected: String,
         /// The file's.
         found: String,
+        /// The pair's two files of this kind both hold values here (a set built with
+        /// `--both-sides`, or grown by `--pair` jobs), where the manifest's set keeps one.
+        both_sides: bool,
     },
     /// A table file of the set the manifest does not list (more pieces, other rules).
     NotListed {
@@ -83,8 +94,17 @@ impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Difference::Missing { file } => write!(f, "{file}: missing"),
-            Difference::Differs { file, expected, found } => {
-                write!(f, "{file}: differs (sha256 {found}, the manifest says {expected})")
+            Difference::Differs { file, expected, found, both_sides } => {
+                write!(f, "{file}: differs (sha256 {found}, the manifest says {expected})")?;
+                if *both_sides {
+                    let sig = file.split('.').next().unwrap_or(file);
+                    write!(
+                        f,
+                        ": this set keeps both tables of the pair, the manifest one, the other found by search \
+                         (`kabe generate --closure {sig}` on this set keeps one side, as the manifest has it)"
+                    )?;
+                }
+                Ok(())
             }
             Difference::NotListed { file } => write!(f, "{file}: not in the manifest"),
         }
@@ -108,43 +128,137 @@ impl Manifest {
 
     /// Reads a manifest written by [`Manifest::to_text`]; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Manifest, ManifestError> {
-        let fail = |line: usize, problem: String| ManifestError { path: path.to_path_buf(), line, problem };
+        Manifest::read_from(text.as_bytes(), path)
+    }
+
+    /// Reads the manifest at `path`, a file a user named: line by line, each line and the
+    /// number of lines bounded ([`MAX_LINE`], [`MAX_LINES`]), stopping at a first line
+    /// that is not a manifest's head (so that `/dev/zero` or a table file is refused at
+    /// once, not read whole).
+    pub fn read(path: &Path) -> Result<Manifest, ManifestError> {
+        let file = crate::files::open_to_read(path).map_err(|e| {
+            let said = e.to_string();
+            let prefix = format!("{}: ", path.display());
+            ManifestError::at(path, 0, said.strip_prefix(&prefix).unwrap_or(&said).to_string())
+        })?;
+        Manifest::read_from(std::io::BufReader::new(file), path)
+    }
+
+    /// As [`Manifest::read`], from `input`; `path` names it in errors. A manifest must
+    /// list files, every one with its pair's: a signature's WLD and DTW files, and those of
+    /// its colour flip (of every kind it lists); one that does not was cut short or edited.
+    pub fn read_from(mut input: impl std::io::BufRead, path: &Path) -> Result<Manifest, ManifestError> {
+        let fail = |line: usize, problem: String| ManifestError::at(path, line, problem);
         let mut manifest = Manifest::default();
-        for (n, line) in text.lines().enumerate().map(|(n, l)| (n + 1, l.trim())) {
-            if let Some(head) = line.strip_prefix(HEAD) {
-                manifest.variant = head.split(';').next().unwrap_or("").trim().to_string();
+        let mut buffer = Vec::new();
+        for n in 1.. {
+            buffer.clear();
+            let read = (&mut input)
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut buffer)
+                .map_err(|e| fail(n, e.to_string()))?;
+            if read == 0 {
+                break;
+            }
+            if buffer.len() > MAX_LINE {
+                return Err(fail(n, format!("longer than {MAX_LINE} bytes: not a manifest's line")));
+            }
+            if n > MAX_LINES {
+                return Err(fail(n, format!("more than {MAX_LINES} lines: not a manifest")));
+            }
+            let Ok(line) = std::str::from_utf8(&buffer) else {
+                return Err(fail(n, "not text (UTF-8): not a kabe manifest".into()));
+            };
+            let line = line.trim();
+            if manifest.variant.is_empty() {
+                match line.strip_prefix(HEAD) {
+                    Some(head) => manifest.variant = head.split(';').next().unwrap_or("").trim().to_string(),
+                    None if line.is_empty() => continue,
+                    None => return Err(fail(n, format!("no head line ({HEAD}VARIANT; ...): not a kabe manifest"))),
+                }
+                if manifest.variant.is_empty() {
+                    return Err(fail(n, "the head line names no game".into()));
+                }
                 continue;
             }
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let words: Vec<&str> = line.split_whitespace().collect();
-            let [file, sha256, bytes, positions, w, d, l] = words[..] else {
-                return Err(fail(
-                    n,
-                    format!("expected 7 words (file sha256 bytes positions wins draws losses), found {}", words.len()),
-                ));
-            };
-            if !is_table_name(file) {
-                return Err(fail(n, format!("{file:?} is not a table file's name (like 0101.dtw.kabe)")));
-            }
-            if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(fail(n, format!("{sha256:?} is not a SHA-256 in hex")));
-            }
-            let number = |w: &str| w.parse::<u64>().map_err(|_| fail(n, format!("{w:?} is not a count")));
-            let counts = if [w, d, l] == ["-", "-", "-"] { None } else { Some([number(w)?, number(d)?, number(l)?]) };
-            manifest.entries.push(ManifestEntry {
-                file: file.to_string(),
-                sha256: sha256.to_ascii_lowercase(),
-                bytes: number(bytes)?,
-                positions: number(positions)?,
-                counts,
-            });
+            manifest.entries.push(entry_of(line).map_err(|problem| fail(n, problem))?);
         }
         if manifest.variant.is_empty() {
-            return Err(fail(1, format!("no head line ({HEAD}VARIANT; ...): not a kabe manifest")));
+            return Err(fail(1, format!("empty: no head line ({HEAD}VARIANT; ...), not a kabe manifest")));
         }
+        if manifest.entries.is_empty() {
+            return Err(fail(1, "a head line and no files: a manifest cut short, or not written yet".into()));
+        }
+        manifest.check_pairs_whole().map_err(|problem| fail(0, problem))?;
         Ok(manifest)
+    }
+
+    /// Whether every listed signature comes with its pair's files (see [`Manifest::read_from`]).
+    fn check_pairs_whole(&self) -> Result<(), String> {
+        let mut kinds: BTreeMap<Signature, Vec<Metric>> = BTreeMap::new();
+        for e in &self.entries {
+            let (sig, metric) = kabe_probe::table::parse_file_name(&e.file).expect("checked when read");
+            kinds.entry(sig).or_default().push(metric);
+        }
+        for (sig, metrics) in &kinds {
+            for needed in [Metric::Wld, Metric::Dtw] {
+                if !metrics.contains(&needed) {
+                    return Err(format!(
+                        "lists {sig}'s files but not {sig}.{}.kabe: a manifest cut short or edited",
+                        needed.name()
+                    ));
+                }
+            }
+            let flip = sig.flipped();
+            for metric in metrics {
+                if !kinds.get(&flip).is_some_and(|m| m.contains(metric)) {
+                    return Err(format!(
+                        "lists {sig}.{0}.kabe but not its colour flip's {flip}.{0}.kabe (a pair's files are listed \
+                         together): a manifest cut short or edited",
+                        metric.name()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The longest line [`Manifest::read`] takes (a file's line is about 100 bytes).
+pub const MAX_LINE: usize = 4096;
+/// The most lines [`Manifest::read`] takes: a manifest of every international table of
+/// up to eight pieces has about 2,000.
+pub const MAX_LINES: usize = 1_000_000;
+
+/// A manifest's line for one file: `file sha256 bytes positions wins draws losses`.
+fn entry_of(line: &str) -> Result<ManifestEntry, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let [file, sha256, bytes, positions, w, d, l] = words[..] else {
+        return Err(format!("expected 7 words (file sha256 bytes positions wins draws losses), found {}", words.len()));
+    };
+    if !is_table_name(file) {
+        return Err(format!("{file:?} is not a table file's name (like 0101.dtw.kabe)"));
+    }
+    if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("{sha256:?} is not a SHA-256 in hex"));
+    }
+    let number = |w: &str| w.parse::<u64>().map_err(|_| format!("{w:?} is not a count"));
+    let counts = if [w, d, l] == ["-", "-", "-"] { None } else { Some([number(w)?, number(d)?, number(l)?]) };
+    Ok(ManifestEntry {
+        file: file.to_string(),
+        sha256: sha256.to_ascii_lowercase(),
+        bytes: number(bytes)?,
+        positions: number(positions)?,
+        counts,
+    })
+}
+
+impl ManifestError {
+    fn at(path: &Path, line: usize, problem: String) -> ManifestError {
+        ManifestError { path: path.to_path_buf(), line, problem }
     }
 }
 
@@ -223,7 +337,13 @@ pub fn check_manifest(dir: &Path, variant: Variant, manifest: &Manifest) -> std:
         // A file that cannot be read (a FIFO or folder under its name) differs.
         let found = sha256_file(&path).unwrap_or_else(|e| format!("unreadable ({e})"));
         if found != entry.sha256 {
-            differences.push(Difference::Differs { file: file.to_string(), expected: entry.sha256.clone(), found });
+            let both_sides = holds_both_sides(dir, &variant, file);
+            differences.push(Difference::Differs {
+                file: file.to_string(),
+                expected: entry.sha256.clone(),
+                found,
+                both_sides,
+            });
         }
     }
     for (sig, metrics) in crate::tables_in(dir, &variant)? {
@@ -238,22 +358,34 @@ pub fn check_manifest(dir: &Path, variant: Variant, manifest: &Manifest) -> std:
     Ok(differences)
 }
 
+/// Whether the file `name` and its colour flip's of the same kind both hold values under
+/// `dir` (a pair kept on both sides); a symmetric material has one file.
+fn holds_both_sides(dir: &Path, variant: &Variant, name: &str) -> bool {
+    let Some((sig, metric)) = kabe_probe::table::parse_file_name(name) else { return false };
+    let holds = |s: Signature| {
+        kabe_probe::table::TableFile::open(&TableDir::new(dir).path(variant, s, metric), variant, s, metric)
+            .is_ok_and(|t| !t.header().by_search())
+    };
+    sig.flipped() != sig && holds(sig) && holds(sig.flipped())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn entry(file: &str) -> ManifestEntry {
+        ManifestEntry {
+            file: file.into(),
+            sha256: "ab".repeat(32),
+            bytes: 128,
+            positions: 992,
+            counts: Some([0, 992, 0]),
+        }
+    }
+
     #[test]
     fn a_manifest_reads_back_and_a_damaged_one_is_named_by_line() {
-        let m = Manifest {
-            variant: "russian".into(),
-            entries: vec![ManifestEntry {
-                file: "0101.dtw.kabe".into(),
-                sha256: "ab".repeat(32),
-                bytes: 128,
-                positions: 992,
-                counts: Some([0, 992, 0]),
-            }],
-        };
+        let m = Manifest { variant: "russian".into(), entries: vec![entry("0101.dtw.kabe"), entry("0101.wld.kabe")] };
         let path = Path::new("m.txt");
         assert_eq!(Manifest::parse(&m.to_text(), path).expect("parse"), m);
         let cut = m.to_text().replace(" 0 992 0", " 0 992");
@@ -262,5 +394,35 @@ mod tests {
         assert!(Manifest::parse("0101.dtw.kabe x", path).is_err());
         let outside = m.to_text().replace("0101.dtw.kabe", "../0101.dtw.kabe");
         assert!(Manifest::parse(&outside, path).expect_err("a path").to_string().contains("not a table file's name"));
+    }
+
+    #[test]
+    fn a_manifest_cut_short_or_not_a_manifest_is_refused_at_once() {
+        let path = Path::new("m.txt");
+        let pair = Manifest {
+            variant: "international".into(),
+            entries: ["0102.dtw.kabe", "0102.wld.kabe", "0201.dtw.kabe", "0201.wld.kabe"].map(entry).to_vec(),
+        };
+        assert_eq!(Manifest::parse(&pair.to_text(), path).expect("whole"), pair);
+        let text = pair.to_text();
+        let head_only = text.lines().next().expect("a head").to_string();
+        let e = Manifest::parse(&head_only, path).expect_err("no files");
+        assert!(e.to_string().contains("a head line and no files"), "{e}");
+        let cut: String = text.lines().take(4).map(|l| format!("{l}\n")).collect();
+        let e = Manifest::parse(&cut, path).expect_err("cut short");
+        assert!(e.to_string().contains("0201.wld.kabe") && e.to_string().contains("cut short"), "{e}");
+        let e = Manifest::parse(&text.replace("0102.wld.kabe", "0103.wld.kabe"), path).expect_err("edited");
+        assert!(e.to_string().contains("cut short or edited"), "{e}");
+        let e = Manifest::parse("", path).expect_err("empty");
+        assert!(e.to_string().contains("empty"), "{e}");
+        // An endless file is refused at its first line, not read whole.
+        let endless = std::io::Read::take(std::io::repeat(0), 1 << 40);
+        let e = Manifest::read_from(std::io::BufReader::new(endless), path).expect_err("endless zeros");
+        assert!(e.to_string().starts_with("m.txt: line 1: longer than 4096 bytes"), "{e}");
+        let lines = std::io::Read::take(std::io::repeat(b'\n'), 1 << 40);
+        let e = Manifest::read_from(std::io::BufReader::new(lines), path).expect_err("endless empty lines");
+        assert!(e.to_string().contains("more than 1000000 lines"), "{e}");
+        let e = Manifest::read(Path::new("/dev/zero")).expect_err("a device");
+        assert!(e.to_string().contains("/dev/zero: line 1: longer than"), "{e}");
     }
 }

@@ -17,9 +17,10 @@
 pub mod manifest;
 mod sig_map;
 pub mod statistics;
+mod unfinished;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 
@@ -93,6 +94,10 @@ pub struct VerifyReport {
     pub bad_files: Vec<String>,
     /// Signatures with one of their two files (WLD, DTW) missing.
     pub incomplete: Vec<Signature>,
+    /// What shows the set unfinished, one line each: a build writing it now, files a
+    /// pass stopped in the middle left, a pair with one side's tables, a material the
+    /// tables lead to with none. The values there were derived; these were not seen.
+    pub unfinished: Vec<String>,
     /// The first disagreements found (at most `max_reported`), and how many in all.
     pub disagreements: Vec<Disagreement>,
     /// Disagreements in all.
@@ -122,6 +127,7 @@ impl VerifyReport {
     pub fn ok(&self) -> bool {
         self.bad_files.is_empty()
             && self.incomplete.is_empty()
+            && self.unfinished.is_empty()
             && self.disagreement_count == 0
             && self.rule_disagreement_count == 0
             && self.unverified == 0
@@ -685,13 +691,9 @@ fn read_ledger(path: &Path) -> std::io::Result<Ledger> {
         let key = format!("{} {}", words.next()?, words.next()?);
         Some((key, words.next().unwrap_or("").to_string()))
     };
-    // A FIFO or device under the ledger's name would block or never end: not opened.
-    if let Ok(meta) = std::fs::metadata(path)
-        && !meta.is_file()
-    {
-        let what = if meta.is_dir() { "a directory" } else { "not a regular file" };
-        return Err(std::io::Error::other(format!("{}: {what}, not a ledger", path.display())));
-    }
+    // A FIFO or device under the ledger's name would block or never end, a link would
+    // be written through: not opened.
+    crate::files::ensure_replaceable(path)?;
     let text = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Ledger::default()),
@@ -728,7 +730,7 @@ fn open_ledger(path: &Path, report: &mut VerifyReport) -> std::collections::Hash
         let line =
             |(key, rest): (&String, &String)| if rest.is_empty() { key.clone() } else { format!("{key} {rest}") };
         let text: String = keys.into_iter().map(|k| sealed(&line(k)) + "\n").collect();
-        if let Err(e) = write_atomically(path, text.as_bytes()) {
+        if let Err(e) = crate::files::write_whole(path, text.as_bytes()) {
             report.ledger_problem = Some(e.to_string());
         }
         report.ledger_ignored_lines = found.ignored;
@@ -740,8 +742,8 @@ fn open_ledger(path: &Path, report: &mut VerifyReport) -> std::collections::Hash
 /// is cut back to what it held, so that no torn or empty ledger is left behind.
 fn append_to_ledger(path: &Path, line: &str) -> std::io::Result<()> {
     use std::io::Write as _;
-    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-    let mut file = std::fs::OpenOptions::new().create(true).append(true).read(true).open(path).map_err(named)?;
+    let named = |e: std::io::Error| crate::files::named(path, e);
+    let mut file = crate::files::open_own(path, std::fs::OpenOptions::new().create(true).append(true).read(true))?;
     let before = file.metadata().map_err(named)?.len();
     // A last line that lost its line end (torn, or an editor's doing) keeps its own line.
     let mut last = [b'\n'];
@@ -757,24 +759,6 @@ fn append_to_ledger(path: &Path, line: &str) -> std::io::Result<()> {
         } else {
             let _ = file.set_len(before);
         }
-        return Err(named(e));
-    }
-    Ok(())
-}
-
-/// Writes `bytes` to `path` through a temporary file renamed over it: a reader sees the
-/// old file or the new one, whole.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        std::io::Write::write_all(&mut f, bytes)?;
-        f.sync_data()
-    });
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
-        let _ = std::fs::remove_file(&tmp);
         return Err(named(e));
     }
     Ok(())
@@ -886,7 +870,7 @@ pub(crate) fn carry_ledger(dir: &Path, variant: Variant, holding: &BTreeMap<Stri
             text.push('\n');
         }
     }
-    write_atomically(&dir.join(variant.name).join(LEDGER_NAME), text.as_bytes())
+    crate::files::write_whole(&dir.join(variant.name).join(LEDGER_NAME), text.as_bytes())
 }
 
 /// As [`verify`], as `options` say. A rule table is expected for every signature whose
@@ -904,7 +888,12 @@ pub fn verify_with(
     progress: &(dyn Fn(u64) + Sync),
 ) -> std::io::Result<VerifyReport> {
     let mut report = VerifyReport::default();
+    if options.ledger {
+        // The ledger is written beside the tables: never into another game's folder.
+        crate::files::check_variant_folder(dir, &variant)?;
+    }
     let found = tables_in(dir, &variant)?;
+    report.unfinished = unfinished::unfinished(dir, &variant, &found);
     let mut tables = open_checked(dir, variant, &found, &mut report);
     report.bad_files.extend(missing_rule_tables(dir, &variant, &found, options.only));
     let cache = BlockCache::new(options.cache_bytes);

@@ -105,6 +105,9 @@ impl Metric {
     }
 }
 
+/// The most pieces of a table kabe builds (`kabe generate --pieces` at most).
+pub const MAX_TABLE_PIECES: u32 = 8;
+
 /// The command that builds the table file at `path` (`<dir>/<variant>/<sig>.<metric>.kabe`)
 /// and everything it needs: `kabe generate --variant V --closure SIG --tables D`, with
 /// `--rules R` for a rule table. `None` for a path not of that shape.
@@ -126,6 +129,9 @@ pub fn build_command_with(path: &Path, rules: Option<DrawRuleSet>) -> Option<Str
     let (signature, metric) = super::parse_file_name(path.file_name()?.to_str()?)?;
     // A side without pieces: the game is over, no table holds it and none can be built.
     if signature.white_men + signature.white_kings == 0 || signature.black_men + signature.black_kings == 0 {
+        return None;
+    }
+    if signature.pieces() > MAX_TABLE_PIECES {
         return None;
     }
     let variant_dir = path.parent()?;
@@ -194,6 +200,20 @@ pub enum TableError {
         /// What was asked for.
         expected: String,
     },
+    /// A valid table of another game under this game's name: never this game's to
+    /// replace or delete.
+    #[error(
+        "{path}: a table of {found} draughts, not {expected}: another game's table in this game's folder (a link \
+         or mount between the two?); kabe leaves it as it is"
+    )]
+    OtherGame {
+        /// The file.
+        path: PathBuf,
+        /// The game it is of.
+        found: String,
+        /// The game asked for.
+        expected: String,
+    },
     /// Truncated, damaged or inconsistent.
     #[error("{path}: corrupt table: {detail}")]
     Corrupt {
@@ -232,6 +252,9 @@ impl TableError {
                 TableError::Foreign { path: path.clone(), found: found.clone(), expected: expected.clone() }
             }
             TableError::Corrupt { path, detail } => TableError::Corrupt { path: path.clone(), detail: detail.clone() },
+            TableError::OtherGame { path, found, expected } => {
+                TableError::OtherGame { path: path.clone(), found: found.clone(), expected: expected.clone() }
+            }
             TableError::FlipMissing { path, reader } => {
                 TableError::FlipMissing { path: path.clone(), reader: reader.clone() }
             }
@@ -247,6 +270,27 @@ impl TableError {
         }
     }
 
+    /// The error for a header of `found_variant`'s table of `found` where `expected` (of
+    /// `variant`) was asked for: another game's ([`TableError::OtherGame`]) or this
+    /// game's of another material, kind or reading ([`TableError::Foreign`]).
+    pub fn not_the_table(
+        path: &Path,
+        found_variant: &str,
+        found: String,
+        variant: &str,
+        expected: String,
+    ) -> TableError {
+        if found_variant != variant {
+            TableError::OtherGame {
+                path: path.to_path_buf(),
+                found: found_variant.to_string(),
+                expected: variant.to_string(),
+            }
+        } else {
+            TableError::Foreign { path: path.to_path_buf(), found, expected }
+        }
+    }
+
     /// The file the error is about.
     pub fn path(&self) -> &Path {
         match self {
@@ -255,6 +299,7 @@ impl TableError {
             | TableError::NotATable { path }
             | TableError::Version { path, .. }
             | TableError::Foreign { path, .. }
+            | TableError::OtherGame { path, .. }
             | TableError::Corrupt { path, .. }
             | TableError::FlipMissing { path, .. } => path,
         }

@@ -43,6 +43,6 @@ pub mod runs;
 
 pub use format::{
     build_command, build_command_with, decode_entry, encode_dtw_block, encode_rule_block, encode_wld_block, wld_code,
-    Header, Metric, TableError, TableFlags, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS,
+    Header, Metric, TableError, TableFlags, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS, MAX_TABLE_PIECES,
 };
 pub use reader::TableFile;

@@ -217,11 +217,13 @@ impl TableFile {
     fn expect(&self, variant: &str, signature: Signature, metric: Metric) -> Result<(), TableError> {
         let h = &self.header;
         if h.variant != variant || h.signature != signature || h.metric != metric {
-            return Err(TableError::Foreign {
-                path: self.path.clone(),
-                found: format!("{} {} {}", h.variant, h.signature, h.metric.name()),
-                expected: format!("{variant} {signature} {}", metric.name()),
-            });
+            return Err(TableError::not_the_table(
+                &self.path,
+                &h.variant,
+                format!("{} {} {}", h.variant, h.signature, h.metric.name()),
+                variant,
+                format!("{variant} {signature} {}", metric.name()),
+            ));
         }
         Ok(())
     }

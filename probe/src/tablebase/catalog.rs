@@ -111,11 +111,13 @@ fn checked_header(
 ) -> Result<(Header, MaterialIndex), TableError> {
     let header = read_header(path)?;
     if header.variant != variant.name || header.signature != signature || header.metric != metric {
-        return Err(TableError::Foreign {
-            path: path.to_path_buf(),
-            found: format!("{} {} {}", header.variant, header.signature, header.metric.name()),
-            expected: format!("{} {signature} {}", variant.name, metric.name()),
-        });
+        return Err(TableError::not_the_table(
+            path,
+            &header.variant,
+            format!("{} {} {}", header.variant, header.signature, header.metric.name()),
+            variant.name,
+            format!("{} {signature} {}", variant.name, metric.name()),
+        ));
     }
     let index = MaterialIndex::new(*variant, signature)
         .filter(|i| i.len() == header.positions)
