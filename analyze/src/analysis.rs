@@ -57,6 +57,9 @@ pub struct Summary {
     pub missing: BTreeSet<(String, String)>,
     /// Variants met for which no table is open at all.
     pub variants_without_tables: BTreeSet<String>,
+    /// Files that could not be opened or read to their end, with why (`file: error`): the
+    /// others were analysed all the same.
+    pub unreadable_files: Vec<(String, String)>,
 }
 
 impl Summary {
@@ -122,8 +125,10 @@ impl<'a> Analyzer<'a> {
     }
 
     /// Every game of the file at `path`, in order, handed to `each` with its outcome; the
-    /// summary is updated as it goes. A file that cannot be opened or read is an error
-    /// naming it; a damaged table is an error too (the analysis cannot be trusted).
+    /// summary is updated as it goes. A file that cannot be opened or read to its end is
+    /// named in the summary ([`Summary::unreadable_files`], after the games read from it)
+    /// so that a batch goes on with the next file; a damaged table is an error (the
+    /// analysis cannot be trusted).
     pub fn file(
         &self,
         path: &Path,
@@ -131,10 +136,21 @@ impl<'a> Analyzer<'a> {
         each: &mut dyn FnMut(&str, &PdnGame, &GameOutcome) -> io::Result<()>,
     ) -> Result<(), AnalysisError> {
         let name = path.display().to_string();
-        let io_error = |source| AnalysisError::Io { file: name.clone(), source };
-        let input = File::open(path).map_err(io_error)?;
+        let input = match File::open(path) {
+            Ok(input) => input,
+            Err(e) => {
+                summary.unreadable_files.push((name, e.to_string()));
+                return Ok(());
+            }
+        };
         for game in PdnReader::new(BufReader::new(input)) {
-            let game = game.map_err(io_error)?;
+            let game = match game {
+                Ok(game) => game,
+                Err(e) => {
+                    summary.unreadable_files.push((name.clone(), e.to_string()));
+                    return Ok(());
+                }
+            };
             let outcome =
                 self.game(&name, &game).map_err(|source| AnalysisError::Tables { file: name.clone(), source })?;
             summary.count(&outcome);
@@ -147,14 +163,6 @@ impl<'a> Analyzer<'a> {
 /// Why an analysis stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalysisError {
-    /// A PDN file could not be read.
-    #[error("{file}: {source}")]
-    Io {
-        /// The file.
-        file: String,
-        /// The error.
-        source: io::Error,
-    },
     /// The tables failed (damaged file, read error).
     #[error("analysing {file}: {source}")]
     Tables {

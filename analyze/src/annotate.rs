@@ -177,7 +177,7 @@ pub fn annotate(
         if out.ended.is_none() && within_range(&position, range) {
             match note(tables, &seen, &position, &counters, ply, game, texts) {
                 Ok(n) => out.positions.push(n),
-                Err(ProbeError::NoTable { signature, .. }) => {
+                Err(ProbeError::NoTable { signature, .. } | ProbeError::TooManyPieces { signature, .. }) => {
                     // Beyond the range only captures are tried: no table there is expected.
                     if position.piece_count() <= range {
                         missing.insert(signature);

@@ -119,6 +119,8 @@ pub struct PdnReader<R> {
     mode: Mode,
     /// Variation depth: moves inside `( ... )` are not the main line.
     depth: usize,
+    /// The line the outermost open variation was opened on.
+    variation_line: usize,
     /// The game being read.
     game: PdnGame,
     games: usize,
@@ -143,6 +145,7 @@ impl<R: BufRead> PdnReader<R> {
             line: 0,
             mode: Mode::Normal,
             depth: 0,
+            variation_line: 0,
             game: PdnGame::default(),
             games: 0,
             done: std::collections::VecDeque::new(),
@@ -166,6 +169,11 @@ impl<R: BufRead> PdnReader<R> {
     fn close_game(&mut self) {
         if let Some(piece) = self.piece.take() {
             self.keep_piece(piece);
+        }
+        if self.depth > 0 {
+            // Its moves were not read as the main line: said, not swallowed.
+            let opened = self.variation_line;
+            self.error(format!("variation opened on line {opened} is not closed: its moves were read as a variation"));
         }
         if self.errors_over > 0 && !self.game.oversized {
             let line = self.line;
@@ -321,6 +329,9 @@ impl<R: BufRead> PdnReader<R> {
                 i + 1
             }
             '(' => {
+                if self.depth == 0 {
+                    self.variation_line = self.line;
+                }
                 self.depth += 1;
                 i + 1
             }
@@ -670,6 +681,19 @@ mod tests {
         assert_eq!(games[1].tag("Event"), Some("B"));
         assert!(games[1].preamble.iter().all(|p| !p.contains("[Event")), "{:?}", games[1].preamble);
         assert_eq!(games[1].moves[0].after, ["!?"]);
+        assert!(
+            games[0].errors.iter().any(|(_, e)| e.contains("variation opened on line 2 is not closed")),
+            "{:?}",
+            games[0].errors
+        );
+        // Left open at the end of the file, it is said too.
+        let games = read(b"[Event \"A\"]\n1. 32-28 (1. 33-28\n");
+        assert_eq!(moves(&games[0]), ["32-28"]);
+        assert!(
+            games[0].errors.iter().any(|(_, e)| e.contains("variation opened on line 2 is not closed")),
+            "{:?}",
+            games[0].errors
+        );
         // A comment going on over a line that starts with ';' is still the comment.
         let games = read(b"1. 32-28 {a comment\n; still the comment} 19-23 *\n");
         assert_eq!(games[0].moves[0].after, ["{a comment ; still the comment}"]);

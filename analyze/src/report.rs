@@ -166,7 +166,11 @@ impl Report for TextReport<'_> {
                     )?;
                 }
                 let Some(first) = table_start(annotation) else {
-                    writeln!(out, "  no position within table range ({} plies)", replay.moves.len())?;
+                    writeln!(
+                        out,
+                        "  no position within table range ({})",
+                        kabe_probe::notation::plies(replay.moves.len() as u64)
+                    )?;
                     return Ok(());
                 };
                 writeln!(
@@ -228,6 +232,9 @@ impl Report for TextReport<'_> {
 }
 
 fn write_missing(out: &mut dyn Write, s: &Summary, prefix: &str) -> io::Result<()> {
+    for (file, error) in &s.unreadable_files {
+        writeln!(out, "{prefix}unreadable: {file}: {error}")?;
+    }
     for (file, game_type) in &s.skipped_game_types {
         let name = crate::replay::game_type_name(game_type).map(|n| format!(" ({n})")).unwrap_or_default();
         writeln!(out, "{prefix}skipped: {file}: GameType {game_type}{name}, a game kabe does not play")?;

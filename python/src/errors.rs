@@ -47,7 +47,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// A probe's failure as the Python exception a caller can catch by kind.
 pub fn probe_error(e: ProbeError) -> PyErr {
     match e {
-        ProbeError::NoTable { .. } | ProbeError::VariantNotOpen { .. } => MissingTableError::new_err(e.to_string()),
+        ProbeError::NoTable { .. } | ProbeError::TooManyPieces { .. } | ProbeError::VariantNotOpen { .. } => {
+            MissingTableError::new_err(e.to_string())
+        }
         ProbeError::Table(_) | ProbeError::Directory { .. } => TableError::new_err(e.to_string()),
         ProbeError::NotCached => MissingTableError::new_err(e.to_string()),
         ProbeError::Counters(_) => CounterError::new_err(e.to_string()),

@@ -24,6 +24,11 @@ const state = {
 // (row 0 at the top, Black's side; White at the bottom), its number and its name, so one
 // page draws diagonal, orthogonal (Turkish) and mirrored (Italian) boards alike.
 
+/** "1 ply", "7 plies". */
+function plies(n) {
+  return n === 1 ? "1 ply" : `${n} plies`;
+}
+
 function geometry(board) {
   const bySquare = new Map();
   const byName = new Map();
@@ -273,11 +278,11 @@ function showVerdict(a) {
   parts.push(
     v.theoretical_plies == null
       ? `Theoretical: ${v.theoretical} (the rule-free value).`
-      : `Theoretical: ${v.theoretical} in ${v.theoretical_plies} plies (the rule-free value).`,
+      : `Theoretical: ${v.theoretical} in ${plies(v.theoretical_plies)} (the rule-free value).`,
   );
   if (v.count) {
-    parts.push(`Count ${v.count.article}: ${v.count.plies_left} plies left before it draws.`);
-    if (v.within_count_plies != null) parts.push(`Decided within the count in ${v.within_count_plies} plies.`);
+    parts.push(`Count ${v.count.article}: ${plies(v.count.plies_left)} left before it draws.`);
+    if (v.within_count_plies != null) parts.push(`Decided within the count in ${plies(v.within_count_plies)}.`);
   }
   if (v.rule_decides) parts.push(`The count decides: the theoretical ${v.theoretical} needs more plies than it leaves.`);
   $("verdict-detail").textContent = parts.join(" ");
@@ -409,7 +414,7 @@ async function showProof() {
       if (m.outcome !== "win") continue;
       const line = document.createElement("p");
       line.className = "proof-line";
-      line.textContent = `${m.move}: ${m.main_line.join(" ")} (proof of ${m.proof_positions} positions, within ${m.plies} plies)`;
+      line.textContent = `${m.move}: ${m.main_line.join(" ")} (proof of ${m.proof_positions} positions, within ${plies(m.plies)})`;
       box.appendChild(line);
     }
     document.body.dataset.proved = p.result + "|" + p.keys.join(",");

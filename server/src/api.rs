@@ -80,20 +80,10 @@ fn read<'a>(explorer: &'a Explorer, q: &Question) -> Result<Asked<'a>, ApiError>
     Ok(Asked { tb, rules, position, counters })
 }
 
-fn probe_error(tb: &Tablebase, position: &Position, e: ProbeError) -> ApiError {
+fn probe_error(tb: &Tablebase, e: ProbeError) -> ApiError {
     let message = relative_to(tb.dir(), &e.to_string());
     match e {
-        ProbeError::NoTable { .. } if position.piece_count() > tb.max_pieces_of(position.variant()) => {
-            ApiError::Unanswerable {
-                kind: "too_many_pieces",
-                message: format!(
-                    "{} pieces: the {} tables here reach {} (and no capture leads into them)",
-                    position.piece_count(),
-                    position.variant().name,
-                    tb.max_pieces_of(position.variant())
-                ),
-            }
-        }
+        ProbeError::TooManyPieces { .. } => ApiError::Unanswerable { kind: "too_many_pieces", message },
         ProbeError::NoTable { .. } | ProbeError::Table(TableError::Missing { .. } | TableError::FlipMissing { .. }) => {
             ApiError::Unanswerable { kind: "missing_table", message }
         }
@@ -268,8 +258,8 @@ fn move_detail(asked: &Asked<'_>, m: &MoveVerdict) -> Value {
 pub fn explore(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
     let asked = read(explorer, q)?;
     let p = &asked.position;
-    let verdict = asked.tb.probe(p, &asked.counters).map_err(|e| probe_error(asked.tb, p, e))?;
-    let ranked = asked.tb.ranked_moves(p, &asked.counters).map_err(|e| probe_error(asked.tb, p, e))?;
+    let verdict = asked.tb.probe(p, &asked.counters).map_err(|e| probe_error(asked.tb, e))?;
+    let ranked = asked.tb.ranked_moves(p, &asked.counters).map_err(|e| probe_error(asked.tb, e))?;
     let best: Vec<String> = ranked
         .iter()
         .take_while(|m| Some(m.exact) == ranked.first().map(|b| b.exact))
@@ -296,8 +286,7 @@ pub fn explore(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
 pub fn mainline(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
     let asked = read(explorer, q)?;
     let start = asked.position;
-    let (line, end) =
-        asked.tb.best_line(&start, &asked.counters, MAX_LINE).map_err(|e| probe_error(asked.tb, &start, e))?;
+    let (line, end) = asked.tb.best_line(&start, &asked.counters, MAX_LINE).map_err(|e| probe_error(asked.tb, e))?;
     Ok(json!({
         "fen": start.fen(),
         "variant": start.variant().name,
@@ -332,7 +321,7 @@ pub fn proof(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
     }
     let budget = Budget { nodes, time: Some(PROVE_TIME) };
     let found = prove(asked.tb, p, &asked.counters, p.turn(), budget).map_err(|e| match e {
-        ProveError::Probe(e) => probe_error(asked.tb, p, e),
+        ProveError::Probe(e) => probe_error(asked.tb, e),
         other => ApiError::Table(relative_to(asked.tb.dir(), &other.to_string())),
     })?;
     let mut answer = proof_summary_json(&found);

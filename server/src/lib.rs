@@ -156,7 +156,9 @@ pub async fn serve(listener: tokio::net::TcpListener, router: Router, limits: Li
         tokio::spawn(async move {
             let _slot = slot;
             let mut http = hyper::server::conn::http1::Builder::new();
-            http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(limits.header_timeout);
+            // half_close: a client that shuts its sending side after a whole request
+            // (`printf 'GET / ...' | nc -N`) is still answered.
+            http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(limits.header_timeout).half_close(true);
             let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
             tokio::pin!(connection);
             // A failed or timed-out connection concerns that client only.

@@ -59,9 +59,10 @@ fn variants_in(files: &[PathBuf], forced: Option<Variant>) -> anyhow::Result<BTr
     let mut found = BTreeSet::new();
     for path in files {
         let name = path.display().to_string();
-        let input = File::open(path).with_context(|| format!("opening {name}"))?;
+        // A file that cannot be read is named by the analysis itself; the others count.
+        let Ok(input) = File::open(path) else { continue };
         for game in PdnReader::new(BufReader::new(input)) {
-            let game = game.with_context(|| format!("reading {name}"))?;
+            let Ok(game) = game else { break };
             if let Ok(r) = replay(&name, &game, forced) {
                 found.insert(r.variant.name);
             }
@@ -127,5 +128,15 @@ pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             eprintln!("kabe: some positions had no tables; see the summary");
         }
     }
-    Ok(if summary.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    for (file, error) in &summary.unreadable_files {
+        eprintln!("kabe: error: {file}: {error}");
+    }
+    // 2: a file named could not be read (bad input), as for any command; 1: a game failed.
+    Ok(if !summary.unreadable_files.is_empty() {
+        ExitCode::from(2)
+    } else if summary.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -7,6 +7,7 @@ use anyhow::Context as _;
 use clap::Args;
 use kabe_analyze::json::{line_end_text, line_json, move_json, verdict_json};
 use kabe_probe::notation::fen::{quoted, QUOTED};
+use kabe_probe::notation::plies;
 use kabe_probe::rules::exact::{MoveVerdict, Verdict};
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{Counters, DrawRules, Position, Variant, Wld};
@@ -39,22 +40,23 @@ pub struct ProbeArgs {
 
 fn describe(v: &Verdict) -> String {
     let theory = match v.theoretical.plies() {
-        Some(p) => format!("{} in {p} plies", v.theoretical.wld().word()),
+        Some(p) => format!("{} in {}", v.theoretical.wld().word(), plies(p)),
         None => Wld::Draw.to_string(),
     };
     let mut out = format!("exact: {}   theoretical: {theory}", v.exact.word());
     if let Some((article, left)) = v.count {
-        out += &format!("   count {article}: {left} plies left");
+        out += &format!("   count {article}: {} left", plies(left));
         if let Some((_, p)) = v.within.decided() {
-            out += &format!(", decided within it in {p}");
+            out += &format!(", decided within it in {}", plies(p));
         }
     }
     if v.rule_decides()
         && let Some((article, left)) = v.count
     {
         out += &format!(
-            "\n{article} decides: the {} needs more than the {left} plies the count leaves",
-            v.theoretical.wld().word()
+            "\n{article} decides: the {} needs more than the {} the count leaves",
+            v.theoretical.wld().word(),
+            plies(left)
         );
     }
     out
@@ -217,8 +219,9 @@ pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
     outln!("{}", describe(&p.verdict))?;
     outln!("moves, best first:")?;
     for m in &p.ranked {
-        let within = m.child.within.decided().map_or(String::new(), |(_, p)| format!(", {p} within the count after"));
-        let theory = m.child.theoretical.plies().map_or(Wld::Draw.to_string(), |p| format!("{p} plies after"));
+        let within =
+            m.child.within.decided().map_or(String::new(), |(_, p)| format!(", {} within the count after", plies(p)));
+        let theory = m.child.theoretical.plies().map_or(Wld::Draw.to_string(), |p| format!("{} after", plies(p)));
         outln!("  {:<12} {:<5} (theory: {theory}{within})", p.position.move_text(&m.mv), m.exact.word())?;
     }
     let mut at = p.position;

@@ -15,8 +15,9 @@ pub struct ServeArgs {
     /// Table directory (default: $KABE_TABLES, else the per-user data directory).
     #[arg(long, alias = "dir", value_name = "DIR")]
     tables: Option<PathBuf>,
-    /// Address to listen on (loopback by default; 0.0.0.0:8080 to serve the network).
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    /// Address to listen on, HOST:PORT (loopback by default; 0.0.0.0:8080 to serve the
+    /// network; a host name such as localhost:8080 listens on the first address it has).
+    #[arg(long, default_value = "127.0.0.1:8080", value_parser = listen_address)]
     bind: SocketAddr,
     /// Block cache (all variants and rule sets share it), e.g. 256M.
     #[arg(long, value_parser = kabe_generator::parse_cache_bytes, default_value = "256M")]
@@ -33,6 +34,25 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = Limits::default().header_timeout.as_secs(),
         value_parser = clap::value_parser!(u64).range(1..=MAX_HEADER_TIMEOUT))]
     header_timeout: u64,
+}
+
+/// `--bind`'s value: an address, or a host name and port resolved to the host's first
+/// address (IPv4 first: what `localhost` means to most clients).
+fn listen_address(text: &str) -> Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs as _;
+    if let Ok(address) = text.parse() {
+        return Ok(address);
+    }
+    let found: Vec<SocketAddr> = text
+        .to_socket_addrs()
+        .map_err(|e| format!("{text:?} is not HOST:PORT with a host this machine knows ({e})"))?
+        .collect();
+    found
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(found.first())
+        .copied()
+        .ok_or_else(|| format!("{text:?}: the host has no address"))
 }
 
 /// The largest `--concurrency`: requests beyond the cores only wait for them.

@@ -78,10 +78,10 @@ pub fn solve(args: &SolveArgs) -> anyhow::Result<ExitCode> {
             Side::Wolf => "the wolf wins",
         };
         outln!(
-            "wolf {:<2}  {:<5} first: {verdict} in {} plies",
+            "wolf {:<2}  {:<5} first: {verdict} in {}",
             wolf_sheep::square_name(s.wolf),
             s.first,
-            s.outcome.plies
+            kabe_probe::notation::plies(s.outcome.plies)
         )?;
         if with_lines {
             let line: Vec<String> = s.line.iter().map(ToString::to_string).collect();

@@ -17,6 +17,7 @@ use kabe_analyze::study::{check_study, LineEnd, StudyReport};
 use kabe_analyze::{replay, PdnReader};
 use kabe_generator::Scope;
 use kabe_probe::notation::fen::quoted;
+use kabe_probe::notation::plies;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Color, Counters, DrawRuleSet, Position, Signature, Variant, Wld};
 
@@ -140,7 +141,7 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     // exactly; beyond them, or for a solver not to move, the proof search does.
     let in_tables = match tables.probe(&position, &counters) {
         Ok(_) => true,
-        Err(ProbeError::NoTable { .. }) => false,
+        Err(ProbeError::NoTable { .. } | ProbeError::TooManyPieces { .. }) => false,
         Err(e) => return Err(e.into()),
     };
     if !in_tables || solver.is_some_and(|s| s != position.turn()) {
@@ -240,7 +241,7 @@ fn print_proof(p: &PositionProof, variant: Variant, rules: DrawRuleSet, reach: u
         if let Outcome::Win(tree) = &key.outcome {
             let (line, defences) = numbered_line(&p.position, &key.text, tree);
             outln!("{} line: {line}; {}", key.text, tree.main_line_end())?;
-            outln!("  proof: {} positions, the win within {} plies", tree.size(), tree.plies + 1)?;
+            outln!("  proof: {} positions, the win within {}", tree.size(), plies(tree.plies + 1))?;
             print_duals(&p.position, key)?;
             for d in defences {
                 outln!("  defences at {d}")?;
@@ -370,9 +371,10 @@ fn print_composition(
         }
     }
     outln!(
-        "  published solution: {} ({} of {published_plies} plies checked)",
+        "  published solution: {} ({} of {} checked)",
         if solution.holds() { "holds" } else { "does not hold" },
         solution.plies_checked,
+        plies(published_plies as u64)
     )?;
     for f in &solution.faults {
         outln!("    fault: {f}")?;
@@ -460,16 +462,16 @@ fn print_study(s: &StudyReport, variant: Variant, rules: DrawRuleSet) -> anyhow:
     };
     let theory = match (v.theoretical.wld(), v.theoretical.plies()) {
         (Wld::Draw, _) | (_, None) => v.theoretical.wld().word().to_string(),
-        (w, Some(p)) => format!("{} in {p} plies", w.word()),
+        (w, Some(p)) => format!("{} in {}", w.word(), plies(p)),
     };
     outln!("verdict: {result} (theory: {theory})")?;
     if let Some((article, left)) = v.count {
         let secured = match v.within.decided() {
-            Some((_, p)) if v.exact != Wld::Draw => format!("; the result is secured within it in {p} plies"),
+            Some((_, p)) if v.exact != Wld::Draw => format!("; the result is secured within it in {}", plies(p)),
             _ => String::new(),
         };
         let decides = if v.rule_decides() { " (it decides the result)" } else { "" };
-        outln!("count: {article}, {left} plies left{decides}{secured}")?;
+        outln!("count: {article}, {} left{decides}{secured}", plies(left))?;
     }
     match s.keys.len() {
         0 => outln!("key move: none")?,
@@ -491,7 +493,7 @@ fn print_study(s: &StudyReport, variant: Variant, rules: DrawRuleSet) -> anyhow:
     let end = match s.end {
         LineEnd::GameOver => "the game is over".to_string(),
         LineEnd::CountExpired(a) => format!("drawn by {a}"),
-        LineEnd::Cut(n) => format!("still drawn after {n} plies"),
+        LineEnd::Cut(n) => format!("still drawn after {}", plies(n as u64)),
     };
     outln!("main line: {}; {end}", line.trim_end())?;
     if s.is_sound() {

@@ -86,7 +86,7 @@ pub fn line_end_text(end: LineEnd, max_plies: usize) -> String {
     match end {
         LineEnd::GameOver => "game over".to_string(),
         LineEnd::CountExpired(article) => format!("drawn by {article}"),
-        LineEnd::Unbounded => format!("draw (line cut after {max_plies} plies)"),
+        LineEnd::Unbounded => format!("draw (line cut after {})", kabe_probe::notation::plies(max_plies as u64)),
     }
 }
 

@@ -128,6 +128,7 @@ pub fn summary_json(s: &Summary) -> Value {
         "ended_by_rule": s.ended_by_rule,
         "missing_tables": s.missing.iter().map(|(v, sig)| format!("{v} {sig}")).collect::<Vec<_>>(),
         "variants_without_tables": s.variants_without_tables,
+        "unreadable_files": s.unreadable_files.iter().map(|(file, error)| json!({"file": file, "error": error})).collect::<Vec<_>>(),
     })
 }
 
@@ -216,10 +217,12 @@ mod tests {
         let mut summary = Summary { read: 3, analysed: 2, failed: 1, positions: 9, errors: 1, ..Summary::default() };
         summary.missing.insert(("international".into(), "0111".into()));
         summary.variants_without_tables.insert("russian".into());
+        summary.unreadable_files.push(("gone.pdn".into(), "No such file or directory (os error 2)".into()));
         assert_shape(
             &summary_json(&summary),
             r#"{"read": 3, "analysed": 2, "failed": 1, "skipped": 0, "positions": 9, "errors": 1,
-                "ended_by_rule": 0, "missing_tables": ["international 0111"], "variants_without_tables": ["russian"]}"#,
+                "ended_by_rule": 0, "missing_tables": ["international 0111"], "variants_without_tables": ["russian"],
+                "unreadable_files": [{"file": "gone.pdn", "error": "No such file or directory (os error 2)"}]}"#,
         );
     }
 }

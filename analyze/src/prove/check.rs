@@ -132,9 +132,9 @@ impl Step<'_> {
                 if t.plies < longest {
                     let best = replies.iter().find(|(_, t)| t.plies == longest).map(|(m, _)| here.move_text(m));
                     check.remarks.push(format!(
-                        "{at}: falls sooner than {} (the proof: {} plies against {longest})",
+                        "{at}: falls sooner than {} (the proof: {} against {longest})",
                         best.unwrap_or_default(),
-                        t.plies
+                        kabe_probe::notation::plies(t.plies)
                     ));
                 }
                 Some(t.clone())

@@ -88,8 +88,13 @@ impl ProofTree {
                 },
                 ProofStep::GameOver => return "the defender has no move".into(),
                 ProofStep::Table(v) => {
-                    let plies = v.within.decided().map_or(String::new(), |(_, p)| format!(" in {p} plies"));
-                    let count = v.count.map_or(String::new(), |(a, left)| format!(", {a} with {left} plies left"));
+                    let plies = v
+                        .within
+                        .decided()
+                        .map_or(String::new(), |(_, p)| format!(" in {}", kabe_probe::notation::plies(p)));
+                    let count = v.count.map_or(String::new(), |(a, left)| {
+                        format!(", {a} with {} left", kabe_probe::notation::plies(left))
+                    });
                     return format!(
                         "in the tables ({} pieces): {} for the side to move{plies}{count}",
                         at.position.piece_count(),

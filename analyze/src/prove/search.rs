@@ -91,7 +91,9 @@ impl<'a> Search<'a> {
         if position.piece_count() <= self.reach {
             // A set may lack some tables of its largest size (a closure build): search on.
             let verdict = match self.tables.probe(position, counters) {
-                Err(ProbeError::NoTable { .. }) => return Ok(self.open(position, moves.len())),
+                Err(ProbeError::NoTable { .. } | ProbeError::TooManyPieces { .. }) => {
+                    return Ok(self.open(position, moves.len()))
+                }
                 other => other?,
             };
             let wins = match verdict.exact {

@@ -52,7 +52,7 @@ pub enum CounterError {
         known: String,
     },
     /// A count beyond its limit.
-    #[error("count {article} at {plies} plies is past its limit of {limit}")]
+    #[error("count {article} at {} is past its limit of {limit}", crate::notation::plies(*plies))]
     PastLimit {
         /// The rule.
         article: &'static str,
@@ -70,7 +70,7 @@ pub enum CounterError {
         signature: Signature,
     },
     /// The reset count started before the material count, which a game cannot reach.
-    #[error("count {reset} at {reset_plies} plies cannot exceed count {material} at {material_plies}: both restart when the material changes")]
+    #[error("count {reset} at {} cannot exceed count {material} at {material_plies}: both restart when the material changes", crate::notation::plies(*reset_plies))]
     ResetBeyondMaterial {
         /// The reset rule.
         reset: &'static str,

@@ -88,6 +88,31 @@ pub enum ProbeError {
         /// The draw rules the tablebase applies (their tables are built with it).
         rules: Option<DrawRuleSet>,
     },
+    /// More pieces than the largest table here, and no capture leads into the tables.
+    #[error(
+        "{pieces} pieces: the {variant} tables here reach {largest} and no capture leads into them ({path} is not in \
+         the table directory{}{})",
+        crate::table::format_build_hint(path, *rules),
+        if *pieces > crate::table::MAX_TABLE_PIECES {
+            format!("; kabe builds tables of up to {} pieces", crate::table::MAX_TABLE_PIECES)
+        } else {
+            String::new()
+        }
+    )]
+    TooManyPieces {
+        /// Variant name.
+        variant: &'static str,
+        /// The material, side to move first.
+        signature: Signature,
+        /// Its pieces.
+        pieces: u32,
+        /// The most pieces of a table here.
+        largest: u32,
+        /// The file that would hold it.
+        path: PathBuf,
+        /// The draw rules the tablebase applies (their tables are built with it).
+        rules: Option<DrawRuleSet>,
+    },
     /// The tablebase was not opened for this variant.
     #[error("the tablebase has no {variant} tables (open variants: {open})")]
     VariantNotOpen {
@@ -201,12 +226,26 @@ impl TablebaseBuilder {
         let variants = match self.variants {
             Some(v) => v,
             None => {
-                let found: Vec<Variant> = Variant::ALL.into_iter().filter(|v| self.dir.join(v.name).is_dir()).collect();
-                if found.is_empty() && !self.dir.is_dir() {
-                    return Err(ProbeError::Directory {
-                        path: self.dir.clone(),
-                        error: std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory"),
-                    });
+                let mut found = Vec::new();
+                for variant in Variant::ALL {
+                    let folder = self.dir.join(variant.name);
+                    match std::fs::metadata(&folder) {
+                        Ok(meta) if meta.is_dir() => found.push(variant),
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        // Unreadable (no permission, a loop of links): said, not taken for "no tables".
+                        Err(error) => return Err(ProbeError::Directory { path: folder, error }),
+                    }
+                }
+                if found.is_empty()
+                    && let Err(error) = std::fs::read_dir(&self.dir)
+                {
+                    let error = if error.kind() == std::io::ErrorKind::NotFound {
+                        std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory")
+                    } else {
+                        error
+                    };
+                    return Err(ProbeError::Directory { path: self.dir.clone(), error });
                 }
                 found
             }
@@ -693,16 +732,23 @@ impl Tablebase {
         if let Some(error) = tables.catalog.unusable(signature, Column::of(metric)) {
             return ProbeError::Table(error.duplicate());
         }
-        ProbeError::NoTable {
-            variant: tables.variant.name,
-            signature,
-            path: self.dir.join(file_name(tables.variant.name, signature, metric)),
-            rules: Some(match metric {
-                Metric::Rules(set) => set,
-                _ => tables.default_rules.set,
-            })
-            .filter(|s| *s != DrawRuleSet::None),
+        let path = self.dir.join(file_name(tables.variant.name, signature, metric));
+        let rules = Some(match metric {
+            Metric::Rules(set) => set,
+            _ => tables.default_rules.set,
+        })
+        .filter(|s| *s != DrawRuleSet::None);
+        if signature.pieces() > tables.catalog.largest_pieces {
+            return ProbeError::TooManyPieces {
+                variant: tables.variant.name,
+                signature,
+                pieces: signature.pieces(),
+                largest: tables.catalog.largest_pieces,
+                path,
+                rules,
+            };
         }
+        ProbeError::NoTable { variant: tables.variant.name, signature, path, rules }
     }
 
     /// Looks up entry `index` of `slot`, decoding it with `decode`; `None` only for a

@@ -6,6 +6,19 @@ pub mod movetext;
 pub use crate::square_names::{algebraic_name, square_cell, square_name};
 use crate::variant::Variant;
 
+/// A count of half-moves in words: "1 ply", "7 plies".
+///
+/// ```
+/// assert_eq!(kabe_rules::notation::plies(1u16), "1 ply");
+/// assert_eq!(kabe_rules::notation::plies(0u64), "0 plies");
+/// ```
+pub fn plies(n: impl Into<u64>) -> String {
+    match n.into() {
+        1 => String::from("1 ply"),
+        n => format!("{n} plies"),
+    }
+}
+
 /// kabe's number of the square the game writes as `written` (numbers off the board are
 /// left for validation to report as written).
 pub(crate) fn kabe_number(variant: &Variant, written: u32) -> u32 {
