@@ -373,6 +373,7 @@ expect "manifest --check /dev/zero: refused at its first line" "2" "/dev/zero: l
 held=1
 [ $((SECONDS - start)) -lt 10 ] && held=0
 verdict "manifest --check /dev/zero: within 10 s" $held "$((SECONDS - start)) s"
+expect "perft --vectors /dev/zero: refused within its bound" "2" "/dev/zero: longer than" perft --vectors /dev/zero
 expect "manifest --check of a table file: not a manifest" "2" "not a kabe manifest" manifest --tables clean --check clean/international/0101.dtw.kabe
 "$kabe" manifest --tables clean >whole.txt 2>/dev/null
 head -n 1 whole.txt >head-only.txt
