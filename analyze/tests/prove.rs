@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use common::{shared_tables, tables_dir};
 use kabe_analyze::prove::{
-    check_proof, check_solution, main_line, prove, Budget, Outcome, PositionProof, ProofStep, ProofTree, ProveError,
+    check_disproof, check_proof, check_solution, main_line, prove, Budget, DisproofStep, DisproofTree, Outcome,
+    PositionProof, ProofStep, ProofTree, ProveError,
 };
 use kabe_analyze::{replay, PdnReader, Replay};
 use kabe_probe::tablebase::Tablebase;
@@ -154,6 +155,56 @@ fn the_checker_refuses_a_damaged_proof() {
     assert!(check_proof(&tb, Color::White, &counts).is_err());
     // The proof claimed for the other side.
     assert!(check_proof(&tb, Color::Black, &good).is_err());
+}
+
+/// Leaves out one answer at the first solver's node with two or more moves.
+fn drop_an_answer(tree: &mut DisproofTree) -> bool {
+    match &mut tree.step {
+        DisproofStep::Answers(a) if a.len() >= 2 => a.pop().is_some(),
+        DisproofStep::Answers(a) => a.iter_mut().any(|(_, t)| drop_an_answer(t)),
+        DisproofStep::Defence(_, next) => drop_an_answer(next),
+        _ => false,
+    }
+}
+
+/// Blonde (1819, Cat.D1 D27): 2-11 wins; 2-30 is the study's try, refuted only by 39-44;
+/// every first move that does not win is disproved, each disproof and each defence's
+/// replayed by the checker, which refuses one damaged.
+#[test]
+fn a_try_is_refuted_by_one_defence_alone_and_every_disproof_is_checked() {
+    let (tb, rules) = international();
+    let position = Position::from_fen(Variant::INTERNATIONAL, "W:WK2,K5:B12,22,39").expect("fen");
+    let proof = search(&tb, rules, &position, Color::White, 400_000);
+    assert_eq!(proof.keys().map(|k| k.text.as_str()).collect::<Vec<_>>(), ["2-11"]);
+    let tries: Vec<&str> = proof.tries().map(|t| t.text.as_str()).collect();
+    assert_eq!(tries, ["2-30"]);
+    let the_try = proof.tries().next().expect("a try");
+    let defences = the_try.defences.as_ref().expect("searched");
+    assert_eq!(defences.refuting(), ["39-44"]);
+    assert!(!defences.losing.is_empty() && defences.unresolved.is_empty(), "{defences:?}");
+    let mut disproofs = 0;
+    for m in proof.moves.iter().filter(|m| !m.outcome.is_win()) {
+        let Outcome::NotWin(r) = &m.outcome else { panic!("{}: {:?}", m.text, m.outcome) };
+        check_disproof(&tb, Color::White, &r.disproof).unwrap_or_else(|e| panic!("{}: {e}", m.text));
+        for holding in &m.defences.as_ref().expect("searched").holding {
+            check_disproof(&tb, Color::White, &holding.disproof).unwrap_or_else(|e| panic!("{}: {e}", m.text));
+            disproofs += 1;
+        }
+    }
+    assert!(disproofs >= proof.moves.len() - 1, "{disproofs}");
+
+    let Outcome::NotWin(r) = &the_try.outcome else { panic!("the try is not a win") };
+    let good = r.disproof.clone();
+    // A move of the solver left unanswered.
+    let mut cut = good.clone();
+    assert!(drop_an_answer(&mut cut), "the disproof has a choice of moves for White");
+    assert!(check_disproof(&tb, Color::White, &cut).is_err());
+    // The disproof claimed for the other side.
+    assert!(check_disproof(&tb, Color::Black, &good).is_err());
+    // A defence that is not legal: the first one made in another position.
+    let mut moved = good.clone();
+    moved.position = position;
+    assert!(check_disproof(&tb, Color::White, &moved).is_err());
 }
 
 #[test]

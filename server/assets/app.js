@@ -192,11 +192,13 @@ function urlFor(s) {
   const q = new URLSearchParams({ variant: s.variant, fen: s.fen });
   if (s.rules) q.set("rules", s.rules);
   if (s.counters) q.set("counters", s.counters);
+  if (s.prove) q.set("prove", "1");
   return `?${q}`;
 }
 
 function go(changes, replace) {
-  Object.assign(state, changes);
+  // Another position: its proof is asked for again, not carried over.
+  Object.assign(state, { prove: false }, changes);
   const url = urlFor(state);
   if (replace) history.replaceState(null, "", url);
   else history.pushState(null, "", url);
@@ -209,6 +211,7 @@ function readUrl() {
   state.rules = q.get("rules") || "";
   state.fen = q.get("fen") || defaultFen(state.variant);
   state.counters = q.get("counters") || "";
+  state.prove = q.get("prove") === "1";
 }
 
 // ---- talking to the API
@@ -231,6 +234,7 @@ async function load() {
   $("line").replaceChildren();
   $("line-end").textContent = "";
   $("prove").replaceChildren();
+  if (state.prove) showProof(); // a problem's page, linked with its proof
   const q = new URLSearchParams({ fen: state.fen });
   if (state.rules) q.set("rules", state.rules);
   if (state.counters) q.set("counters", state.counters);
@@ -417,12 +421,58 @@ async function showProof() {
       line.textContent = `${m.move}: ${m.main_line.join(" ")} (proof of ${m.proof_positions} positions, within ${plies(m.plies)})`;
       box.appendChild(line);
     }
+    box.appendChild(composerTable(p));
     document.body.dataset.proved = p.result + "|" + p.keys.join(",");
+    document.body.dataset.tries = p.tries.join(",");
+    // The page of a problem, proof shown, can be linked: its URL says so.
+    if (!state.prove) {
+      state.prove = true;
+      history.replaceState(null, "", urlFor(state));
+    }
   } catch (e) {
     if (asked !== urlFor(state)) return;
     box.textContent = e.message;
     document.body.dataset.proved = "error";
   }
+}
+
+/** Every first move with its proof status: key, cook, try (with the one defence that
+ * refutes it), refuted, or unresolved; a key's duals along its main line. */
+function composerTable(p) {
+  const table = document.createElement("table");
+  table.id = "first-moves";
+  const head = table.createTHead().insertRow();
+  for (const h of ["first move", "status", "proof"]) {
+    const th = document.createElement("th");
+    th.textContent = h;
+    head.appendChild(th);
+  }
+  const body = table.createTBody();
+  const keys = p.keys;
+  for (const m of p.moves) {
+    const row = body.insertRow();
+    row.dataset.move = m.move;
+    let status, detail;
+    if (m.outcome === "win") {
+      const k = keys.indexOf(m.move);
+      status = k === 0 ? "key" : k > 0 ? "cook" : "wins";
+      detail = `${m.main_line.join(" ")} (${m.proof_positions} positions, within ${plies(m.plies)})`;
+      const duals = (m.duals || []).filter((d) => d.duals.length);
+      if (duals.length) detail += "; duals: " + duals.map((d) => `ply ${d.ply} ${d.played}: ${d.duals.join(", ")}`).join("; ");
+    } else if (m.outcome === "not_win") {
+      const d = m.defences;
+      const refuting = d ? d.holding.map((h) => h.line[0]) : [m.refutation.line[0]];
+      status = m.try ? "try" : m.forced ? "refuted (forced)" : "refuted";
+      detail = `${m.try ? "refuted only by" : "refuted by"} ${refuting.join(", ")}: ${m.refutation.line.join(" ")} (${m.refutation.end}; disproof of ${m.refutation.disproof_positions} positions)`;
+      if (d && d.unresolved.length) detail += `; not resolved: ${d.unresolved.join(", ")}`;
+    } else {
+      status = "unresolved";
+      detail = `no win found within ${m.no_win_found_within_nodes} nodes`;
+    }
+    row.className = status.split(" ")[0];
+    for (const text of [m.move, status, detail]) row.insertCell().textContent = text;
+  }
+  return table;
 }
 
 function fillRules(info) {

@@ -252,14 +252,49 @@ fn print_proof(p: &PositionProof, variant: Variant, rules: DrawRuleSet, reach: u
     if !others.is_empty() {
         outln!("{}:", if p.solver_moves_first() { "other first moves" } else { "defences not refuted" })?;
         for m in others {
-            match &m.outcome {
-                Outcome::NotWin(r) => outln!("  {}: not a win: {} ({})", m.text, r.line.join(" "), r.end)?,
-                Outcome::Unresolved { nodes } => outln!("  {}: no win found within {nodes} nodes", m.text)?,
-                Outcome::Win(_) => {}
-            }
+            outln!("  {}", first_move_failing(m))?;
         }
     }
     Ok(())
+}
+
+/// A first move that does not win, in words: a try and the one defence that refutes it,
+/// the defences that refute it, or no win found; with the refutation's line (checked).
+fn first_move_failing(m: &FirstMove) -> String {
+    match (&m.outcome, &m.defences) {
+        (Outcome::NotWin(_), Some(d)) if !d.holding.is_empty() => {
+            let r = &d.holding[0];
+            let what = if d.is_try() {
+                format!("a try, refuted only by {}", d.refuting()[0])
+            } else if d.forced() {
+                format!("not a win, refuted by the forced {}", d.refuting()[0])
+            } else {
+                format!("not a win, refuted by {}", d.refuting().join(", "))
+            };
+            let open = match d.unresolved.len() {
+                0 => String::new(),
+                n => format!("; {n} other defences neither proved nor refuted: {}", d.unresolved.join(", ")),
+            };
+            format!(
+                "{}: {what}: {} ({}; disproof of {} positions, replayed by the checker){open}",
+                m.text,
+                r.line.join(" "),
+                r.end,
+                r.disproof.size()
+            )
+        }
+        (Outcome::NotWin(r), _) => {
+            format!(
+                "{}: not a win: {} ({}; disproof of {} positions)",
+                m.text,
+                r.line.join(" "),
+                r.end,
+                r.disproof.size()
+            )
+        }
+        (Outcome::Unresolved { nodes }, _) => format!("{}: no win found within {nodes} nodes", m.text),
+        (Outcome::Win(_), _) => format!("{}: wins", m.text),
+    }
 }
 
 /// The duals along a key's main line, one line each.
@@ -285,6 +320,7 @@ struct Tally {
     unresolved: usize,
     failed: usize,
     with_duals: usize,
+    with_tries: usize,
     faulty_solutions: usize,
 }
 
@@ -296,6 +332,9 @@ impl Tally {
         }
         if proof.keys().any(|k| k.duals.iter().any(|d| !d.duals.is_empty())) {
             self.with_duals += 1;
+        }
+        if proof.tries().next().is_some() {
+            self.with_tries += 1;
         }
         let (count, verdict) = match (proof.wins(), proof.keys().count()) {
             (Some(true), 1) => (&mut self.sound, "sound"),
@@ -318,11 +357,11 @@ impl Tally {
     }
 
     fn summary(&self) -> String {
-        let Tally { sound, cooked, refuted, unresolved, failed, with_duals, faulty_solutions } = self;
+        let Tally { sound, cooked, refuted, unresolved, failed, with_duals, with_tries, faulty_solutions } = self;
         format!(
             "{} compositions: {sound} sound, {cooked} cooked, {refuted} refuted, {unresolved} unresolved, {failed} \
-             unreadable; {with_duals} with duals in the main line; {faulty_solutions} published solutions that do \
-             not hold",
+             unreadable; {with_duals} with duals in the main line; {with_tries} with tries; {faulty_solutions} \
+             published solutions that do not hold",
             self.total()
         )
     }
@@ -369,6 +408,9 @@ fn print_composition(
             outln!("  {} line: {line}; {}", key.text, tree.main_line_end())?;
             print_duals(position, key)?;
         }
+    }
+    for t in proof.tries() {
+        outln!("  {}", first_move_failing(t))?;
     }
     outln!(
         "  published solution: {} ({} of {} checked)",

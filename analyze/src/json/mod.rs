@@ -19,7 +19,7 @@ mod proof;
 mod report;
 mod study;
 
-pub use proof::{proof_json, proof_summary_json, proof_tree_json, solution_json};
+pub use proof::{disproof_tree_json, proof_json, proof_summary_json, proof_tree_json, solution_json};
 pub use report::{game_json, summary_json};
 pub use study::study_json;
 

@@ -5,7 +5,10 @@
 use serde_json::{json, Value};
 
 use super::{color_word, count_json};
-use crate::prove::{main_line, FirstMove, Outcome, PositionProof, ProofStep, ProofTree, SolutionCheck};
+use crate::prove::{
+    main_line, DisproofStep, DisproofTree, FirstMove, Outcome, PositionProof, ProofStep, ProofTree, Refutation,
+    SolutionCheck,
+};
 
 /// A proof tree: `fen`, `plies`, and `move` with `next` (the solver's move), `defences`
 /// (each defender move with the proof after it), `tables` (the leaf's exact verdict) or
@@ -56,11 +59,55 @@ fn first_move_json(first: &FirstMove) -> Value {
         }
         Outcome::NotWin(r) => {
             out["outcome"] = json!("not_win");
-            out["refutation"] = json!({ "line": r.line, "end": r.end });
+            out["refutation"] = refutation_json(r);
+            if let Some(d) = &first.defences {
+                out["try"] = json!(d.is_try());
+                out["forced"] = json!(d.forced());
+                out["defences"] = json!({
+                    "holding": d.holding.iter().map(refutation_json).collect::<Vec<_>>(),
+                    "losing": d.losing,
+                    "unresolved": d.unresolved,
+                });
+            }
         }
         Outcome::Unresolved { nodes } => {
             out["outcome"] = json!("unresolved");
             out["no_win_found_within_nodes"] = json!(nodes);
+        }
+    }
+    out
+}
+
+/// A refutation: its `line` (defender first), how it `end`s, and the positions of its
+/// disproof (replayed by the checker).
+fn refutation_json(r: &Refutation) -> Value {
+    json!({ "line": r.line, "end": r.end, "disproof_positions": r.disproof.size() })
+}
+
+/// A disproof tree: `fen`, and `defence` with `next` (the defender's move that holds),
+/// `answers` (each move of the solver with the disproof after it), `tables` (the leaf's
+/// exact verdict), `solver_has_no_move` or `drawn`.
+pub fn disproof_tree_json(tree: &DisproofTree) -> Value {
+    let mut out = json!({ "fen": tree.position.fen() });
+    match &tree.step {
+        DisproofStep::SolverHasNoMove => out["solver_has_no_move"] = json!(true),
+        DisproofStep::Drawn => out["drawn"] = json!(true),
+        DisproofStep::Table(v) => {
+            out["tables"] = json!({
+                "exact": v.exact.word(),
+                "plies": v.within.decided().map(|(_, p)| p),
+                "count": count_json(v.count),
+            })
+        }
+        DisproofStep::Defence(mv, next) => {
+            out["defence"] = json!(tree.position.move_text(mv));
+            out["next"] = disproof_tree_json(next);
+        }
+        DisproofStep::Answers(answers) => {
+            out["answers"] = answers
+                .iter()
+                .map(|(mv, t)| json!({ "move": tree.position.move_text(mv), "disproof": disproof_tree_json(t) }))
+                .collect();
         }
     }
     out
@@ -83,6 +130,7 @@ pub fn proof_summary_json(p: &PositionProof) -> Value {
         "result": result,
         "keys": keys,
         "cooks": keys.iter().skip(1).collect::<Vec<_>>(),
+        "tries": p.tries().map(|m| m.text.as_str()).collect::<Vec<_>>(),
         "moves": p.moves.iter().map(first_move_json).collect::<Vec<_>>(),
         "budget": { "nodes_per_move": p.budget.nodes, "time_s": p.budget.time.map(|t| t.as_secs_f64()) },
         "elapsed_s": p.elapsed.as_secs_f64(),
@@ -103,6 +151,14 @@ pub fn proof_json(p: &PositionProof) -> Value {
             _ => None,
         })
         .unwrap_or(Value::Null);
+    // Each try's whole disproof: the refutation a composer checks, move by move.
+    out["try_disproofs"] = p
+        .tries()
+        .filter_map(|t| match &t.outcome {
+            Outcome::NotWin(r) => Some(json!({ "move": t.text, "next": disproof_tree_json(&r.disproof) })),
+            _ => None,
+        })
+        .collect();
     out
 }
 
@@ -128,7 +184,7 @@ mod tests {
 
     use super::*;
     use crate::json::snapshot::assert_shape;
-    use crate::prove::{Budget, Dual, Refutation};
+    use crate::prove::{Budget, Defences, Dual, Refutation};
 
     /// White's 32-28 against a man on 23: the capture 23x32 is Black's only defence, and
     /// the tables call the rest a win.
@@ -142,18 +198,36 @@ mod tests {
         let after_counters = counters.after(&key, &after);
         let tables = Verdict { exact: Wld::Loss, theoretical: Score::loss(4), count: None, within: RuleScore::loss(4) };
         let tree = ProofTree { position: after, counters: after_counters, plies: 4, step: ProofStep::Table(tables) };
-        let first = |mv, outcome, duals| FirstMove { mv, text: position.move_text(&mv), outcome, nodes: 7, duals };
+        let first = |mv, outcome, duals| FirstMove {
+            mv,
+            text: position.move_text(&mv),
+            outcome,
+            nodes: 7,
+            duals,
+            defences: None,
+        };
         let mut found = vec![first(
             key,
             Outcome::Win(tree),
             vec![Dual { ply: 2, played: "38-33".into(), duals: vec!["38-32".into()], unresolved: Vec::new() }],
         )];
         for mv in moves.iter().copied().filter(|m| *m != key) {
-            let outcome = match position.move_text(&mv).as_str() {
-                "32-27" => Outcome::NotWin(Refutation { line: vec!["23x32".into()], end: "drawn by material".into() }),
-                _ => Outcome::Unresolved { nodes: 7 },
-            };
-            found.push(first(mv, outcome, Vec::new()));
+            let mut first = first(mv, Outcome::Unresolved { nodes: 7 }, Vec::new());
+            if position.move_text(&mv) == "32-27" {
+                // The shape only: no checker runs here, and the end is made up.
+                let after = position.play(&mv);
+                let defence = after.legal_moves()[0];
+                let played = after.play(&defence);
+                let end = DisproofTree { position: played, counters, step: DisproofStep::Drawn };
+                let disproof =
+                    DisproofTree { position: after, counters, step: DisproofStep::Defence(defence, Box::new(end)) };
+                let refutation = Refutation { line: vec!["23-28".into()], end: "drawn by material".into(), disproof };
+                let defences =
+                    Defences { holding: vec![refutation.clone()], losing: vec!["23-29".into()], unresolved: vec![] };
+                first.defences = Some(defences);
+                first.outcome = Outcome::NotWin(refutation);
+            }
+            found.push(first);
         }
         found.sort_by_key(|m| m.text.clone());
         PositionProof {
@@ -171,9 +245,13 @@ mod tests {
         assert_shape(
             &proof_json(&proof()),
             r#"{"fen": "W:W32,38:B23", "solver": "white", "result": "win", "keys": ["32-28"], "cooks": [],
+                "tries": ["32-27"],
                 "moves": [
                   {"move": "32-27", "nodes": 7, "outcome": "not_win",
-                   "refutation": {"line": ["23x32"], "end": "drawn by material"}},
+                   "refutation": {"line": ["23-28"], "end": "drawn by material", "disproof_positions": 2},
+                   "try": true, "forced": false,
+                   "defences": {"holding": [{"line": ["23-28"], "end": "drawn by material", "disproof_positions": 2}],
+                                "losing": ["23-29"], "unresolved": []}},
                   {"move": "32-28", "nodes": 7, "outcome": "win", "plies": 5, "main_line": ["32-28"],
                    "proof_positions": 1,
                    "duals": [{"ply": 2, "played": "38-33", "duals": ["38-32"], "unresolved": []}]},
@@ -181,7 +259,9 @@ mod tests {
                 ],
                 "budget": {"nodes_per_move": 7, "time_s": 2.0}, "elapsed_s": 0.25, "checked": true,
                 "proof": {"move": "32-28", "next": {"fen": "B:W28,38:B23", "plies": 4,
-                          "tables": {"exact": "loss", "plies": 4, "count": null}}}}"#,
+                          "tables": {"exact": "loss", "plies": 4, "count": null}}},
+                "try_disproofs": [{"move": "32-27", "next": {"fen": "B:W27,38:B23", "defence": "23-28",
+                                   "next": {"fen": "W:W27,38:B28", "drawn": true}}}]}"#,
         );
         let summary = proof_summary_json(&proof());
         assert!(summary.get("proof").is_none(), "{summary}");

@@ -1,162 +1,11 @@
-//! The checker, which shares nothing with the search: a proof replayed move by move
-//! ([`check_proof`]), and a published solution followed through a search's proofs
-//! ([`check_solution`]).
+//! The checker, which shares nothing with the search: a proof that the solver wins
+//! ([`check_proof`]) and a proof that it does not ([`check_disproof`]) replayed move by
+//! move, every position's moves generated afresh and every leaf probed again.
 
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{Color, Move, Wld};
 
-use super::search::search_move;
-use super::{Budget, Outcome, PositionProof, ProofStep, ProofTree, ProveError};
-
-/// What checking a published solution found.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SolutionCheck {
-    /// The published first move.
-    pub published_key: Option<String>,
-    /// Whether it is a proved key.
-    pub key_proved: bool,
-    /// Moves of the published line that throw the win away or that the search could not
-    /// confirm: each with its number.
-    pub faults: Vec<String>,
-    /// Remarks that are no fault: a solver's move other than the proof's that wins too
-    /// (a dual), a defence that falls sooner than the longest one.
-    pub remarks: Vec<String>,
-    /// Plies of the published line checked.
-    pub plies_checked: usize,
-}
-
-impl SolutionCheck {
-    /// Whether the published line holds: its key is proved and no move throws the win
-    /// away.
-    pub fn holds(&self) -> bool {
-        self.key_proved && self.faults.is_empty()
-    }
-}
-
-/// Checks the published solution `moves` of the position `proof` searched: its key must
-/// be proved; every solver's move must keep the win (a move the proof does not take is
-/// searched within `budget`; inside the tables, their verdict decides); every defender's
-/// move is compared with the longest defence.
-pub fn check_solution(
-    tables: &Tablebase,
-    proof: &PositionProof,
-    moves: &[Move],
-    budget: Budget,
-) -> Result<SolutionCheck, ProveError> {
-    let start = &proof.position;
-    let mut check = SolutionCheck::default();
-    let Some(first) = moves.first() else { return Ok(check) };
-    if proof.solver_moves_first() {
-        check.published_key = Some(start.move_text(first));
-    }
-    let Some(mut tree) = key_proof(proof, first, &mut check) else { return Ok(check) };
-    check.key_proved = proof.wins() == Some(true);
-    if !check.key_proved {
-        check.faults.push("not every first move of the defender is proved to lose".to_string());
-    }
-    check.plies_checked = 1;
-    let step = Step { tables, solver: proof.solver, budget: &budget };
-    for (ply, mv) in moves.iter().enumerate().skip(1) {
-        let here = &tree.position;
-        let at = format!("{} {}", crate::replay::move_number(start, ply), here.move_text(mv));
-        if !here.legal_moves().iter().any(|m| m == mv) {
-            check.faults.push(format!("{at}: not a legal move"));
-            break;
-        }
-        let Some(next) = step.follow(&tree, mv, &at, &mut check)? else { break };
-        check.plies_checked = ply + 1;
-        tree = next;
-    }
-    Ok(check)
-}
-
-/// The proof after the published first move, or the fault that it has none.
-fn key_proof(proof: &PositionProof, first: &Move, check: &mut SolutionCheck) -> Option<ProofTree> {
-    let start = &proof.position;
-    let at = format!("{} {}", crate::replay::move_number(start, 0), start.move_text(first));
-    let fault = match proof.moves.iter().find(|m| m.mv == *first).map(|k| &k.outcome) {
-        Some(Outcome::Win(t)) => return Some(t.clone()),
-        Some(Outcome::NotWin(r)) => format!("{at}: not a win ({}; {})", r.line.join(" "), r.end),
-        Some(Outcome::Unresolved { nodes }) => format!("{at}: no win found within {nodes} nodes"),
-        None => format!("{at}: not a legal move"),
-    };
-    check.faults.push(fault);
-    None
-}
-
-/// What following a published move needs: the tables, the solver and the budget of a
-/// search for a move the proof does not take.
-struct Step<'a> {
-    tables: &'a Tablebase,
-    solver: Color,
-    budget: &'a Budget,
-}
-
-impl Step<'_> {
-    /// The proof after the published legal move `mv` (numbered `at`) from `tree`'s
-    /// position, with a fault or remark noted in `check`; `None` where the win is lost
-    /// or not confirmed.
-    fn follow(
-        &self,
-        tree: &ProofTree,
-        mv: &Move,
-        at: &str,
-        check: &mut SolutionCheck,
-    ) -> Result<Option<ProofTree>, ProveError> {
-        let (here, counters) = (&tree.position, &tree.counters);
-        Ok(match &tree.step {
-            ProofStep::Move(m, next) if m == mv => Some((**next).clone()),
-            ProofStep::Move(m, _) => {
-                let (outcome, nodes) = search_move(self.tables, self.solver, here, counters, mv, self.budget, None)?;
-                match outcome {
-                    Outcome::Win(t) => {
-                        check.remarks.push(format!("{at}: wins too (the proof plays {})", here.move_text(m)));
-                        Some(t)
-                    }
-                    Outcome::NotWin(r) => {
-                        check.faults.push(format!("{at}: throws the win away ({}; {})", r.line.join(" "), r.end));
-                        None
-                    }
-                    Outcome::Unresolved { .. } => {
-                        check.faults.push(format!(
-                            "{at}: no win found after it within {nodes} nodes (the proof plays {})",
-                            here.move_text(m)
-                        ));
-                        None
-                    }
-                }
-            }
-            ProofStep::Replies(replies) => {
-                let longest = replies.iter().map(|(_, t)| t.plies).max().unwrap_or(0);
-                let (_, t) = replies.iter().find(|(m, _)| m == mv).expect("every legal defence is in a proof");
-                if t.plies < longest {
-                    let best = replies.iter().find(|(_, t)| t.plies == longest).map(|(m, _)| here.move_text(m));
-                    check.remarks.push(format!(
-                        "{at}: falls sooner than {} (the proof: {} against {longest})",
-                        best.unwrap_or_default(),
-                        kabe_probe::notation::plies(t.plies)
-                    ));
-                }
-                Some(t.clone())
-            }
-            ProofStep::Table(_) | ProofStep::GameOver => {
-                // Inside the tables: their exact verdict after the move decides.
-                let child = here.play(mv);
-                let after = counters.after(mv, &child);
-                let v = self.tables.probe(&child, &after)?;
-                let solver_result = if child.turn() == self.solver { v.exact } else { v.exact.for_opponent() };
-                if solver_result != Wld::Win {
-                    let side = if here.turn() == self.solver { "throws the win away" } else { "escapes" };
-                    check.faults.push(format!("{at}: {side} (the tables: {} for the solver)", solver_result.word()));
-                    None
-                } else {
-                    let plies = v.within.decided().map_or(0, |(_, p)| p);
-                    Some(ProofTree { position: child, counters: after, plies, step: ProofStep::Table(v) })
-                }
-            }
-        })
-    }
-}
+use super::{DisproofStep, DisproofTree, ProofStep, ProofTree};
 
 /// Why a proof does not hold.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -227,6 +76,78 @@ pub fn check_proof(tables: &Tablebase, solver: Color, tree: &ProofTree) -> Resul
                 match answered.as_slice() {
                     [next] => follows(mv, next)?,
                     _ => return Err(fault(format!("the defence {} is not answered once", here.move_text(mv)))),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Replays a proof that `solver` does not win, sharing nothing with the search: every
+/// position's moves are generated afresh, each step's position and counts recomputed,
+/// every move of the solver must be answered by a legal defence, and every leaf must be
+/// a position where the solver has no move, a draw by the rules (a count run out, or
+/// material that cannot win), or a table verdict that is no win for the solver.
+pub fn check_disproof(tables: &Tablebase, solver: Color, tree: &DisproofTree) -> Result<(), ProofFault> {
+    let fault = |problem: String| ProofFault { fen: tree.position.fen(), problem };
+    let here = &tree.position;
+    let legal = here.legal_moves();
+    let follows = |mv: &Move, next: &DisproofTree| -> Result<(), ProofFault> {
+        let child = here.play(mv);
+        if next.position != child {
+            return Err(fault(format!("after {} the disproof has another position", here.move_text(mv))));
+        }
+        if next.counters != tree.counters.after(mv, &child) {
+            return Err(fault(format!("after {} the disproof has other counts", here.move_text(mv))));
+        }
+        check_disproof(tables, solver, next)
+    };
+    let drawn_here = || here.is_drawn_by_material() || matches!(tree.counters.governing(here), Some((_, 0)));
+    match &tree.step {
+        DisproofStep::SolverHasNoMove => {
+            if here.turn() != solver || !legal.is_empty() {
+                return Err(fault("not a position where the solver has no move".into()));
+            }
+        }
+        DisproofStep::Drawn => {
+            if legal.is_empty() || !drawn_here() {
+                return Err(fault("not drawn here by the rules (no count has run out, the material can win)".into()));
+            }
+        }
+        DisproofStep::Table(_) => {
+            let verdict = tables.probe(here, &tree.counters).map_err(|e| fault(e.to_string()))?;
+            let solver_result = if here.turn() == solver { verdict.exact } else { verdict.exact.for_opponent() };
+            if solver_result == Wld::Win {
+                return Err(fault("the tables say the solver wins".into()));
+            }
+        }
+        DisproofStep::Defence(mv, next) => {
+            if here.turn() == solver {
+                return Err(fault("a defence where the solver is to move".into()));
+            }
+            if drawn_here() {
+                return Err(fault("drawn here by the rules: the disproof should end".into()));
+            }
+            if !legal.iter().any(|m| m == mv) {
+                return Err(fault(format!("{} is not a legal move", here.move_text(mv))));
+            }
+            follows(mv, next)?;
+        }
+        DisproofStep::Answers(answers) => {
+            if here.turn() != solver {
+                return Err(fault("answers where the defender is to move".into()));
+            }
+            if drawn_here() {
+                return Err(fault("drawn here by the rules: the disproof should end".into()));
+            }
+            if answers.len() != legal.len() {
+                return Err(fault(format!("{} moves of the solver answered of {} legal", answers.len(), legal.len())));
+            }
+            for mv in legal.iter() {
+                let answered: Vec<&DisproofTree> = answers.iter().filter(|(m, _)| m == mv).map(|(_, t)| t).collect();
+                match answered.as_slice() {
+                    [next] => follows(mv, next)?,
+                    _ => return Err(fault(format!("the move {} is not answered once", here.move_text(mv)))),
                 }
             }
         }

@@ -14,27 +14,38 @@
 //! move, a disproof or "no win found within N nodes". A proved line is exported as a
 //! [`ProofTree`] and replayed by [`check_proof`], which shares nothing with the search:
 //! every position's moves generated afresh, every defence present, every leaf a table
-//! win or a position where the defender has no move.
+//! win or a position where the defender has no move. A disproof is a [`DisproofTree`]
+//! replayed by [`check_disproof`] the same way: every move of the solver answered, every
+//! leaf no win for the solver. For a first move proved not to win, every defence to it is
+//! searched on its own: one alone that holds makes the move a *try* ([`Defences`]).
 //!
 //! The search is a tree, not a graph: a position repeated on the current line with the
 //! same counts is a repetition, never part of a proof; a disproof that rests on one is
 //! reported as "no win found", never as "proved not a win".
 //!
-//! The parts live apart: [`budget`](self::Budget) bounds a search; `search` is the
-//! proof-number search itself and the entry [`prove`]; `proof` holds what it finds (the
-//! proof trees, refutations, first moves and the main line); `check` is the independent
-//! checker of a proof and of a published solution. The JSON of all of it is
-//! [`crate::json`]'s.
+//! The parts live apart, each importing only those after it: `first_moves` is the entry
+//! [`prove`] (every first move searched, every proof checked, duals and defences);
+//! `solution` checks a published solution through the proofs; `search` is the
+//! proof-number search itself; `check` is the independent checker of proofs and
+//! disproofs; `proof` holds what a search finds (the proof and disproof trees,
+//! refutations, first moves and the main line); [`budget`](self::Budget) bounds a search.
+//! The JSON of all of it is [`crate::json`]'s.
 
 mod budget;
 mod check;
+mod first_moves;
 mod proof;
 mod search;
+mod solution;
 
 pub use budget::{usable_memory, Budget, BudgetError};
-pub use check::{check_proof, check_solution, ProofFault, SolutionCheck};
-pub use proof::{main_line, Dual, FirstMove, Outcome, PositionProof, ProofStep, ProofTree, Refutation};
-pub use search::prove;
+pub use check::{check_disproof, check_proof, ProofFault};
+pub use first_moves::prove;
+pub use proof::{
+    main_line, Defences, DisproofStep, DisproofTree, Dual, FirstMove, Outcome, PositionProof, ProofStep, ProofTree,
+    Refutation,
+};
+pub use solution::{check_solution, SolutionCheck};
 
 use kabe_probe::tablebase::ProbeError;
 

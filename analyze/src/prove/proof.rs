@@ -30,13 +30,89 @@ impl Outcome {
 }
 
 /// A defence that holds: the line of moves (defender first) to where the solver is
-/// seen not to win, and why.
+/// seen not to win, and why, with the whole disproof behind it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refutation {
     /// The moves of the line, as written.
     pub line: Vec<String>,
     /// How the line ends.
     pub end: String,
+    /// The proof that the solver does not win, replayed by [`check_disproof`]: every move
+    /// of the solver answered, every leaf a table value that is no win for the solver, a
+    /// count run out, or the solver without a move.
+    ///
+    /// [`check_disproof`]: super::check_disproof
+    pub disproof: DisproofTree,
+}
+
+/// A proof that the solver does not win from `position`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DisproofTree {
+    /// The position.
+    pub position: Position,
+    /// The counts in it.
+    pub counters: Counters,
+    /// What follows.
+    pub step: DisproofStep,
+}
+
+/// How a disproof goes on from its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DisproofStep {
+    /// The solver to move has no move (or no piece): the game is lost for it.
+    SolverHasNoMove,
+    /// Drawn by the rules here: a count run out, or material that cannot win.
+    Drawn,
+    /// Within the tables: their exact verdict is no win for the solver.
+    Table(Verdict),
+    /// The defender to move: the move that holds.
+    Defence(Move, Box<DisproofTree>),
+    /// The solver to move: every legal move, each with the defence that holds after it.
+    Answers(Vec<(Move, DisproofTree)>),
+}
+
+impl DisproofTree {
+    /// Positions in the disproof.
+    pub fn size(&self) -> usize {
+        1 + match &self.step {
+            DisproofStep::Defence(_, next) => next.size(),
+            DisproofStep::Answers(answers) => answers.iter().map(|(_, t)| t.size()).sum(),
+            _ => 0,
+        }
+    }
+}
+
+/// For a first move of the solver proved not to win: every defence to it, each proved to
+/// hold (a refutation), proved to lose, or neither within the search's share of the budget.
+/// One refutation, every other defence proved to lose (at least one), make the first move
+/// a *try*: the problem's false solution, which fails to that one defence alone. A move
+/// that leaves the defender one legal move is refuted by a forced reply, no try.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Defences {
+    /// Each defence that holds, with its refutation (its line starts with the defence).
+    pub holding: Vec<Refutation>,
+    /// Defences after which the solver wins (proved).
+    pub losing: Vec<String>,
+    /// Defences neither proved nor refuted within the budget.
+    pub unresolved: Vec<String>,
+}
+
+impl Defences {
+    /// Whether one defence alone refutes the first move (every other, one at least,
+    /// proved to lose).
+    pub fn is_try(&self) -> bool {
+        self.holding.len() == 1 && self.unresolved.is_empty() && !self.losing.is_empty()
+    }
+
+    /// Whether the defender had one legal move, which refutes: a forced reply.
+    pub fn forced(&self) -> bool {
+        self.holding.len() == 1 && self.losing.is_empty() && self.unresolved.is_empty()
+    }
+
+    /// The defences that hold, as written.
+    pub fn refuting(&self) -> Vec<&str> {
+        self.holding.iter().filter_map(|r| r.line.first().map(String::as_str)).collect()
+    }
 }
 
 /// A proof that the solver wins from `position`.
@@ -119,6 +195,16 @@ pub struct FirstMove {
     pub nodes: usize,
     /// For a winning move: the solver's other winning moves along its main line.
     pub duals: Vec<Dual>,
+    /// For a first move of the solver proved not to win: every defence to it, searched
+    /// on its own (which refute it: one alone makes a try).
+    pub defences: Option<Defences>,
+}
+
+impl FirstMove {
+    /// Whether this first move is a try: proved not to win, refuted by one defence only.
+    pub fn is_try(&self) -> bool {
+        self.defences.as_ref().is_some_and(Defences::is_try)
+    }
 }
 
 /// The solver's moves at one point of a main line that win as well as the proof's.
@@ -161,6 +247,11 @@ impl PositionProof {
     /// The solver's first moves proved to win (none when the defender moves first).
     pub fn keys(&self) -> impl Iterator<Item = &FirstMove> {
         self.moves.iter().filter(|m| self.solver_moves_first() && m.outcome.is_win())
+    }
+
+    /// The solver's first moves refuted by one defence alone: the problem's tries.
+    pub fn tries(&self) -> impl Iterator<Item = &FirstMove> {
+        self.moves.iter().filter(|m| self.solver_moves_first() && m.is_try())
     }
 
     /// The result for the solver: `Some(true)` proved win, `Some(false)` proved not a

@@ -1,15 +1,13 @@
 //! The proof-number search: a node arena searched best first from the position after
-//! one first move, the proof or refutation read off it, the duals along a proof's main
-//! line, and [`prove`], which searches every first move in parallel.
+//! one move, and the proof or disproof read off it (unchecked: `first_moves` has every
+//! one replayed by the checker before it leaves the module).
 
 use std::time::Instant;
 
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Color, Counters, Move, PieceKind, Position, Variant, Wld};
-use rayon::prelude::*;
 
-use super::check::check_proof;
-use super::{Budget, Dual, FirstMove, Outcome, PositionProof, ProofStep, ProofTree, ProveError, Refutation};
+use super::{DisproofStep, DisproofTree, Outcome, ProofStep, ProofTree, ProveError, Refutation};
 
 /// Proof and disproof numbers at or above this are infinite.
 const INFINITE: u32 = u32::MAX / 4;
@@ -55,6 +53,9 @@ impl Node {
     }
 }
 
+// The memory a budget allows for is what the nodes take.
+const _: () = assert!(2 * std::mem::size_of::<Node>() <= super::Budget::NODE_BYTES);
+
 /// How a new node starts.
 struct Start {
     pn: u32,
@@ -64,15 +65,9 @@ struct Start {
 }
 
 impl<'a> Search<'a> {
-    fn new(
-        tables: &'a Tablebase,
-        variant: &Variant,
-        solver: Color,
-        budget: &Budget,
-        deadline: Option<Instant>,
-    ) -> Self {
+    fn new(tables: &'a Tablebase, variant: &Variant, solver: Color, limit: usize, deadline: Option<Instant>) -> Self {
         let reach = tables.max_pieces_of(variant);
-        Search { tables, solver, reach, nodes: Vec::new(), limit: budget.nodes, deadline }
+        Search { tables, solver, reach, nodes: Vec::new(), limit, deadline }
     }
 
     /// The value of a position seen for the first time.
@@ -286,8 +281,49 @@ impl<'a> Search<'a> {
         Ok(ProofTree { position: n.position, counters: n.counters, plies: n.plies, step })
     }
 
-    /// A defence that holds below a disproved node (none rests on a repetition cut).
-    fn refutation(&self, id: u32) -> Refutation {
+    /// The disproof below a disproved node that rests on no repetition cut: at the
+    /// defender's nodes a disproved child that is not cut (one is, or the node would be
+    /// cut), at the solver's every child (none is cut, or the node would be).
+    fn disproof(&self, id: u32) -> Result<DisproofTree, ProveError> {
+        let n = &self.nodes[id as usize];
+        let step = if !n.expanded {
+            if n.legal_moves_empty() {
+                DisproofStep::SolverHasNoMove
+            } else if n.table {
+                DisproofStep::Table(self.tables.probe(&n.position, &n.counters)?)
+            } else {
+                DisproofStep::Drawn
+            }
+        } else {
+            let moves = n.position.legal_moves();
+            let children = n.first..n.first + n.count as u32;
+            if n.position.turn() == self.solver {
+                let mut answers = Vec::with_capacity(n.count as usize);
+                for (i, c) in children.enumerate() {
+                    answers.push((moves[i], self.disproof(c)?));
+                }
+                DisproofStep::Answers(answers)
+            } else {
+                let (i, c) = children
+                    .enumerate()
+                    .find(|&(_, c)| self.nodes[c as usize].disproved() && !self.nodes[c as usize].cut)
+                    .expect("a disproved defender's node without a cut has such a child");
+                DisproofStep::Defence(moves[i], Box::new(self.disproof(c)?))
+            }
+        };
+        Ok(DisproofTree { position: n.position, counters: n.counters, step })
+    }
+
+    /// A defence that holds below a disproved node (none rests on a repetition cut):
+    /// its main line, and the whole disproof.
+    fn refutation(&self, id: u32) -> Result<Refutation, ProveError> {
+        let (line, end) = self.refutation_line(id);
+        Ok(Refutation { line, end, disproof: self.disproof(id)? })
+    }
+
+    /// The main line of a disproof: the solver's first move at each of its nodes, the
+    /// defence that holds at the defender's, and how it ends.
+    fn refutation_line(&self, id: u32) -> (Vec<String>, String) {
         let mut line = Vec::new();
         let mut at = id;
         loop {
@@ -305,7 +341,7 @@ impl<'a> Search<'a> {
                         _ => "not a win".to_string(),
                     }
                 };
-                return Refutation { line, end };
+                return (line, end);
             }
             let moves = n.position.legal_moves();
             let attack = n.position.turn() == self.solver;
@@ -327,123 +363,27 @@ impl Node {
     }
 }
 
-/// The share of the budget each alternative of a main-line move gets in the dual search.
-const DUAL_BUDGET_SHARE: usize = 20;
-
-/// The duals along the main line of `tree` (the position after the first move, ply 1),
-/// each alternative searched within a share of `budget`.
-fn main_line_duals(
-    tables: &Tablebase,
-    solver: Color,
-    tree: &ProofTree,
-    budget: &Budget,
-    deadline: Option<Instant>,
-) -> Result<Vec<Dual>, ProveError> {
-    let share = Budget { nodes: (budget.nodes / DUAL_BUDGET_SHARE).max(1), time: None };
-    let mut points = Vec::new();
-    let (mut at, mut ply) = (tree, 1usize);
-    loop {
-        match &at.step {
-            ProofStep::Move(mv, next) => {
-                points.push((at, *mv, ply));
-                at = next;
-            }
-            ProofStep::Replies(replies) => match replies.iter().max_by_key(|(_, t)| t.plies) {
-                Some((_, t)) => at = t,
-                None => break,
-            },
-            ProofStep::GameOver | ProofStep::Table(_) => break,
-        }
-        ply += 1;
-    }
-    let mut out = Vec::new();
-    for (node, played, ply) in points {
-        let here = &node.position;
-        let others: Vec<Move> = here.legal_moves().iter().filter(|m| **m != played).copied().collect();
-        if others.is_empty() {
-            continue;
-        }
-        let found: Vec<Result<(String, Outcome), ProveError>> = others
-            .par_iter()
-            .map(|mv| {
-                let (outcome, _) = search_move(tables, solver, here, &node.counters, mv, &share, deadline)?;
-                Ok((here.move_text(mv), outcome))
-            })
-            .collect();
-        let mut dual = Dual { ply, played: here.move_text(&played), duals: Vec::new(), unresolved: Vec::new() };
-        for r in found {
-            match r? {
-                (text, Outcome::Win(_)) => dual.duals.push(text),
-                (text, Outcome::Unresolved { .. }) => dual.unresolved.push(text),
-                (_, Outcome::NotWin(_)) => {}
-            }
-        }
-        if !dual.duals.is_empty() || !dual.unresolved.is_empty() {
-            out.push(dual);
-        }
-    }
-    Ok(out)
-}
-
-/// Searches every first move of `position` with `counters` under `rules` for a win of
-/// `solver` (the side to move, whose first moves are then candidate keys, or the other
-/// side, whose win must then follow every first move), in parallel, each within
-/// `budget`; every proof found is replayed by [`check_proof`] before it is returned.
-pub fn prove(
-    tables: &Tablebase,
-    position: &Position,
-    counters: &Counters,
-    solver: Color,
-    budget: Budget,
-) -> Result<PositionProof, ProveError> {
-    if budget.nodes == 0 || budget.time.is_some_and(|t| t.is_zero()) {
-        return Err(ProveError::ZeroBudget);
-    }
-    if tables.draw_rules(position.variant()).is_none() {
-        return Err(ProveError::VariantNotOpen(position.variant().name));
-    }
-    let started = Instant::now();
-    let deadline = budget.time.map(|t| started + t);
-    let moves: Vec<Move> = position.legal_moves().iter().copied().collect();
-    let results: Vec<Result<FirstMove, ProveError>> = moves
-        .par_iter()
-        .map(|mv| {
-            let (outcome, nodes) = search_move(tables, solver, position, counters, mv, &budget, deadline)?;
-            let duals = match &outcome {
-                Outcome::Win(tree) => main_line_duals(tables, solver, tree, &budget, deadline)?,
-                _ => Vec::new(),
-            };
-            Ok(FirstMove { mv: *mv, text: position.move_text(mv), outcome, nodes, duals })
-        })
-        .collect();
-    let moves = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-    Ok(PositionProof { position: *position, solver, counters: *counters, moves, budget, elapsed: started.elapsed() })
-}
-
-/// Searches the position after `mv` (the defender to move) for a win of `solver`;
-/// returns the outcome, a proof replayed by [`check_proof`], and the nodes created.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn search_move(
+/// Searches the position after `mv` (the other side to move) for a win of `solver`,
+/// creating at most `nodes` nodes; returns the outcome, unchecked, and the nodes created.
+pub(super) fn search_after(
     tables: &Tablebase,
     solver: Color,
     position: &Position,
     counters: &Counters,
     mv: &Move,
-    budget: &Budget,
+    nodes: usize,
     deadline: Option<Instant>,
 ) -> Result<(Outcome, usize), ProveError> {
     let child = position.play(mv);
     let after = counters.after(mv, &child);
-    let mut search = Search::new(tables, position.variant(), solver, budget, deadline);
+    let mut search = Search::new(tables, position.variant(), solver, nodes, deadline);
     search.push(child, after, 0, true)?;
     search.run()?;
     let root = &search.nodes[0];
     let outcome = if root.proved() {
-        let tree = search.proof(0)?;
-        check_proof(tables, solver, &tree).map_err(ProveError::CheckerRefused)?;
-        Outcome::Win(tree)
+        Outcome::Win(search.proof(0)?)
     } else if root.disproved() && !root.cut {
-        Outcome::NotWin(search.refutation(0))
+        Outcome::NotWin(search.refutation(0)?)
     } else {
         Outcome::Unresolved { nodes: search.nodes.len() }
     };

@@ -227,6 +227,21 @@ try {
   assert.ok(shownLine.startsWith("46-41: 46-41 37x46 19-13 46x5"), shownLine);
   console.log(`   ${study}: proved in the page, ${shownLine}`);
   await screenshot("study-proved");
+
+  // 11. The composer's view, linked: a study's page with its proof, every first move's
+  // status (Blonde 1819: 2-11 the key, 2-30 the try refuted only by 39-44).
+  const blonde = "W:WK2,K5:B12,22,39";
+  await call("POST", s("/url"), { url: `${base}/?variant=international&fen=${encodeURIComponent(blonde)}&prove=1` });
+  const blondeProved = await until("the linked proof", async () => {
+    const proved = await run("return document.body.dataset.proved || ''");
+    return proved.startsWith("win|2-11") || proved === "error" ? proved : "";
+  }, 30000);
+  assert.equal(blondeProved, "win|2-11", "the key proved from the link");
+  assert.equal(await run("return document.body.dataset.tries"), "2-30", "the try named");
+  const tryRow = await run("return document.querySelector('#first-moves tr[data-move=\"2-30\"]').textContent");
+  assert.ok(tryRow.includes("try") && tryRow.includes("refuted only by 39-44"), tryRow);
+  console.log(`   ${blonde}&prove=1: key 2-11, the try ${tryRow}`);
+  await screenshot("composer-view");
   console.log("browser test: passed");
 } finally {
   if (session) await call("DELETE", s("")).catch(() => {});
