@@ -147,7 +147,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
         (vec!["moves", "W:W77:B1"], "square 77 is off the board"),
         (vec!["moves", "Q:W31:B1"], "side to move must be W or B"),
         (vec!["perft", "--variant", "chess", "--depth", "1"], "unknown variant 'chess'"),
-        (vec!["perft", "--vectors", "/nonexistent.perft"], "reading /nonexistent.perft"),
+        (vec!["perft", "--vectors", "/nonexistent.perft"], "/nonexistent.perft: No such file or directory"),
     ] {
         let o = kabe(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

@@ -1,5 +1,6 @@
-//! The layout shows the architecture: inside every crate, dependencies between top-level
-//! modules run one way (no module reaches, through others, a module that reaches it back).
+//! The layout shows the architecture: inside every crate, dependencies run one way, between
+//! top-level modules and between files (no module or file reaches, through others, one that
+//! reaches it back); only `#[cfg(test)]` modules may use what they test from anywhere.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -20,14 +21,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The top-level modules `text` names as `crate::NAME`, outside comments and tests.
 fn references(text: &str) -> BTreeSet<String> {
-    let code: String = text
-        .split("#[cfg(test)]")
-        .next()
-        .unwrap_or("")
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let code = code_of(text);
     let mut found = BTreeSet::new();
     for (at, _) in code.match_indices("crate::") {
         let name: String =
@@ -110,6 +104,264 @@ fn the_cycle_finder_finds_a_cycle() {
     assert_eq!(references("use crate::pair::TablePair;\n// crate::plan\nfn f() { crate::build::x() }"), {
         BTreeSet::from(["build".to_string(), "pair".to_string()])
     });
+}
+
+/// A crate's source files as modules: the path of module names from the crate root
+/// (`verify/check.rs` is `verify::check`, `verify/mod.rs` is `verify`) and the code that
+/// counts (comments and `#[cfg(test)]` modules left out).
+fn modules(src: &Path) -> BTreeMap<Vec<String>, String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut out = BTreeMap::new();
+    for file in files {
+        let relative = file.strip_prefix(src).expect("under src");
+        let mut module: Vec<String> =
+            relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let last = module.pop().expect("a file name");
+        match last.trim_end_matches(".rs") {
+            "mod" => {}
+            "lib" | "main" if module.is_empty() => {}
+            name => module.push(name.to_string()),
+        }
+        out.insert(module, code_of(&std::fs::read_to_string(&file).expect("read")));
+    }
+    out
+}
+
+/// `text` without comments and without its `#[cfg(test)]` modules (a test module may
+/// use what it tests, from anywhere).
+fn code_of(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect();
+    let joined = lines.join("\n");
+    let mut out = String::new();
+    let mut rest = joined.as_str();
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let trimmed = after.trim_start();
+        if !(trimmed.starts_with("mod ") || trimmed.starts_with("pub mod ") || trimmed.starts_with("pub(crate) mod ")) {
+            rest = after;
+            continue;
+        }
+        // Skip the module: to its `;` or past its matching closing brace.
+        let body = &after[after.find(['{', ';']).unwrap_or(after.len())..];
+        if let Some(after_semicolon) = body.strip_prefix(';') {
+            rest = after_semicolon;
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut end = body.len();
+        for (i, c) in body.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &body[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every path `code` names from `crate::`, `super::` or `self::`, or from one of the
+/// module's own `children` (`check::derive`), with `use` trees (`use super::{a, b::c}`)
+/// spelled out, each as written (`["super", "b", "c"]`); those inside `pub use` and
+/// `pub(crate) use` statements apart (re-exports, not uses).
+fn paths_in(code: &str, children: &BTreeSet<String>) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
+    let (mut used, mut exported) = (Vec::new(), Vec::new());
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    while i < code.len() {
+        let boundary =
+            i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_' || bytes[i - 1] == b':');
+        let rooted = ["crate::", "super::", "self::"].iter().any(|s| code[i..].starts_with(*s));
+        let child = children.iter().any(|c| code[i..].starts_with(&format!("{c}::")));
+        if boundary && (rooted || child) {
+            let statement_start = code[..i].rfind([';', '{', '}']).map_or(0, |s| s + 1);
+            let statement = code[statement_start..i].trim();
+            let export = statement.starts_with("pub use") || statement.starts_with("pub(crate) use");
+            let prefix = if rooted { Vec::new() } else { vec!["self".to_string()] };
+            let (paths, end) = read_tree(code, i, prefix);
+            if export {
+                exported.extend(paths)
+            } else {
+                used.extend(paths)
+            }
+            i = end.max(i + 1);
+        } else {
+            i += code[i..].chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    (used, exported)
+}
+
+/// Reads a path (and a `{...}` tree after it) starting at byte `at`, below `prefix`;
+/// returns the full paths and where the path ends.
+fn read_tree(code: &str, mut at: usize, prefix: Vec<String>) -> (Vec<Vec<String>>, usize) {
+    let mut path = prefix;
+    loop {
+        let name: String = code[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        at += name.len();
+        if !name.is_empty() {
+            path.push(name);
+        }
+        let after = code[at..].trim_start();
+        let skipped = code.len() - at - after.len();
+        if after.starts_with("::{") {
+            at += skipped + 3;
+            let mut out = Vec::new();
+            loop {
+                let inner = code[at..].trim_start();
+                at = code.len() - inner.len();
+                if inner.starts_with('}') {
+                    return (out, at + 1);
+                }
+                let (paths, end) = read_tree(code, at, path.clone());
+                out.extend(paths);
+                at = end;
+                let next = code[at..].trim_start();
+                at = code.len() - next.len();
+                if next.starts_with(',') {
+                    at += 1;
+                } else if next.starts_with(" as ") || next.starts_with("as ") {
+                    at += next.find([',', '}']).unwrap_or(next.len());
+                }
+            }
+        }
+        if after.starts_with("::") && after[2..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+            at += skipped + 2;
+            continue;
+        }
+        return (vec![path], at);
+    }
+}
+
+/// The child modules of `module`.
+fn children_of(modules: &BTreeMap<Vec<String>, String>, module: &[String]) -> BTreeSet<String> {
+    modules
+        .keys()
+        .filter(|m| m.len() == module.len() + 1 && m.starts_with(module))
+        .map(|m| m[module.len()].clone())
+        .collect()
+}
+
+/// The file `path` (as written in `module`'s file) lands in: each segment a module while
+/// there is one, then an item of the last; an item a module re-exports (`pub use
+/// child::Item`) lands in the file that defines it.
+fn resolve(
+    modules: &BTreeMap<Vec<String>, String>,
+    module: &[String],
+    path: &[String],
+    depth: usize,
+) -> Option<Vec<String>> {
+    let mut at: Vec<String> = module.to_vec();
+    let mut segments = path.iter().peekable();
+    match segments.peek().map(|s| s.as_str()) {
+        Some("crate") => {
+            at.clear();
+            segments.next();
+        }
+        Some("self") => {
+            segments.next();
+        }
+        _ => {}
+    }
+    while segments.peek().is_some_and(|s| *s == "super") {
+        segments.next();
+        at.pop();
+    }
+    let mut item = None;
+    for seg in segments {
+        let mut deeper = at.clone();
+        deeper.push(seg.clone());
+        if modules.contains_key(&deeper) {
+            at = deeper;
+        } else {
+            item = Some(seg.clone());
+            break;
+        }
+    }
+    if let (Some(item), true) = (item, depth < 8) {
+        let (_, exported) = paths_in(modules.get(&at)?, &children_of(modules, &at));
+        for export in exported {
+            if export.last() == Some(&item)
+                && let Some(found) = resolve(modules, &at, &export, depth + 1)
+            {
+                return Some(found);
+            }
+        }
+    }
+    Some(at)
+}
+
+/// The import graph of one crate's files: module -> the modules whose files it uses (not
+/// counting re-exports, `mod` lines and the crate root's file).
+fn file_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let modules = modules(src);
+    let mut graph = BTreeMap::new();
+    for (module, code) in &modules {
+        if module.is_empty() {
+            continue; // lib.rs / main.rs: the crate's wiring
+        }
+        let (used, _) = paths_in(code, &children_of(&modules, module));
+        let refs: BTreeSet<String> = used
+            .iter()
+            .filter_map(|p| resolve(&modules, module, p, 0))
+            .filter(|target| target != module && !target.is_empty())
+            .map(|target| target.join("::"))
+            .collect();
+        graph.insert(module.join("::"), refs);
+    }
+    graph
+}
+
+#[test]
+fn no_file_imports_one_that_imports_it_back() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cycles = BTreeSet::new();
+    for krate in CRATES {
+        let graph = file_graph(&root.join(krate));
+        for module in graph.keys() {
+            if let Some(cycle) = cycle_through(&graph, module) {
+                let mut members: Vec<String> = cycle[..cycle.len() - 1].to_vec();
+                members.sort();
+                cycles.insert(format!("{krate}: {} (e.g. {})", members.join(", "), cycle.join(" -> ")));
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "import cycles between files:\n{}", cycles.into_iter().collect::<Vec<_>>().join("\n"));
+}
+
+#[test]
+fn the_file_graph_follows_super_children_and_re_exports() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("prove")).expect("a folder");
+    let write = |name: &str, text: &str| std::fs::write(src.join(name), text).expect("written");
+    write("lib.rs", "mod prove;\n");
+    // mod.rs re-exports (no edge of its own); a uses b through the re-export, b uses a's
+    // item by its path, c uses a child-relative path: a <-> b is a cycle, c is not in it.
+    write("prove/mod.rs", "mod a;\nmod b;\nmod c;\npub use b::Found;\npub use a::{check, Other as Renamed};\n");
+    write("prove/a.rs", "use super::Found;\npub fn check() {}\npub struct Other;\n");
+    write(
+        "prove/b.rs",
+        "pub struct Found;\nfn f() { super::a::check() }\n#[cfg(test)]\nmod tests { use crate::prove::c::X; }\n",
+    );
+    write("prove/c.rs", "// super::a::check\npub struct X;\nfn g() { crate::prove::check() }\n");
+    let graph = file_graph(src);
+    assert_eq!(graph["prove::a"], BTreeSet::from(["prove::b".to_string()]));
+    assert_eq!(graph["prove::b"], BTreeSet::from(["prove::a".to_string()]), "the test module's use is left out");
+    assert_eq!(graph["prove::c"], BTreeSet::from(["prove::a".to_string()]), "the comment is left out");
+    assert!(graph["prove"].is_empty(), "re-exports are no uses");
+    assert!(cycle_through(&graph, "prove::a").is_some());
+    assert!(cycle_through(&graph, "prove::c").is_none());
 }
 
 /// Each crate's integration tests are one binary (`tests/suites.rs`, `autotests = false`):

@@ -10,7 +10,7 @@ use crate::files::lock_path;
 
 use kabe_probe::Variant;
 
-use crate::build::BuildError;
+use crate::build::error::BuildError;
 
 /// A lock on the tables of one variant under a directory, let go when dropped. The lock
 /// file, `.<variant>.build.lock` in the directory, stays (it holds nothing).

@@ -11,6 +11,7 @@
 //!   kind the smaller kept.
 
 pub mod budget;
+mod error;
 pub mod lock;
 pub mod one_side;
 pub mod plan;
@@ -24,6 +25,7 @@ use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
 use rayon::prelude::*;
 
+pub use crate::build::error::BuildError;
 use crate::build::budget::MemoryBudget;
 use crate::build::write::{write_rule_table, write_tables};
 use crate::finished::results::{remove_results, results_path, write_results, PairResults, WithResults};
@@ -31,73 +33,9 @@ use crate::finished::working::{tables_read, Working, WorkingSet};
 use crate::pair::TablePair;
 use crate::solve::checkpoint::{remove_checkpoint, Checkpoint, CheckpointEvent, PassStage, CHECKPOINT_EVERY};
 use crate::solve::rules::{solve_rule_pair_on_disk, solve_rule_pair_resumable};
-use crate::solve::slices::{FileStore, SliceError};
+use crate::solve::slices::FileStore;
+use crate::solve::whole::SliceError;
 use crate::solve::whole::solve_pair_resumable;
-
-/// Why a build stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum BuildError {
-    /// A table file could not be written.
-    #[error("{}", write_message(path, source))]
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// The failure.
-        source: std::io::Error,
-    },
-    /// A table already there is damaged (delete it to rebuild it).
-    #[error(transparent)]
-    Table(#[from] TableError),
-    /// A finished table the pair needs could not be read.
-    #[error("reading a finished table: {0}")]
-    Lookup(#[from] ProbeError),
-    /// A job of one pair was started before the tables it reads were built.
-    #[error("{pair} needs tables that are not built yet (build them first, or submit the plan's jobs in order): {}",
-        .files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", "))]
-    MissingInputs {
-        /// The pair, as `1201+0112`.
-        pair: String,
-        /// The files missing.
-        files: Vec<PathBuf>,
-    },
-    /// Another build writes into the same table folder.
-    #[error(
-        "another kabe build is writing these tables ({path} is locked): wait for it to end, or build into another \
-         --tables"
-    )]
-    Locked {
-        /// The lock file.
-        path: PathBuf,
-    },
-    /// One pair needs more working memory than the budget leaves.
-    #[error(
-        "{pair} needs {:.2} GiB of working state, more than the {:.2} GiB the memory budget of {:.2} GiB leaves \
-         beside the block cache: raise --memory",
-        *.needed as f64 / GIB, *.available as f64 / GIB, *.budget as f64 / GIB
-    )]
-    Memory {
-        /// The pair, as `2211+1122`.
-        pair: String,
-        /// Bytes it needs.
-        needed: u64,
-        /// Bytes the budget leaves for pairs.
-        available: u64,
-        /// The whole budget.
-        budget: u64,
-    },
-}
-
-const GIB: f64 = (1u64 << 30) as f64;
-
-/// "writing PATH: what went wrong", or the error alone where it names the path itself.
-fn write_message(path: &Path, source: &std::io::Error) -> String {
-    let said = source.to_string();
-    if said.starts_with(&path.display().to_string()) {
-        said
-    } else {
-        format!("writing {}: {said}", path.display())
-    }
-}
 
 /// What a build covered.
 #[derive(Clone, Debug, Default)]
@@ -636,7 +574,7 @@ fn pass_checkpoint<'a>(
     let owner = format!("{} {} {:?}", variant.name, TablePair::of(pair[0]), pass.metrics());
     let report = move |event: CheckpointEvent<'_>| on_event(BuildEvent::Checkpoint { signatures: pair, event });
     let stage_of = match pass {
-        Pass::Theory { .. } => PassStage::of_theory,
+        Pass::Theory { .. } => crate::solve::whole::theory_pass_stage,
         Pass::Rules(_) => PassStage::of_rules,
     };
     Checkpoint::new(path, &owner, CHECKPOINT_EVERY, stage_of, report)

@@ -24,7 +24,6 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::files::NewFile;
-use crate::solve::whole::{Stage, CHUNK};
 
 /// How long a pass runs between two checkpoints: a short pass writes none, a long one
 /// loses at most this much when stopped. Writing the state of the largest 6-piece pair
@@ -92,15 +91,6 @@ pub enum PassStage {
 }
 
 impl PassStage {
-    /// The stage of a theoretical pass recorded as `code` ([`Stage::code`]).
-    pub(crate) fn of_theory(code: u64) -> PassStage {
-        match Stage::of_code(code) {
-            Some(Stage::Initialised(chunks)) => PassStage::Initialised { positions: u64::from(chunks) * CHUNK as u64 },
-            Some(Stage::Propagated(ply)) => PassStage::Propagated { ply },
-            None => PassStage::Unknown { code },
-        }
-    }
-
     /// The stage of a rule pass recorded as `code`: the groups of components stored.
     pub(crate) fn of_rules(code: u64) -> PassStage {
         PassStage::GroupsStored { groups: code }
@@ -128,7 +118,7 @@ pub(crate) struct Checkpoint<'a> {
     since: Mutex<Instant>,
     /// A write failed: no more are tried in this pass.
     failed: AtomicBool,
-    /// How the pass's stage numbers read ([`PassStage::of_theory`], [`PassStage::of_rules`]).
+    /// How the pass's stage numbers read ([`crate::solve::whole::theory_pass_stage`], [`PassStage::of_rules`]).
     stage_of: fn(u64) -> PassStage,
     on_event: Box<dyn Fn(CheckpointEvent<'_>) + Sync + 'a>,
 }
@@ -281,7 +271,7 @@ pub(crate) fn remove_checkpoint(path: &Path) {
 mod tests {
     use super::*;
     use crate::solve::rules::{solve_rule_pair, solve_rule_pair_resumable, MemoryOracle};
-    use crate::solve::whole::solve_pair_pausing_every;
+    use crate::solve::whole::{solve_pair_pausing_every, theory_pass_stage, Stage, CHUNK};
     use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
     fn slots(values: &[u16]) -> Vec<AtomicU16> {
@@ -296,13 +286,13 @@ mod tests {
     #[test]
     fn a_stage_reads_as_the_pass_it_belongs_to() {
         let read = |stage: PassStage| stage.to_string();
-        assert_eq!(read(PassStage::of_theory(Stage::Propagated(48).code())), "propagating, plies below 48 done");
+        assert_eq!(read(theory_pass_stage(Stage::Propagated(48).code())), "propagating, plies below 48 done");
         assert_eq!(
-            read(PassStage::of_theory(Stage::Initialised(3).code())),
+            read(theory_pass_stage(Stage::Initialised(3).code())),
             format!("initialising, {} positions done", 3 * CHUNK)
         );
         assert_eq!(read(PassStage::of_rules(7)), "7 groups of components stored");
-        assert_eq!(read(PassStage::of_theory(u64::MAX)), format!("stage {}", u64::MAX));
+        assert_eq!(read(theory_pass_stage(u64::MAX)), format!("stage {}", u64::MAX));
     }
 
     #[test]
@@ -312,20 +302,20 @@ mod tests {
         let quiet = |e: CheckpointEvent| assert!(!matches!(e, CheckpointEvent::NotWritten { .. }), "{e:?}");
         let (a, b) = (slots(&[1, 2, 3, 0x8001, u16::MAX]), slots(&[7, 8, 9]));
         let saving =
-            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_theory, quiet);
+            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, theory_pass_stage, quiet);
         saving.save_if_due(12, &[&a, &b]);
         assert!(!dir.path().join("0101.theory.checkpoint-tmp").exists());
 
         let (x, y) = (slots(&[0; 5]), slots(&[0; 3]));
         let same =
-            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_theory, quiet);
+            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, theory_pass_stage, quiet);
         assert_eq!(same.load(&[&x, &y], 0xFFFF), Some(12));
         assert_eq!((read(&x), read(&y)), (read(&a), read(&b)));
 
         // Another pair's pass, or tables of other sizes: not this state.
         for (other, sizes) in [
             Checkpoint::new(path.clone(), "international 0101 rules", Duration::ZERO, PassStage::of_rules, quiet),
-            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, PassStage::of_theory, quiet),
+            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, theory_pass_stage, quiet),
         ]
         .iter()
         .zip([[5, 3], [4, 4]])
@@ -426,7 +416,7 @@ mod tests {
             if sig.men() >= 1 && sig.men() < 4 && compared < 3 {
                 // Stopped in the initialisation, and in the propagation.
                 for stop in [1, 2, 5, 40] {
-                    let (resumed, stage) = stopped_then_resumed(&path, stop, PassStage::of_theory, |checkpoint| {
+                    let (resumed, stage) = stopped_then_resumed(&path, stop, theory_pass_stage, |checkpoint| {
                         // Segments of 4 chunks: stages inside the initialisation.
                         solve_pair_pausing_every(&registry, variant, sig, checkpoint, 4 * 4096, &|_| {})
                             .expect("solved")

@@ -37,10 +37,10 @@ use crate::solve::checkpoint::Checkpoint;
 use crate::solve::components::{
     advancements, components, group_count, groups, levels, part_positions, scanned_by_advancement, Component,
 };
-use crate::solve::slices::{FileStore, SliceError};
+use crate::solve::slices::FileStore;
 use crate::solve::whole::{
-    atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, CANNOT_LOSE, EXIT_UNKNOWN, PARENT_BATCH,
-    PENDING,
+    atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, SliceError, CANNOT_LOSE, EXIT_UNKNOWN,
+    PARENT_BATCH, PENDING,
 };
 
 /// The rule values of every position (White to move) of one signature.

@@ -22,7 +22,7 @@ use crate::finished::registry::SolvedTable;
 use crate::solve::components::{components, groups, part_positions, Parts};
 #[cfg(test)]
 use crate::solve::whole::pair_tables;
-use crate::solve::whole::{final_score, never_paused, new_state, solve_graph, Exits, Graph, Straight};
+use crate::solve::whole::{final_score, never_paused, new_state, solve_graph, Exits, Graph, SliceError, Straight};
 
 /// Where the values of a pair's solved components are kept, and read back by the
 /// components solved after them.
@@ -226,15 +226,6 @@ impl PairStore for FileStore {
     fn groups_stored(&self, groups: usize) -> std::io::Result<()> {
         self.mark_groups(groups)
     }
-}
-
-/// Why a component cannot be solved: a finished table or the store failed.
-#[derive(Debug)]
-pub(crate) enum SliceError<F, S> {
-    /// Reading a finished table.
-    Finished(F),
-    /// Reading or writing the pair's store.
-    Store(S),
 }
 
 /// One component as a graph: local node = part * king placements + king rank.

@@ -36,8 +36,7 @@ use rayon::prelude::*;
 use crate::finished::lookup::Finished;
 use crate::finished::registry::{CaptureFlags, SolvedTable};
 use crate::memory::prefetch;
-use crate::solve::checkpoint::Checkpoint;
-use crate::solve::slices::SliceError;
+use crate::solve::checkpoint::{Checkpoint, PassStage};
 
 /// Node state below this: a value (plies; final once the scan reaches it, a win may
 /// still be lowered before). From it up: unresolved, `PENDING | exit_loss << 8 | moves`:
@@ -456,6 +455,16 @@ impl Stage {
     }
 }
 
+/// The stage of a theoretical pass recorded as `code` ([`Stage::code`]), as a
+/// checkpoint's log line says it.
+pub(crate) fn theory_pass_stage(code: u64) -> PassStage {
+    match Stage::of_code(code) {
+        Some(Stage::Initialised(chunks)) => PassStage::Initialised { positions: u64::from(chunks) * CHUNK as u64 },
+        Some(Stage::Propagated(ply)) => PassStage::Propagated { ply },
+        None => PassStage::Unknown { code },
+    }
+}
+
 /// What a ply-ordered pass does at each [`Stage`] it reaches, and where it starts.
 pub(crate) trait Pauses {
     /// Why the pass stops there.
@@ -508,6 +517,15 @@ impl Pauses for Checkpointed<'_> {
     fn segment_nodes(&self) -> usize {
         self.segment_nodes
     }
+}
+
+/// Why a component cannot be solved: a finished table or the store failed.
+#[derive(Debug)]
+pub(crate) enum SliceError<F, S> {
+    /// Reading a finished table.
+    Finished(F),
+    /// Reading or writing the pair's store.
+    Store(S),
 }
 
 /// The error of a pass that cannot be stopped on the way.

@@ -6,6 +6,8 @@ use crate::index::Signature;
 use crate::rules::DrawRuleSet;
 use crate::{RuleScore, Score, Wld};
 
+use super::metric::Metric;
+
 /// First bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"KABETBL\x1a";
 /// The format version this code reads and writes.
@@ -56,54 +58,6 @@ impl TableFlags {
 }
 /// Largest block a reader accepts (bounds what one corrupt block can make it allocate).
 pub const MAX_BLOCK_POSITIONS: u32 = 1 << 20;
-
-/// What a table stores per position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Metric {
-    /// Win, draw or loss.
-    Wld,
-    /// Distance to the end of the game in plies (see [`Score`]).
-    Dtw,
-    /// Distances within the counts of a draw rule set ([`RuleScore`]), one byte each.
-    Rules(DrawRuleSet),
-}
-
-impl Metric {
-    /// File-name part: `wld` or `dtw`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::Wld => "wld",
-            Metric::Dtw => "dtw",
-            Metric::Rules(set) => set.name(),
-        }
-    }
-
-    /// The metric a file-name part names (`wld`, `dtw` or a draw-rule set): the inverse
-    /// of [`Metric::name`].
-    pub fn named(name: &str) -> Option<Metric> {
-        match name {
-            "wld" => Some(Metric::Wld),
-            "dtw" => Some(Metric::Dtw),
-            other => other.parse::<DrawRuleSet>().ok().map(Metric::Rules),
-        }
-    }
-
-    fn code(self) -> u8 {
-        match self {
-            Metric::Wld => 1,
-            Metric::Dtw => 2,
-            Metric::Rules(set) => set.table_code(),
-        }
-    }
-
-    fn from_code(code: u8) -> Option<Metric> {
-        match code {
-            1 => Some(Metric::Wld),
-            2 => Some(Metric::Dtw),
-            c => DrawRuleSet::ALL.into_iter().find(|s| s.table_code() == c).map(Metric::Rules),
-        }
-    }
-}
 
 /// The most pieces of a table kabe builds (`kabe generate --pieces` at most).
 pub const MAX_TABLE_PIECES: u32 = 8;

@@ -35,6 +35,7 @@ mod cache;
 pub use cache::{BlockCache, BlockKey, CacheStats};
 mod format;
 mod layout;
+mod metric;
 pub(crate) use format::build_hint as format_build_hint;
 pub use layout::{file_name, parse_file_name, TableDir};
 mod reader;
@@ -43,6 +44,7 @@ pub mod runs;
 
 pub use format::{
     build_command, build_command_with, decode_entry, encode_dtw_block, encode_rule_block, encode_wld_block, wld_code,
-    Header, Metric, TableError, TableFlags, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS, MAX_TABLE_PIECES,
+    Header, TableError, TableFlags, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS, MAX_TABLE_PIECES,
 };
+pub use metric::Metric;
 pub use reader::TableFile;

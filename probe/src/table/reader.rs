@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 
-use super::format::{decode_entry, decode_rule_entry, Header, Metric, TableError, HEADER_LEN};
+use super::format::{decode_entry, decode_rule_entry, Header, TableError, HEADER_LEN};
+use super::metric::Metric;
 use crate::index::{MaterialIndex, Signature};
 use crate::{RuleScore, Score, Variant};
 

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::ProbeError;
+use super::error::ProbeError;
 use crate::index::{MaterialIndex, Signature};
 use crate::rules::DrawRuleSet;
 use crate::table::{Header, Metric, TableDir, TableError, TableFile, HEADER_LEN};
