@@ -1,0 +1,266 @@
+//! The check of one pair: its values and its inputs' held ([`derive_pair`], through
+//! `resident`), its figures counted (`counting`), and every value of each signature
+//! derived again from its successors and compared with the one stored
+//! ([`check_signature`], [`SignatureCheck`]).
+//!
+//! The one room that knows the order of a pair's passes: `mod.rs` calls it once a pair,
+//! and it calls down to every room below.
+
+use std::sync::atomic::Ordering;
+
+use kabe_probe::table::{BlockCache, TableError, TableFile};
+use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score, Signature, Variant};
+use rayon::prelude::*;
+
+use crate::verify::counting::{count_pair_rules, count_theory};
+use crate::verify::reader::Gap;
+use crate::verify::report::{Disagreement, Findings, RuleDisagreement};
+use crate::verify::resident::{hold_inputs, hold_resident_dtw, hold_resident_rules, hold_resident_together};
+use crate::verify::rule_values::rule_entry;
+use crate::verify::statistics::{RuleStats, TableStats};
+use crate::verify::successors::CaptureTest;
+use crate::verify::tables::Tables;
+use crate::verify::worker::{Worker, CHECK_CHUNK};
+
+/// Derives every value of `pair` again (one pass for each rule set present, the first
+/// checking the theoretical values too, each successor made and located once for both),
+/// holding the pair's values and its inputs' ([`hold_inputs`]) resident where
+/// `resident_bytes` allows. Returns the figures of the pair's tables (theoretical, and
+/// of each rule table), `None` where some figure could not be counted.
+#[allow(clippy::type_complexity)]
+pub(super) fn derive_pair(
+    tables: &mut Tables,
+    variant: Variant,
+    pair: &[Signature],
+    resident_bytes: usize,
+    cache: &BlockCache,
+    findings: &Findings,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Option<(Vec<(Signature, TableStats)>, Vec<(Signature, DrawRuleSet, RuleStats)>)> {
+    tables.forget_lazy(pair);
+    hold_inputs(tables, variant, pair, resident_bytes);
+    let needed = tables.resident_need(pair);
+    let resident = needed <= resident_bytes as u64;
+    if tables.resident_bytes() + needed > resident_bytes as u64 {
+        tables.forget_kept();
+    }
+    // With one rule set, the pair's DTW and rule values are held in one pass where they can be.
+    let rule_sets: Vec<DrawRuleSet> = tables.rules.keys().copied().collect();
+    let together = resident
+        && matches!(rule_sets[..], [set] if hold_resident_together(tables, &DrawRules::new(set, &variant), pair, cache, findings));
+    if resident && !together {
+        hold_resident_dtw(tables, pair, cache, findings);
+    }
+    let theory_stats: Vec<(Signature, TableStats)> = if pair.iter().all(|s| tables.resident_dtw.contains_key(s)) {
+        pair.iter().map(|s| (*s, count_theory(&tables.resident_dtw[s]))).collect()
+    } else {
+        Vec::new()
+    };
+    let mut rule_stats = Vec::new();
+    let sets: Vec<Option<DrawRuleSet>> = match tables.rules.keys().copied().collect::<Vec<_>>() {
+        sets if sets.is_empty() => vec![None],
+        sets => sets.into_iter().map(Some).collect(),
+    };
+    for (pass, set) in sets.into_iter().enumerate() {
+        let rules = set.map(|set| DrawRules::new(set, &variant));
+        if let Some(rules) = &rules {
+            if together {
+                tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
+            } else if resident {
+                hold_resident_rules(tables, rules, pair, cache, findings);
+            }
+            rule_stats.extend(count_pair_rules(tables, rules, pair, cache, findings));
+        }
+        for &sig in pair {
+            check_signature(tables, sig, pass == 0, rules.as_ref(), cache, findings, progress);
+        }
+        if let Some((set, values)) = tables.resident_rules.take() {
+            tables.kept_rules.insert(set, values);
+        }
+    }
+    if tables.resident_bytes() > resident_bytes as u64 {
+        tables.forget_kept();
+    }
+    // The statistics only where every figure of the pair was counted.
+    (theory_stats.len() == pair.len()).then_some((theory_stats, rule_stats))
+}
+
+/// Derives again every value of `sig` held by its files: the DTW and WLD values when
+/// `theory`, the rule values of `rules` when given (its table present). Each position's
+/// successors are made and located once for both; a resident pair's stored values are
+/// read from memory, where they were loaded from the files.
+fn check_signature(
+    tables: &Tables,
+    sig: Signature,
+    theory: bool,
+    rules: Option<&DrawRules>,
+    shared: &BlockCache,
+    findings: &Findings,
+    progress: &(dyn Fn(u64) + Sync),
+) {
+    let Some(check) = SignatureCheck::new(tables, sig, theory, rules) else { return };
+    let index = &tables.index[&sig];
+    let kinds = check.theory_files.is_some() as u64 + check.rule_file.is_some() as u64;
+    let chunks = index.len().div_ceil(CHECK_CHUNK);
+    (0..chunks).into_par_iter().for_each_init(
+        || Worker::new(shared),
+        |worker, c| {
+            let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
+            let n = range.end - range.start;
+            for (at, position) in range.clone().zip(index.positions(range)) {
+                match check.position(worker, at, &position, findings) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(e) => return findings.bad(e),
+                }
+            }
+            progress(n * kinds);
+        },
+    );
+}
+
+/// What [`check_signature`] checks of one signature: its theory files (DTW, WLD) when
+/// they hold values, its rule file and count, and its resident values.
+struct SignatureCheck<'t> {
+    tables: &'t Tables,
+    sig: Signature,
+    theory_files: Option<(&'t TableFile, &'t TableFile)>,
+    rule_file: Option<(&'t DrawRules, kabe_probe::rules::Context, &'t TableFile)>,
+    resident_dtw: Option<&'t Vec<u16>>,
+    resident_rules: Option<&'t Vec<u8>>,
+}
+
+impl<'t> SignatureCheck<'t> {
+    /// `None` when `sig` has nothing to check here.
+    fn new(tables: &'t Tables, sig: Signature, theory: bool, rules: Option<&'t DrawRules>) -> Option<Self> {
+        // A pair member whose files hold nothing is read through its colour flip, checked there.
+        let theory_files = match (theory, tables.dtw.get(&sig), tables.wld.get(&sig)) {
+            (true, Some(dtw), Some(wld)) if !(dtw.header().by_search() && wld.header().by_search()) => Some((dtw, wld)),
+            _ => None,
+        };
+        let rule_file = rules.and_then(|rules| {
+            let context = rules.context(sig)?;
+            let file = tables.rules.get(&rules.set)?.get(&sig)?;
+            (!file.header().by_search()).then_some((rules, context, file))
+        });
+        if theory_files.is_none() && rule_file.is_none() {
+            return None;
+        }
+        let resident_rules = tables
+            .resident_rules
+            .as_ref()
+            .filter(|(set, _)| rules.is_some_and(|r| r.set == *set))
+            .and_then(|(_, r)| r.get(&sig));
+        let resident_dtw = tables.resident_dtw.get(&sig);
+        Some(SignatureCheck { tables, sig, theory_files, rule_file, resident_dtw, resident_rules })
+    }
+
+    /// Checks the values the files hold for `position` (index `at`); `Ok(false)` where
+    /// the rest of the chunk cannot be read.
+    fn position(
+        &self,
+        worker: &mut Worker,
+        at: u64,
+        position: &Position,
+        findings: &Findings,
+    ) -> Result<bool, TableError> {
+        let capture = CaptureTest::new(position);
+        let (dtw_held, wld_held) =
+            self.theory_files.map_or((false, false), |(dtw, wld)| (capture.held_by(dtw), capture.held_by(wld)));
+        let rule_held = self.rule_file.is_some_and(|(_, _, file)| capture.held_by(file));
+        if !(dtw_held || wld_held || rule_held) {
+            return Ok(true);
+        }
+        // Drawn in theory (a DTW value this run checks from its own successors) means
+        // undecided under every count: a count only turns wins into draws, so no move
+        // can lead to a position lost within it.
+        let drawn = self.resident_dtw.is_some_and(|v| v[at as usize] == Score::DRAW.raw());
+        let settled = position.settled_score();
+        let rule_from_children = rule_held && !drawn && !position.is_drawn_by_material();
+        if (dtw_held && settled.is_none()) || rule_from_children {
+            let rules = self.rule_file.filter(|_| rule_from_children).map(|(rules, _, _)| rules.set);
+            worker.gather(self.tables, &capture, dtw_held, rules);
+        }
+        if dtw_held || wld_held {
+            self.theory(worker, at, position, (dtw_held, wld_held), findings)?;
+        }
+        if rule_held {
+            return self.rule(worker, at, position, rule_from_children, findings);
+        }
+        Ok(true)
+    }
+
+    /// Checks the DTW and WLD values held for `position` against the DTW its successors
+    /// give (a position whose DTW is not stored by its WLD alone).
+    fn theory(
+        &self,
+        worker: &mut Worker,
+        at: u64,
+        position: &Position,
+        (dtw_held, wld_held): (bool, bool),
+        findings: &Findings,
+    ) -> Result<(), TableError> {
+        let Some((dtw, wld)) = self.theory_files else { return Ok(()) };
+        let derived = match position.settled_score() {
+            Some(settled) => Some(settled),
+            None if dtw_held => worker.derive(self.tables, position)?,
+            None => self.tables.score(position, &mut worker.cache)?,
+        };
+        let Some(derived) = derived else {
+            findings.unverified.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        };
+        let stored = match self.resident_dtw {
+            Some(values) if dtw_held => Some(Score::from_raw(values[at as usize])),
+            _ if dtw_held => worker.cache.value(self.sig, dtw, at)?,
+            _ => Some(derived),
+        };
+        let stored_wld =
+            if wld_held { worker.cache.value(self.sig, wld, at)?.map(Score::wld) } else { Some(derived.wld()) };
+        let Some((stored, stored_wld)) = stored.zip(stored_wld) else {
+            findings.unverified.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        };
+        findings.checked.fetch_add(1, Ordering::Relaxed);
+        if stored != derived || stored_wld != derived.wld() {
+            let fen = position.fen();
+            findings.disagreement(Disagreement { signature: self.sig, fen, stored, stored_wld, derived });
+        }
+        Ok(())
+    }
+
+    /// Checks the rule value held for `position` against the one its successors give
+    /// (undecided where it is drawn in theory or by its material); `Ok(false)` past the
+    /// table's end.
+    fn rule(
+        &self,
+        worker: &mut Worker,
+        at: u64,
+        position: &Position,
+        from_children: bool,
+        findings: &Findings,
+    ) -> Result<bool, TableError> {
+        let Some((rules, context, file)) = self.rule_file else { return Ok(true) };
+        let stored = match self.resident_rules {
+            Some(values) => rule_entry(values, at as usize),
+            None => worker.cache.rule_value(self.sig, file, at)?,
+        };
+        let Some(stored) = stored else { return Ok(false) };
+        let derived =
+            if from_children { worker.derive_rule(self.tables, rules, context, position) } else { Ok(RuleScore::NONE) };
+        let derived = match derived {
+            Ok(d) => d,
+            Err(Gap::Missing) => {
+                findings.unverified.fetch_add(1, Ordering::Relaxed);
+                return Ok(true);
+            }
+            Err(Gap::Bad(e)) => return Err(e),
+        };
+        findings.rule_checked.fetch_add(1, Ordering::Relaxed);
+        if stored != derived {
+            let (set, signature, fen) = (rules.set, self.sig, position.fen());
+            findings.rule_disagreement(RuleDisagreement { set, signature, fen, stored, derived });
+        }
+        Ok(true)
+    }
+}

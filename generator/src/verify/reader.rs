@@ -1,0 +1,196 @@
+//! Reading a DTW value through the files: the block [`Reader`] each worker has (over the
+//! block cache every worker shares), [`Gap`] (why a value could not be found), and the
+//! DTW value of any position (held, stored, or derived from its successors where its
+//! file leaves it out: [`Tables::score_placed`], [`derive()`], [`Successors::best_score`]).
+//!
+//! These call one another (a left-out position's value is searched through its
+//! successors' values, some of them left out too), so they share one room; it sits on
+//! `successors` (placing) and `tables`. Rule values are read on top of it, in
+//! `rule_values`.
+
+use std::sync::atomic::{AtomicU16, Ordering};
+
+use kabe_probe::successors;
+use kabe_probe::table::{decode_entry, BlockCache, BlockKey, Metric, TableError, TableFile};
+use kabe_probe::{Position, Score, Signature};
+
+use crate::verify::successors::{CaptureTest, Placed, Successors};
+use crate::verify::tables::{Tables, NOT_YET_DTW};
+
+/// Which block: signature, metric and block number in one word ([`BlockKey`]).
+fn block_key(sig: Signature, metric: Metric, block: u32) -> BlockKey {
+    let sig = (sig.white_men as u64 & 63) << 18
+        | (sig.white_kings as u64 & 63) << 12
+        | (sig.black_men as u64 & 63) << 6
+        | sig.black_kings as u64 & 63;
+    let metric = match metric {
+        Metric::Dtw => 0,
+        Metric::Wld => 1,
+        Metric::Rules(set) => 2 + set.table_code() as u64,
+    };
+    sig << 40 | metric << 32 | block as u64
+}
+
+/// One worker's way to the tables: the block cache every worker shares (the probe
+/// library's [`BlockCache`], as large as the verifier's memory allows: the children of a
+/// position lie all over the other table of its pair), its own decompression context,
+/// and spare successor lists.
+pub(super) struct Reader<'a> {
+    cache: &'a BlockCache,
+    context: zstd::bulk::Decompressor<'static>,
+    /// Successor lists of the searches below a left-out position, kept to spare their
+    /// allocations (one per level of the search).
+    spare: Vec<Successors>,
+}
+
+impl<'a> Reader<'a> {
+    pub(super) fn new(cache: &'a BlockCache) -> Reader<'a> {
+        Reader { cache, context: zstd::bulk::Decompressor::new().expect("a zstd context"), spare: Vec::new() }
+    }
+
+    /// The entry at `at` of `file`, read by `decode`; `Ok(None)` past the table's end.
+    pub(super) fn entry<R>(
+        &mut self,
+        sig: Signature,
+        file: &TableFile,
+        at: u64,
+        decode: impl Fn(&[u8], usize) -> Option<R>,
+    ) -> Result<Option<R>, TableError> {
+        let header = file.header();
+        let per = header.block_positions as u64;
+        let block = (at / per) as u32;
+        if at >= header.positions {
+            return Ok(None);
+        }
+        let i = (at % per) as usize;
+        let key = block_key(sig, header.metric, block);
+        let found = self.cache.read_block(key, file, block, &mut self.context, |bytes| decode(bytes, i))?;
+        found.map(Some).ok_or_else(|| TableError::Corrupt {
+            path: file.path().to_path_buf(),
+            detail: format!("undefined value at index {at}"),
+        })
+    }
+
+    pub(super) fn value(&mut self, sig: Signature, file: &TableFile, at: u64) -> Result<Option<Score>, TableError> {
+        let header = file.header();
+        self.entry(sig, file, at, |bytes, i| decode_entry(header, bytes, i))
+    }
+}
+
+/// Why a value could not be found while verifying.
+pub(super) enum Gap {
+    /// A successor's table is missing (or bad, and named as such already).
+    Missing,
+    /// A block could not be read.
+    Bad(TableError),
+}
+
+impl Gap {
+    pub(super) fn of<T>(found: Result<Option<T>, TableError>) -> Result<T, Gap> {
+        found.map_err(Gap::Bad)?.ok_or(Gap::Missing)
+    }
+
+    pub(super) fn back<T>(found: Result<T, Gap>) -> Result<Option<T>, TableError> {
+        match found {
+            Ok(v) => Ok(Some(v)),
+            Err(Gap::Missing) => Ok(None),
+            Err(Gap::Bad(e)) => Err(e),
+        }
+    }
+}
+
+impl Tables {
+    /// The DTW value of any position whose table is here (or whose material decides it:
+    /// [`Position::settled_score`]): stored, or where the file leaves the position out,
+    /// found from its successors; `Ok(None)` when a table is missing.
+    pub(super) fn score(&self, position: &Position, cache: &mut Reader) -> Result<Option<Score>, TableError> {
+        self.score_placed(position, self.place(position), cache)
+    }
+
+    /// As [`Tables::score`], `placed` being where [`Tables::place`] puts `position`.
+    pub(super) fn score_placed(
+        &self,
+        position: &Position,
+        placed: Option<Placed>,
+        cache: &mut Reader,
+    ) -> Result<Option<Score>, TableError> {
+        let Some(Placed { sig, at }) = placed else {
+            return Ok(position.settled_score());
+        };
+        if let Some(values) = self.resident_dtw.get(&sig) {
+            return Ok(values.get(at as usize).map(|&raw| Score::from_raw(raw)));
+        }
+        if let Some(values) = self.lazy_dtw.get(&sig) {
+            let make = |_, n| Ok::<_, TableError>((0..n).map(|_| AtomicU16::new(NOT_YET_DTW)).collect());
+            let Some(slot) = values.slot(at, Some(&self.lazy_room), make)? else {
+                return self.score_unheld(position, sig, at, cache);
+            };
+            let raw = slot.load(Ordering::Relaxed);
+            if raw != NOT_YET_DTW {
+                return Ok(Some(Score::from_raw(raw)));
+            }
+            let found = self.score_unheld(position, sig, at, cache)?;
+            if let Some(score) = found {
+                slot.store(score.raw(), Ordering::Relaxed);
+            }
+            return Ok(found);
+        }
+        self.score_unheld(position, sig, at, cache)
+    }
+
+    /// The DTW value of `position` (index `at` of `sig`) from its file, or from its
+    /// successors where the file leaves it out.
+    fn score_unheld(
+        &self,
+        position: &Position,
+        sig: Signature,
+        at: u64,
+        cache: &mut Reader,
+    ) -> Result<Option<Score>, TableError> {
+        let Some(file) = self.dtw.get(&sig) else { return Ok(None) };
+        if file.header().holds(&position.normalized()) {
+            return cache.value(sig, file, at);
+        }
+        derive(self, position, cache)
+    }
+}
+
+/// The value of a position its DTW table leaves out, from its successors; `None` when a
+/// successor's table is missing.
+fn derive(tables: &Tables, position: &Position, cache: &mut Reader) -> Result<Option<Score>, TableError> {
+    if let Some(settled) = position.settled_score() {
+        return Ok(Some(settled));
+    }
+    let mut children = cache.spare.pop().unwrap_or_default();
+    children.gather(tables, &CaptureTest::new(position), true, None);
+    let derived = children.best_score(tables, position, cache);
+    cache.spare.push(children);
+    derived
+}
+
+impl Successors {
+    /// The DTW value of a position not settled by its material, from its successors as
+    /// [`Successors::gather`] found them; `Ok(None)` when a successor's table is missing.
+    pub(super) fn best_score(
+        &self,
+        tables: &Tables,
+        position: &Position,
+        cache: &mut Reader,
+    ) -> Result<Option<Score>, TableError> {
+        if self.children.is_empty() && self.king_step_ats.is_empty() {
+            return Ok(Some(position.variant().score_at_end()));
+        }
+        let resident = self.king_steps.and_then(|sig| tables.resident_dtw.get(&sig));
+        let king_steps = self
+            .king_step_ats
+            .iter()
+            .map(|&at| resident.and_then(|v| v.get(at as usize)).map(|&raw| Score::from_raw(raw)).ok_or(Gap::Missing));
+        Gap::back(successors::best_score(
+            self.children
+                .iter()
+                .zip(self.placed.iter())
+                .map(|(child, placed)| Gap::of(tables.score_placed(child, *placed, cache)))
+                .chain(king_steps),
+        ))
+    }
+}
