@@ -86,9 +86,17 @@ fn read_ledger(path: &Path) -> std::io::Result<Ledger> {
         let key = format!("{} {}", words.next()?, words.next()?);
         Some((key, words.next().unwrap_or("").to_string()))
     };
-    // A FIFO or device under the ledger's name would block or never end, a link would
-    // be written through: not opened.
-    crate::files::ensure_replaceable(path)?;
+    // A FIFO or device under the ledger's name would block or never end: not opened. A
+    // link to a ledger is read (a set of links to another set's files, as
+    // scripts/stats-doc.sh makes, reads that set's ledger); it is never written through.
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        return Err(crate::files::named(
+            path,
+            std::io::Error::other(format!("{}, not a ledger", crate::files::kind_of(&meta))),
+        ));
+    }
     let text = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Ledger::default()),
