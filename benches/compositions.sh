@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Proof search over the bundled composition collections (data/studies/compositions):
-# per file, how many were proved sound, cooked, refuted or left unresolved, the
-# published solutions that do not hold, and the time each took; over all of them, the
-# median, 95th percentile and longest time and the peak memory. Prints a Markdown table
-# for docs/compositions.md.
+# per file, how many were proved sound, cooked, refuted or left unresolved, how many have
+# tries, the published solutions that do not hold, and the time each took; over all of
+# them, the median, 95th percentile and longest time and the peak memory; then every try.
+# Prints Markdown tables for docs/compositions.md.
 # Usage: benches/compositions.sh TABLE_DIR [--nodes N] [--variant V] [FILE.pdn ...]
 # (the variant defaults to international: the bundled collections are international
 # problems whose files have no GameType, and a few have FENs on squares 1-32 only).
@@ -38,8 +38,9 @@ python3 - "$out" "${files[@]}" <<'PY'
 import json, os, statistics, sys
 out, files = sys.argv[1], sys.argv[2:]
 print()
-print("| file | compositions | sound | cooked | refuted | unresolved | unreadable | with duals | solutions not holding | median s | longest s | peak MiB |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| file | compositions | sound | cooked | refuted | unresolved | unreadable | with duals | with tries | solutions not holding | median s | longest s | peak MiB |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+tries = []
 times, peak = [], 0
 for f in files:
     name = os.path.basename(f)[:-4]
@@ -53,10 +54,23 @@ for f in files:
     times += t
     duals = sum(1 for c in comps for m in c.get("moves", []) if m.get("outcome") == "win" and c.get("keys") and m["move"] in c["keys"] and any(x["duals"] for x in m.get("duals", [])))
     faulty = sum(1 for c in comps if "solution" in c and not c["solution"]["holds"])
-    print(f"| {name} | {len(comps)} | {count('sound')} | {count('cooked')} | {count('refuted')} | {count('unresolved')} | {count('unreadable')} | {duals} | {faulty} | {statistics.median(t):.2f} | {max(t):.2f} | {rss} |")
+    with_tries = sum(1 for c in comps if c.get("tries"))
+    for c in comps:
+        for m in c.get("moves", []):
+            if m.get("try"):
+                r = m["defences"]["holding"][0]
+                tries.append((name, c.get("round") or f"game {c['game']}", c["fen"], m["move"], r["line"], r["end"], r["disproof_positions"]))
+    print(f"| {name} | {len(comps)} | {count('sound')} | {count('cooked')} | {count('refuted')} | {count('unresolved')} | {count('unreadable')} | {duals} | {with_tries} | {faulty} | {statistics.median(t):.2f} | {max(t):.2f} | {rss} |")
 times.sort()
 p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
 print()
 print(f"{len(times)} compositions searched: median {statistics.median(times):.2f} s, 95th percentile {p95:.2f} s, longest {times[-1]:.2f} s; "
       f"{sum(t < 1 for t in times)} within 1 s, {sum(t <= 30 for t in times)} within 30 s; peak {peak} MiB")
+print()
+print(f"Tries ({len(tries)}): the first move, the one defence that refutes it, its line and how it ends (every disproof replayed by the checker).")
+print()
+print("| file | problem | position | try | refuted only by | line | end | disproof positions |")
+print("|---|---|---|---|---|---|---|---|")
+for name, problem, fen, move, line, end, size in tries:
+    print(f"| {name} | {problem} | `{fen}` | {move} | {line[0]} | {' '.join(line)} | {end} | {size} |")
 PY

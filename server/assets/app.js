@@ -461,9 +461,12 @@ function composerTable(p) {
       if (duals.length) detail += "; duals: " + duals.map((d) => `ply ${d.ply} ${d.played}: ${d.duals.join(", ")}`).join("; ");
     } else if (m.outcome === "not_win") {
       const d = m.defences;
-      const refuting = d ? d.holding.map((h) => h.line[0]) : [m.refutation.line[0]];
+      const refuting = d ? d.holding.map((h) => h.line[0]) : m.refutation.line.slice(0, 1);
       status = m.try ? "try" : m.forced ? "refuted (forced)" : "refuted";
-      detail = `${m.try ? "refuted only by" : "refuted by"} ${refuting.join(", ")}: ${m.refutation.line.join(" ")} (${m.refutation.end}; disproof of ${m.refutation.disproof_positions} positions)`;
+      // The line of the first defence that holds (the first move's own refutation has
+      // none where the move leads straight into the tables).
+      const r = d && d.holding.length ? d.holding[0] : m.refutation;
+      detail = `${m.try ? "refuted only by" : "refuted by"} ${refuting.join(", ")}: ${r.line.join(" ")} (${r.end}; disproof of ${r.disproof_positions} positions)`;
       if (d && d.unresolved.length) detail += `; not resolved: ${d.unresolved.join(", ")}`;
     } else {
       status = "unresolved";
