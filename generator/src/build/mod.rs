@@ -25,8 +25,8 @@ use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
 use rayon::prelude::*;
 
-pub use crate::build::error::BuildError;
 use crate::build::budget::MemoryBudget;
+pub use crate::build::error::BuildError;
 use crate::build::write::{write_rule_table, write_tables};
 use crate::finished::results::{remove_results, results_path, write_results, PairResults, WithResults};
 use crate::finished::working::{tables_read, Working, WorkingSet};
@@ -34,8 +34,8 @@ use crate::pair::TablePair;
 use crate::solve::checkpoint::{remove_checkpoint, Checkpoint, CheckpointEvent, PassStage, CHECKPOINT_EVERY};
 use crate::solve::rules::{solve_rule_pair_on_disk, solve_rule_pair_resumable};
 use crate::solve::slices::FileStore;
-use crate::solve::whole::SliceError;
 use crate::solve::whole::solve_pair_resumable;
+use crate::solve::whole::SliceError;
 
 /// What a build covered.
 #[derive(Clone, Debug, Default)]
@@ -375,24 +375,42 @@ pub(crate) fn pair_state_bytes_on(
     if whole <= budget.pair_bytes() {
         return (whole, false);
     }
-    match sliced_state_bytes(variant, pair, threads as u64, slice_store_cache(budget)) {
+    let at_once = components_at_once(variant, pair, budget, threads);
+    match sliced_state_bytes(variant, pair, at_once, slice_store_cache(budget)) {
         Some(sliced) if sliced < whole => (sliced, true),
         _ => (whole, false),
     }
 }
 
-/// Working state of a pair solved one men placement at a time on `threads` workers,
-/// each holding one placement of both tables (its state, its values and the bytes
-/// written: six bytes a position), with a cache of `cache` bytes for the placements
-/// solved before, and the list of placements. `None` where the men cannot be sliced:
-/// men that step sideways (Turkish) can come back, so their placements have no order to
-/// solve them in.
-pub(crate) fn sliced_state_bytes(variant: Variant, pair: &[Signature], threads: u64, cache: u64) -> Option<u64> {
+/// How many men placements (components) of a pair solved in slices are solved side by
+/// side: as many as there are `threads`, at most as many as the budget holds (each
+/// placement's pass uses every thread, so fewer at once costs little time and more
+/// threads need no more memory), at least one.
+pub(crate) fn components_at_once(variant: Variant, pair: &[Signature], budget: MemoryBudget, threads: usize) -> u64 {
+    let one = sliced_state_bytes(variant, pair, 1, slice_store_cache(budget)).unwrap_or(u64::MAX);
+    let each = placement_bytes(variant, pair).max(1);
+    let fit = budget.pair_bytes().saturating_sub(one) / each + 1;
+    fit.clamp(1, threads.max(1) as u64)
+}
+
+/// Working bytes of one men placement of both tables of a pair: its state, its values
+/// and the bytes written, six bytes a position.
+fn placement_bytes(variant: Variant, pair: &[Signature]) -> u64 {
+    6 * MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64
+}
+
+/// Working state of a pair solved one men placement at a time, `at_once` placements side
+/// by side ([`components_at_once`]), each holding one placement of both tables
+/// ([`placement_bytes`]), with a cache of `cache` bytes for the placements solved
+/// before, and the list of placements. `None` where the men cannot be sliced: men that
+/// step sideways (Turkish) can come back, so their placements have no order to solve
+/// them in.
+pub(crate) fn sliced_state_bytes(variant: Variant, pair: &[Signature], at_once: u64, cache: u64) -> Option<u64> {
     if variant.board.is_orthogonal() {
         return None;
     }
-    let placement = MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64;
-    Some(6 * placement * threads + cache + crate::solve::components::component_list_bytes(&pair_indexes(variant, pair)))
+    let list = crate::solve::components::component_list_bytes(&pair_indexes(variant, pair));
+    Some(placement_bytes(variant, pair) * at_once + cache + list)
 }
 
 /// The most a slice store's cache takes ([`slice_store_cache`]'s bound).
@@ -616,8 +634,10 @@ fn build_in_slices(
         variant.name,
         tables.iter().map(|t| t.signature().to_string()).collect::<Vec<_>>().join("+")
     );
-    let store =
-        FileStore::open(&paths, &tables, slice_store_cache(budget) as usize, &journal, &key).map_err(store_error)?;
+    let at_once = components_at_once(variant, pair, budget, rayon::current_num_threads());
+    let store = FileStore::open(&paths, &tables, slice_store_cache(budget) as usize, &journal, &key)
+        .map_err(store_error)?
+        .with_components_at_once(at_once as usize);
     let solved = solve(&tables, &store).map_err(|e| match e {
         SliceError::Finished(e) => BuildError::Lookup(e),
         SliceError::Store(source) => store_error(source),
@@ -810,6 +830,29 @@ fn pair_indexes(variant: Variant, pair: &[Signature]) -> Vec<MaterialIndex> {
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    /// A pair solved in slices holds as many men placements at once as the budget allows,
+    /// never more than there are threads: more threads need no more memory.
+    #[test]
+    fn the_placements_solved_at_once_are_the_budgets_not_the_threads() {
+        let v = Variant::INTERNATIONAL;
+        let pair = TablePair::of("0214".parse().expect("a signature"));
+        let each = placement_bytes(v, &pair);
+        let budget = |bytes: u64| MemoryBudget::new(bytes);
+        let tight = budget(4 * each);
+        let one = sliced_state_bytes(v, &pair, 1, slice_store_cache(tight)).expect("sliceable");
+        assert!(one <= tight.pair_bytes(), "one placement fits the tight budget");
+        for threads in [1, 2, 16, 64, 256] {
+            let at_once = components_at_once(v, &pair, tight, threads);
+            assert!((1..=threads as u64).contains(&at_once), "{threads}: {at_once}");
+            let (state, sliced) = pair_state_bytes_on(v, &pair, tight, threads);
+            assert!(sliced && state <= tight.pair_bytes(), "{threads}: {state} > {}", tight.pair_bytes());
+        }
+        assert!(components_at_once(v, &pair, tight, 256) < 4, "the budget, not the threads, bounds it");
+        let roomy = budget(1 << 50);
+        assert_eq!(components_at_once(v, &pair, roomy, 16), 16);
+        assert_eq!(components_at_once(v, &pair, roomy, 2), 2);
+    }
 
     /// The closure of a signature is what its moves lead to, move after move, from
     /// either side's turn: found here by following `successors` (a mover's captures

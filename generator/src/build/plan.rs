@@ -280,8 +280,9 @@ fn job(
             match pair_state_bytes_on(variant, &pair, cap, threads) {
                 (state, slices) if state <= cap.pair_bytes() => (cap, slices),
                 _ => {
-                    // Over the cap even so: what its slices need at most, or the whole pair.
-                    let state = sliced_state_bytes(variant, &pair, threads as u64, SLICE_STORE_CACHE_MAX)
+                    // Over the cap even so: what its slices need one at a time (more at
+                    // once where the memory allows), or the whole pair.
+                    let state = sliced_state_bytes(variant, &pair, 1, SLICE_STORE_CACHE_MAX)
                         .map_or(whole, MemoryBudget::covering);
                     let memory = if state.bytes < whole.bytes { state } else { whole };
                     (memory, pair_state_bytes_on(variant, &pair, memory, threads).1)

@@ -177,6 +177,10 @@ trait RuleValues: Sync {
     fn groups_stored(&self, _groups: usize) -> Result<(), Self::Error> {
         Ok(())
     }
+    /// As [`crate::solve::slices::PairStore::components_at_once`].
+    fn components_at_once(&self) -> usize {
+        usize::MAX
+    }
 }
 
 /// A pair's values in memory, solved in place; with a checkpoint, written to it after a
@@ -246,6 +250,10 @@ impl RuleValues for &FileStore {
 
     fn groups_stored(&self, groups: usize) -> std::io::Result<()> {
         self.mark_groups(groups)
+    }
+
+    fn components_at_once(&self) -> usize {
+        self.at_once()
     }
 }
 
@@ -390,8 +398,11 @@ where
     let components = components(&pair.tables);
     let resumed_nodes: u64 = groups(&components).take(resume).flatten().map(|c| c.parts().len() as u64 * kings).sum();
     progress(2 * resumed_nodes);
+    let at_once = pair.values.components_at_once().max(1);
     for (g, group) in groups(&components).enumerate().skip(resume) {
-        group.par_iter().try_for_each(|c| solver.solve(c, progress).map(drop))?;
+        for batch in group.chunks(at_once) {
+            batch.par_iter().try_for_each(|c| solver.solve(c, progress).map(drop))?;
+        }
         pair.values.groups_stored(g + 1).map_err(SliceError::Store)?;
     }
     Ok(())

@@ -42,6 +42,12 @@ pub(crate) trait PairStore: Sync {
     fn groups_stored(&self, _groups: usize) -> Result<(), Self::Error> {
         Ok(())
     }
+    /// Components solved side by side at most: each holds its own working state, so it is
+    /// the memory budget's to say, not the thread count's (each component's pass uses
+    /// every thread).
+    fn components_at_once(&self) -> usize {
+        usize::MAX
+    }
 }
 
 /// A store in memory: two bytes per position of the pair (tests).
@@ -89,6 +95,8 @@ pub(crate) struct FileStore {
     journal: std::path::PathBuf,
     key: String,
     resumed: usize,
+    /// Components solved side by side at most ([`PairStore::components_at_once`]).
+    at_once: usize,
 }
 
 /// The scores of one men placement of one table.
@@ -139,7 +147,20 @@ impl FileStore {
             journal: journal.to_path_buf(),
             key,
             resumed: resumed.unwrap_or(0),
+            at_once: usize::MAX,
         })
+    }
+
+    /// At most `n` components solved side by side (at least one), to stay within a memory
+    /// budget whatever the number of threads.
+    pub(crate) fn with_components_at_once(mut self, n: usize) -> FileStore {
+        self.at_once = n.max(1);
+        self
+    }
+
+    /// Components solved side by side at most.
+    pub(crate) fn at_once(&self) -> usize {
+        self.at_once
     }
 
     /// Groups stored by an interrupted run this store resumes.
@@ -226,6 +247,10 @@ impl PairStore for FileStore {
     fn groups_stored(&self, groups: usize) -> std::io::Result<()> {
         self.mark_groups(groups)
     }
+
+    fn components_at_once(&self) -> usize {
+        self.at_once
+    }
 }
 
 /// One component as a graph: local node = part * king placements + king rank.
@@ -304,7 +329,8 @@ impl<F: Finished, S: PairStore> Graph for ComponentGraph<'_, F, S> {
 }
 
 /// Solves `signature` and its colour flip one component at a time into `store`; the
-/// components equally advanced run in parallel. `progress` as [`crate::solve_pair`].
+/// components equally advanced run in parallel, at most
+/// [`PairStore::components_at_once`] of them. `progress` as [`crate::solve_pair`].
 pub(crate) fn solve_pair_sliced<F: Finished, S: PairStore>(
     finished: &F,
     tables: &[MaterialIndex],
@@ -314,17 +340,20 @@ pub(crate) fn solve_pair_sliced<F: Finished, S: PairStore>(
     let kings = tables[0].king_placements();
     let order = components(tables);
     let resume = store.groups_done();
+    let at_once = store.components_at_once().max(1);
     for (g, group) in groups(&order).enumerate().skip(resume) {
-        group.par_iter().try_for_each(|component| {
-            let graph = ComponentGraph { tables, kings, parts: component.parts(), finished, store };
-            let state = new_state(graph.len());
-            solve_graph(&graph, &state, None, &Straight, progress).map_err(never_paused)?;
-            let scores: Vec<Score> = state.into_iter().map(|s| final_score(s.into_inner())).collect();
-            for (part, (t, m)) in scores.chunks(kings as usize).zip(component.parts()) {
-                store.put(t, m * kings, part).map_err(SliceError::Store)?;
-            }
-            Ok(())
-        })?;
+        for batch in group.chunks(at_once) {
+            batch.par_iter().try_for_each(|component| {
+                let graph = ComponentGraph { tables, kings, parts: component.parts(), finished, store };
+                let state = new_state(graph.len());
+                solve_graph(&graph, &state, None, &Straight, progress).map_err(never_paused)?;
+                let scores: Vec<Score> = state.into_iter().map(|s| final_score(s.into_inner())).collect();
+                for (part, (t, m)) in scores.chunks(kings as usize).zip(component.parts()) {
+                    store.put(t, m * kings, part).map_err(SliceError::Store)?;
+                }
+                Ok(())
+            })?;
+        }
         store.groups_stored(g + 1).map_err(SliceError::Store)?;
     }
     Ok(())
@@ -384,7 +413,8 @@ mod tests {
         }
     }
 
-    /// Through files, with a cache of a few placements: the same scores again.
+    /// Through files, with a cache of a few placements, the components one at a time or
+    /// side by side: the same scores again.
     #[test]
     fn a_store_on_disk_gives_the_same_values() {
         let variant = Variant::RUSSIAN;
@@ -402,6 +432,20 @@ mod tests {
                 continue;
             }
             let tables = pair_tables(variant, sig);
+            for at_once in [1, usize::MAX] {
+                let paths: Vec<_> =
+                    tables.iter().map(|t| dir.join(format!("{}.{at_once}.slices", t.signature()))).collect();
+                let journal = dir.join(format!("{sig}.{at_once}.journal"));
+                let store = FileStore::open(&paths, &tables, 1, &journal, "test")
+                    .expect("store files")
+                    .with_components_at_once(at_once);
+                if let Err(e) = solve_pair_sliced(&registry, &tables, &store, &|_| {}) {
+                    panic!("{sig}: {e:?}");
+                }
+                for (t, w) in whole.iter().enumerate() {
+                    assert_eq!(store.scores(t, 0..w.index.len()).expect("read back"), w.scores, "{sig} {at_once}");
+                }
+            }
             let paths: Vec<_> = tables.iter().map(|t| dir.join(format!("{}.slices", t.signature()))).collect();
             let journal = dir.join(format!("{sig}.journal"));
             let store = FileStore::open(&paths, &tables, 1, &journal, "test").expect("store files");
