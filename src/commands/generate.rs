@@ -12,7 +12,7 @@ use clap::Args;
 use indicatif::{MultiProgress, ProgressBar};
 use kabe_generator::{
     build_pair_job, build_rules_scope, build_scope, keep_one_side, table_path, BuildEvent, CheckpointEvent,
-    DroppedFiles, MemoryBudget, PairJob, Scope,
+    DroppedFiles, MemoryBudget, PairJob, Scope, TablePair,
 };
 use kabe_probe::table::{Metric, TableDir};
 use kabe_probe::{DrawRules, Signature, Variant};
@@ -51,10 +51,6 @@ pub struct GenerateArgs {
     memory: Option<MemoryBudget>,
     #[command(flatten)]
     sides: crate::args::Sides,
-}
-
-fn pair_name(sigs: &[Signature]) -> String {
-    sigs.iter().map(Signature::to_string).collect::<Vec<_>>().join("+")
 }
 
 pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
@@ -139,69 +135,67 @@ pub fn build_with_progress(
         "{prefix:>10} [{bar:40}] {percent:>3}% {human_pos}/{human_len} positions  {per_sec}  ETA {eta}  {msg}",
     ));
     overall.set_prefix(variant.name);
-    let bars: Mutex<HashMap<String, (ProgressBar, Instant)>> = Mutex::new(HashMap::new());
+    let bars: Mutex<HashMap<TablePair, (ProgressBar, Instant)>> = Mutex::new(HashMap::new());
     // Bars are hidden where stderr is not a terminal (a build under nohup or a batch
     // system); there each finished pair gets one line, which also records its rate.
     let log_pairs = !std::io::stderr().is_terminal();
     let phase = Mutex::new(String::from("theory"));
     let counts = Mutex::new((0usize, 0usize, 0u64));
-    let resumed: Mutex<HashSet<String>> = Mutex::new(HashSet::new());
+    let resumed: Mutex<HashSet<TablePair>> = Mutex::new(HashSet::new());
     let start = Instant::now();
     let on_event = |event: BuildEvent<'_>| match event {
         // The solver reports two units of work per position (initialise, resolve); the
         // bars count positions.
         BuildEvent::Planned { positions } => overall.set_length(positions),
-        BuildEvent::Started { signatures, positions } => {
+        BuildEvent::Started { pair, positions } => {
             let bar = multi.insert_before(&overall, ProgressBar::new(positions));
             bar.set_style(bar_style("{prefix:>10} [{bar:40}] {percent:>3}% {per_sec} ETA {eta}"));
-            bar.set_prefix(pair_name(signatures));
-            bars.lock().expect("bars").insert(pair_name(signatures), (bar, Instant::now()));
+            bar.set_prefix(pair.to_string());
+            bars.lock().expect("bars").insert(pair, (bar, Instant::now()));
         }
-        BuildEvent::Progress { signatures, units } => {
-            if let Some((bar, _)) = bars.lock().expect("bars").get(&pair_name(signatures)) {
+        BuildEvent::Progress { pair, units } => {
+            if let Some((bar, _)) = bars.lock().expect("bars").get(&pair) {
                 let before = bar.position();
                 bar.inc(units / 2);
                 overall.inc(bar.position() - before);
             }
         }
-        BuildEvent::Repairing { signatures, problem } => {
-            multi.suspend(|| eprintln!("rebuilding {}: {problem}", pair_name(signatures)));
+        BuildEvent::Repairing { pair, problem } => {
+            multi.suspend(|| eprintln!("rebuilding {pair}: {problem}"));
         }
-        BuildEvent::Checkpoint { signatures, event } => {
+        BuildEvent::Checkpoint { pair, event } => {
             if let CheckpointEvent::Resumed { .. } = event {
-                resumed.lock().expect("resumed").insert(pair_name(signatures));
+                resumed.lock().expect("resumed").insert(pair);
             }
-            multi.suspend(|| report_checkpoint(signatures, event, log_pairs));
+            multi.suspend(|| report_checkpoint(pair, event, log_pairs));
         }
         BuildEvent::Loaded { positions, .. } => {
             overall.inc(positions);
             counts.lock().expect("counts").1 += 1;
         }
-        BuildEvent::Finished { signatures, positions } => {
-            let sigs = signatures;
-            if let Some((bar, started)) = bars.lock().expect("bars").remove(&pair_name(sigs)) {
+        BuildEvent::Finished { pair, positions } => {
+            if let Some((bar, started)) = bars.lock().expect("bars").remove(&pair) {
                 overall.inc(positions.saturating_sub(bar.position()));
                 bar.finish_and_clear();
                 if log_pairs {
                     let seconds = started.elapsed().as_secs_f64();
                     // A resumed pass's time is that of its last part only: no rate.
-                    let rate = if resumed.lock().expect("resumed").remove(&pair_name(sigs)) {
+                    let rate = if resumed.lock().expect("resumed").remove(&pair) {
                         String::from("resumed from a checkpoint")
                     } else {
                         format!("{:.2} M/s", positions as f64 / seconds.max(1e-9) / 1e6)
                     };
                     eprintln!(
-                        "{} {} {}: {positions} positions in {seconds:.1} s ({rate})",
+                        "{} {} {pair}: {positions} positions in {seconds:.1} s ({rate})",
                         variant.name,
                         phase.lock().expect("phase"),
-                        pair_name(sigs),
                     );
                 }
             }
             let mut c = counts.lock().expect("counts");
             c.0 += 1;
             c.2 += positions;
-            overall.set_message(format!("last: {}", pair_name(sigs)));
+            overall.set_message(format!("last: {pair}"));
         }
     };
     let summary = build_scope(variant, scope, dir, memory, rules, &on_event)?;
@@ -244,8 +238,8 @@ pub fn generate_pair(
     let name = kabe_generator::TablePair::of(sig);
     outln!("{} {name}: building in {} (memory budget {})", variant.name, dir.display(), mebibytes(memory.bytes))?;
     let on_event = |event: BuildEvent<'_>| match event {
-        BuildEvent::Checkpoint { signatures, event } => report_checkpoint(signatures, event, true),
-        BuildEvent::Repairing { signatures, problem } => eprintln!("rebuilding {}: {problem}", pair_name(signatures)),
+        BuildEvent::Checkpoint { pair, event } => report_checkpoint(pair, event, true),
+        BuildEvent::Repairing { pair, problem } => eprintln!("rebuilding {pair}: {problem}"),
         _ => {}
     };
     match build_pair_job(variant, sig, rules, dir, memory, &on_event)? {
@@ -257,19 +251,18 @@ pub fn generate_pair(
 
 /// Tells of a pass resumed from its checkpoint, of one that cannot write its checkpoint
 /// and, with `written`, of each checkpoint written (a log, not a terminal).
-fn report_checkpoint(signatures: &[Signature], event: CheckpointEvent<'_>, written: bool) {
+fn report_checkpoint(pair: TablePair, event: CheckpointEvent<'_>, written: bool) {
     match event {
         CheckpointEvent::Resumed { path, stage } => {
-            eprintln!("{}: resuming from {} ({stage})", pair_name(signatures), path.display());
+            eprintln!("{pair}: resuming from {} ({stage})", path.display());
         }
         CheckpointEvent::Written { stage, .. } if written => {
-            eprintln!("{}: checkpoint written ({stage})", pair_name(signatures));
+            eprintln!("{pair}: checkpoint written ({stage})");
         }
         CheckpointEvent::Written { .. } => {}
         CheckpointEvent::NotWritten { path, error } => eprintln!(
-            "warning: {}: cannot write the checkpoint {}: {error}; the pass goes on without checkpoints (stopped, \
+            "warning: {pair}: cannot write the checkpoint {}: {error}; the pass goes on without checkpoints (stopped, \
              it would start again)",
-            pair_name(signatures),
             path.display()
         ),
     }

@@ -56,44 +56,44 @@ pub enum BuildEvent<'a> {
     },
     /// A pair of tables (a signature and its colour flip) starts.
     Started {
-        /// The signatures.
-        signatures: &'a [Signature],
+        /// The pair.
+        pair: TablePair,
         /// Their positions together.
         positions: u64,
     },
     /// Work done on a pair: `units` more of its `2 * positions` (initialise, resolve).
     Progress {
-        /// The signatures.
-        signatures: &'a [Signature],
+        /// The pair.
+        pair: TablePair,
         /// Units just done.
         units: u64,
     },
     /// A pair found on disk in part, or with a file that cannot be used, is built again
     /// (the files it writes replace the others).
     Repairing {
-        /// The signatures.
-        signatures: &'a [Signature],
+        /// The pair.
+        pair: TablePair,
         /// The first file found missing or damaged, and what is wrong with it.
         problem: &'a TableError,
     },
     /// A pair was found complete on disk and loaded.
     Loaded {
-        /// The signatures.
-        signatures: &'a [Signature],
+        /// The pair.
+        pair: TablePair,
         /// Their positions together.
         positions: u64,
     },
     /// A pass of a pair resumed from its checkpoint, or could not write one.
     Checkpoint {
-        /// The signatures.
-        signatures: &'a [Signature],
+        /// The pair.
+        pair: TablePair,
         /// What happened.
         event: CheckpointEvent<'a>,
     },
     /// A pair was solved and written.
     Finished {
-        /// The signatures.
-        signatures: &'a [Signature],
+        /// The pair.
+        pair: TablePair,
         /// Their positions together.
         positions: u64,
     },
@@ -217,7 +217,7 @@ impl Pass {
     }
 
     /// Whether the pass leaves `pair`'s results for a rule pass that follows.
-    fn leaves_results(self, pair: &[Signature]) -> bool {
+    fn leaves_results(self, pair: &TablePair) -> bool {
         matches!(self, Pass::Theory { then_rules } if then_rules.context(pair[0]).is_some())
     }
 
@@ -260,7 +260,7 @@ fn run_pass(
             if let Pass::Rules(_) = pass {
                 remove_results(dir, &variant, pair);
             }
-            on_event(BuildEvent::Loaded { signatures: pair, positions: positions_of(variant, pair) });
+            on_event(BuildEvent::Loaded { pair: *pair, positions: positions_of(variant, pair) });
         }
         return Ok(summary);
     }
@@ -279,7 +279,7 @@ fn run_pass(
                 if let Pass::Rules(_) = pass {
                     remove_results(dir, &variant, pair);
                 }
-                on_event(BuildEvent::Loaded { signatures: pair, positions: positions_of(variant, pair) });
+                on_event(BuildEvent::Loaded { pair: *pair, positions: positions_of(variant, pair) });
             }
             continue;
         }
@@ -360,14 +360,14 @@ fn slice_store_cache(budget: MemoryBudget) -> u64 {
 /// [`crate::solve::whole::whole_state_bytes`], or the rule pass's [`rule_pair_bytes`]
 /// where that is more) when that fits the budget, the faster way; else one men placement
 /// at a time (`slices`).
-pub(crate) fn pair_state_bytes(variant: Variant, pair: &[Signature], budget: MemoryBudget) -> (u64, bool) {
+pub(crate) fn pair_state_bytes(variant: Variant, pair: &TablePair, budget: MemoryBudget) -> (u64, bool) {
     pair_state_bytes_on(variant, pair, budget, rayon::current_num_threads())
 }
 
 /// [`pair_state_bytes`] on `threads` workers.
 pub(crate) fn pair_state_bytes_on(
     variant: Variant,
-    pair: &[Signature],
+    pair: &TablePair,
     budget: MemoryBudget,
     threads: usize,
 ) -> (u64, bool) {
@@ -386,7 +386,7 @@ pub(crate) fn pair_state_bytes_on(
 /// side: as many as there are `threads`, at most as many as the budget holds (each
 /// placement's pass uses every thread, so fewer at once costs little time and more
 /// threads need no more memory), at least one.
-pub(crate) fn components_at_once(variant: Variant, pair: &[Signature], budget: MemoryBudget, threads: usize) -> u64 {
+pub(crate) fn components_at_once(variant: Variant, pair: &TablePair, budget: MemoryBudget, threads: usize) -> u64 {
     let one = sliced_state_bytes(variant, pair, 1, slice_store_cache(budget)).unwrap_or(u64::MAX);
     let each = placement_bytes(variant, pair).max(1);
     let fit = budget.pair_bytes().saturating_sub(one) / each + 1;
@@ -395,7 +395,7 @@ pub(crate) fn components_at_once(variant: Variant, pair: &[Signature], budget: M
 
 /// Working bytes of one men placement of both tables of a pair: its state, its values
 /// and the bytes written, six bytes a position.
-fn placement_bytes(variant: Variant, pair: &[Signature]) -> u64 {
+fn placement_bytes(variant: Variant, pair: &TablePair) -> u64 {
     6 * MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64
 }
 
@@ -405,7 +405,7 @@ fn placement_bytes(variant: Variant, pair: &[Signature]) -> u64 {
 /// before, and the list of placements. `None` where the men cannot be sliced: men that
 /// step sideways (Turkish) can come back, so their placements have no order to solve
 /// them in.
-pub(crate) fn sliced_state_bytes(variant: Variant, pair: &[Signature], at_once: u64, cache: u64) -> Option<u64> {
+pub(crate) fn sliced_state_bytes(variant: Variant, pair: &TablePair, at_once: u64, cache: u64) -> Option<u64> {
     if variant.board.is_orthogonal() {
         return None;
     }
@@ -422,8 +422,8 @@ fn summary(variant: Variant, steps: &[Vec<TablePair>]) -> BuildSummary {
     BuildSummary { signatures, positions }
 }
 
-pub(crate) fn positions_of(variant: Variant, pair: &[Signature]) -> u64 {
-    pair.iter().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum()
+pub(crate) fn positions_of(variant: Variant, signatures: &[Signature]) -> u64 {
+    signatures.iter().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum()
 }
 
 /// The tables finished so far, read through the files (opened afresh for each step, so
@@ -499,7 +499,7 @@ fn build_pair(
     finished: &Working<'_>,
     variant: Variant,
     dir: &Path,
-    pair: &[Signature],
+    pair: &TablePair,
     budget: MemoryBudget,
     on_event: &(dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Result<(), BuildError> {
@@ -512,15 +512,15 @@ fn build_pair(
             if let Pass::Rules(_) = pass {
                 remove_results(dir, &variant, pair);
             }
-            on_event(BuildEvent::Loaded { signatures: pair, positions });
+            on_event(BuildEvent::Loaded { pair: *pair, positions });
             return Ok(());
         }
-        PairOnDisk::Broken(problem) => on_event(BuildEvent::Repairing { signatures: pair, problem: &problem }),
+        PairOnDisk::Broken(problem) => on_event(BuildEvent::Repairing { pair: *pair, problem: &problem }),
         PairOnDisk::NotOurs(e) => return Err(e.into()),
         PairOnDisk::Absent => {}
     }
-    on_event(BuildEvent::Started { signatures: pair, positions });
-    let progress = |units| on_event(BuildEvent::Progress { signatures: pair, units });
+    on_event(BuildEvent::Started { pair: *pair, positions });
+    let progress = |units| on_event(BuildEvent::Progress { pair: *pair, units });
     let sliced = pair_state_bytes(variant, pair, budget).1;
     match pass {
         // Solved one men placement at a time, a pair leaves no results: the rule pass
@@ -563,13 +563,13 @@ fn build_pair(
     }
     // Also one an earlier run with a larger budget left, where this one solved in slices.
     remove_checkpoint(&checkpoint_path(dir, variant, pair, pass));
-    on_event(BuildEvent::Finished { signatures: pair, positions });
+    on_event(BuildEvent::Finished { pair: *pair, positions });
     Ok(())
 }
 
 /// The results the theory pass left for `pair`, where they are whole and were written
 /// beside its DTW files as they are now.
-fn open_results(dir: &Path, variant: Variant, pair: &[Signature]) -> Option<PairResults> {
+fn open_results(dir: &Path, variant: Variant, pair: &TablePair) -> Option<PairResults> {
     PairResults::open(dir, &variant, pair, |sig| dtw_checksum(dir, variant, sig).ok())
 }
 
@@ -584,13 +584,13 @@ fn dtw_checksum(dir: &Path, variant: Variant, sig: Signature) -> Result<u64, Tab
 fn pass_checkpoint<'a>(
     dir: &Path,
     variant: Variant,
-    pair: &'a [Signature],
+    pair: &'a TablePair,
     pass: Pass,
     on_event: &'a (dyn Fn(BuildEvent<'_>) + Sync),
 ) -> Checkpoint<'a> {
     let path = checkpoint_path(dir, variant, pair, pass);
-    let owner = format!("{} {} {:?}", variant.name, TablePair::of(pair[0]), pass.metrics());
-    let report = move |event: CheckpointEvent<'_>| on_event(BuildEvent::Checkpoint { signatures: pair, event });
+    let owner = format!("{} {pair} {:?}", variant.name, pass.metrics());
+    let report = move |event: CheckpointEvent<'_>| on_event(BuildEvent::Checkpoint { pair: *pair, event });
     let stage_of = match pass {
         Pass::Theory { .. } => crate::solve::whole::theory_pass_stage,
         Pass::Rules(_) => PassStage::of_rules,
@@ -600,7 +600,7 @@ fn pass_checkpoint<'a>(
 
 /// Where `pass` of `pair` keeps its checkpoint: `1113.theory.checkpoint`,
 /// `1113.fmjd.checkpoint` beside the tables.
-fn checkpoint_path(dir: &Path, variant: Variant, pair: &[Signature], pass: Pass) -> PathBuf {
+fn checkpoint_path(dir: &Path, variant: Variant, pair: &TablePair, pass: Pass) -> PathBuf {
     let what = match pass {
         Pass::Theory { .. } => "theory",
         Pass::Rules(rules) => rules.set.name(),
@@ -615,7 +615,7 @@ fn checkpoint_path(dir: &Path, variant: Variant, pair: &[Signature], pass: Pass)
 fn build_in_slices(
     variant: Variant,
     dir: &Path,
-    pair: &[Signature],
+    pair: &TablePair,
     budget: MemoryBudget,
     pass: Pass,
     solve: impl FnOnce(&[MaterialIndex], &FileStore) -> Result<bool, SliceError<ProbeError, std::io::Error>>,
@@ -659,7 +659,7 @@ fn build_in_slices(
 }
 
 /// Whether every file of the pair is on disk, whole (checksums checked): then it is kept.
-fn pair_complete(dir: &Path, variant: &Variant, pair: &[Signature], metrics: &[Metric]) -> Result<bool, BuildError> {
+fn pair_complete(dir: &Path, variant: &Variant, pair: &TablePair, metrics: &[Metric]) -> Result<bool, BuildError> {
     match pair_on_disk(dir, variant, pair, metrics) {
         PairOnDisk::Complete => Ok(true),
         PairOnDisk::NotOurs(e) => Err(e.into()),
@@ -679,7 +679,7 @@ enum PairOnDisk {
     NotOurs(TableError),
 }
 
-fn pair_on_disk(dir: &Path, variant: &Variant, pair: &[Signature], metrics: &[Metric]) -> PairOnDisk {
+fn pair_on_disk(dir: &Path, variant: &Variant, pair: &TablePair, metrics: &[Metric]) -> PairOnDisk {
     let files: Vec<(Signature, Metric, PathBuf)> = pair
         .iter()
         .flat_map(|&sig| metrics.iter().map(move |&metric| (sig, metric, table_path(dir, variant, sig, metric))))
@@ -818,11 +818,11 @@ pub fn build_rules_scope(
 /// Working state of a rule pair: two bytes per position for the pair's values, in
 /// which its components are solved in place (`rule_solve`), and the order they are
 /// solved in ([`crate::solve::components::rule_order_bytes`]).
-pub(crate) fn rule_pair_bytes(variant: Variant, pair: &[Signature]) -> u64 {
+pub(crate) fn rule_pair_bytes(variant: Variant, pair: &TablePair) -> u64 {
     2 * positions_of(variant, pair) + crate::solve::components::rule_order_bytes(&pair_indexes(variant, pair))
 }
 
-fn pair_indexes(variant: Variant, pair: &[Signature]) -> Vec<MaterialIndex> {
+fn pair_indexes(variant: Variant, pair: &TablePair) -> Vec<MaterialIndex> {
     pair.iter().filter_map(|s| MaterialIndex::new(variant, *s)).collect()
 }
 

@@ -26,6 +26,7 @@ use kabe_probe::{Position, RuleScore, Score, Signature, Variant, Wld};
 use crate::files::NewFile;
 use crate::finished::lookup::RuleInputs;
 use crate::finished::registry::{CaptureFlags, SolvedTable};
+use crate::pair::TablePair;
 
 const MAGIC: &[u8; 8] = b"KABERSLT";
 /// 2: the capture flags after the results, where there are any.
@@ -127,7 +128,7 @@ pub fn write_results(dir: &Path, variant: &Variant, table: &SolvedTable, dtw_che
 }
 
 /// Removes the results files of `pair` (and any left half written).
-pub fn remove_results(dir: &Path, variant: &Variant, pair: &[Signature]) {
+pub fn remove_results(dir: &Path, variant: &Variant, pair: &TablePair) {
     for &sig in pair {
         let path = results_path(dir, variant, sig);
         // Only regular files: a link or FIFO planted under these names is let be.
@@ -175,7 +176,7 @@ impl PairResults {
     pub fn open(
         dir: &Path,
         variant: &Variant,
-        pair: &[Signature],
+        pair: &TablePair,
         dtw_checksum: impl Fn(Signature) -> Option<u64>,
     ) -> Option<PairResults> {
         let tables = pair
@@ -308,7 +309,7 @@ mod tests {
         for t in &tables {
             write_results(dir.path(), &v, t, 42).expect("written");
         }
-        let results = PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(42)).expect("both files whole");
+        let results = PairResults::open(dir.path(), &v, &TablePair::of(sig), |_| Some(42)).expect("both files whole");
         let in_memory = PairResults::of_solved(&tables);
         for t in &tables {
             let s = t.index.signature();
@@ -327,23 +328,23 @@ mod tests {
         }
         assert!(tables[0].captures.as_ref().is_some_and(|f| (0..f.len()).any(|i| f.get(i))), "some flag set");
         assert!(results.table(Signature::new(1, 0, 1, 0)).is_none(), "not the pair's table");
-        assert!(PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(43)).is_none(), "another DTW file");
+        assert!(PairResults::open(dir.path(), &v, &TablePair::of(sig), |_| Some(43)).is_none(), "another DTW file");
 
         let path = results_path(dir.path(), &v, sig);
         let mut bytes = std::fs::read(&path).expect("read");
         bytes[HEADER_LEN + 3] ^= 4;
         std::fs::write(&path, &bytes).expect("flipped");
-        assert!(PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(42)).is_none(), "a bit flipped");
+        assert!(PairResults::open(dir.path(), &v, &TablePair::of(sig), |_| Some(42)).is_none(), "a bit flipped");
         bytes[HEADER_LEN + 3] ^= 4;
         let last = bytes.len() - 1;
         bytes[last] ^= 1;
         std::fs::write(&path, &bytes).expect("a flag flipped");
-        assert!(PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(42)).is_none(), "a flag flipped");
+        assert!(PairResults::open(dir.path(), &v, &TablePair::of(sig), |_| Some(42)).is_none(), "a flag flipped");
         bytes[last] ^= 1;
         std::fs::write(&path, &bytes[..bytes.len() - 1]).expect("cut");
-        assert!(PairResults::open(dir.path(), &v, &[sig, flip], |_| Some(42)).is_none(), "cut short");
+        assert!(PairResults::open(dir.path(), &v, &TablePair::of(sig), |_| Some(42)).is_none(), "cut short");
 
-        remove_results(dir.path(), &v, &[sig, flip]);
+        remove_results(dir.path(), &v, &TablePair::of(sig));
         assert!(!path.exists() && !results_path(dir.path(), &v, flip).exists(), "removed");
     }
 }

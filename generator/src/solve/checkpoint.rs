@@ -307,8 +307,7 @@ mod tests {
         assert!(!dir.path().join("0101.theory.checkpoint-tmp").exists());
 
         let (x, y) = (slots(&[0; 5]), slots(&[0; 3]));
-        let same =
-            Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, theory_pass_stage, quiet);
+        let same = Checkpoint::new(path.clone(), "international 0101 theory", Duration::ZERO, theory_pass_stage, quiet);
         assert_eq!(same.load(&[&x, &y], 0xFFFF), Some(12));
         assert_eq!((read(&x), read(&y)), (read(&a), read(&b)));
 

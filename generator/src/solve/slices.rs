@@ -562,7 +562,7 @@ mod tests {
         let budget = MemoryBudget::new((192 << 20) + (32 << 20) + 1_200_000);
         let sliced: Vec<Signature> = Signature::all_with(4)
             .into_iter()
-            .filter(|s| *s <= s.flipped() && pair_state_bytes(variant, &[*s], budget).1)
+            .filter(|s| *s <= s.flipped() && pair_state_bytes(variant, &crate::pair::TablePair::of(*s), budget).1)
             .collect();
         assert!(sliced.contains(&Signature::new(1, 1, 1, 1)), "sliced: {sliced:?}");
         let rules = kabe_probe::DrawRules::new(kabe_probe::DrawRuleSet::usual_for(&variant), &variant);
