@@ -207,6 +207,9 @@ fn status_of(e: &ProbeError) -> c_int {
         ProbeError::VariantNotOpen { .. } => KABE_ERR_VARIANT,
         ProbeError::NotCached => KABE_NOT_CACHED,
         ProbeError::Counters(_) => KABE_ERR_COUNTERS,
+        // A case newer than this list (the error enums are open to growth): the most
+        // general code, a table or directory that cannot be read; the message says more.
+        _ => KABE_ERR_IO,
     }
 }
 

@@ -12,6 +12,8 @@
 //! # Ok::<(), kabe_probe::MoveError>(())
 //! ```
 
+#![warn(clippy::missing_errors_doc)]
+
 mod index;
 pub mod rules;
 pub mod successors;

@@ -14,6 +14,9 @@ use crate::{Counters, Move, Position, RuleScore, Score, Wld};
 
 /// The DTW score from the successors' scores: the quickest win through a lost child, else
 /// the slowest loss when every child wins, else a draw.
+///
+/// # Errors
+/// The first error `child` returns; the moves after it are not looked at.
 pub fn score_from<E>(position: &Position, mut child: impl FnMut(&Position) -> Result<Score, E>) -> Result<Score, E> {
     if let Some(settled) = position.settled_score() {
         return Ok(settled);
@@ -28,6 +31,9 @@ pub fn score_from<E>(position: &Position, mut child: impl FnMut(&Position) -> Re
 /// The score of a position that has moves (and is not settled by its material), from
 /// its children's scores: what [`score_from`] gives, for a caller that gathers the
 /// children itself.
+///
+/// # Errors
+/// The first error among `children`; the ones after it are not read.
 pub fn best_score<E>(children: impl IntoIterator<Item = Result<Score, E>>) -> Result<Score, E> {
     let mut quickest_win: Option<u16> = None;
     let mut slowest_loss = 0u16;
@@ -55,6 +61,10 @@ pub fn best_score<E>(children: impl IntoIterator<Item = Result<Score, E>>) -> Re
 /// counts (decided at once); any other move is worth the successor's own rule value one
 /// ply later. Wins are the quickest, losses the slowest; a distance beyond the count's
 /// longest limit is undecided, as is a position that is neither.
+///
+/// # Errors
+/// The first error of `oracle` for a position after a move (for the tablebase's oracle,
+/// a [`ProbeError`](crate::tablebase::ProbeError) naming a missing or unusable table).
 pub fn rule_score_from<O: Oracle>(
     oracle: &O,
     rules: &DrawRules,
@@ -72,6 +82,9 @@ pub fn rule_score_from<O: Oracle>(
 /// every legal move of `position` (not drawn by its material) with the position after
 /// it. The oracle is asked about those very positions (by reference), so a caller that
 /// has located them already can answer without locating them again.
+///
+/// # Errors
+/// The first error of `oracle` for one of `children`, as [`rule_score_from`].
 pub fn rule_score_of_children<'m, O: Oracle, P: std::borrow::Borrow<Position>>(
     oracle: &O,
     rules: &DrawRules,
@@ -87,6 +100,10 @@ pub fn rule_score_of_children<'m, O: Oracle, P: std::borrow::Borrow<Position>>(
 /// move never ends a count (no reset rule resets on it, and it changes no material), so
 /// that value is all it is worth, and a caller that reads those values by index need not
 /// make the moves.
+///
+/// # Errors
+/// The first error of `oracle` for one of `children`, or the first error among
+/// `king_steps`.
 pub fn rule_score_with_king_steps<'m, O: Oracle, P: std::borrow::Borrow<Position>>(
     oracle: &O,
     rules: &DrawRules,

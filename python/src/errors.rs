@@ -53,5 +53,8 @@ pub fn probe_error(e: ProbeError) -> PyErr {
         ProbeError::Table(_) | ProbeError::Directory { .. } => TableError::new_err(e.to_string()),
         ProbeError::NotCached => MissingTableError::new_err(e.to_string()),
         ProbeError::Counters(_) => CounterError::new_err(e.to_string()),
+        // A case newer than this list (the error enums are open to growth): the general
+        // table error, with the message.
+        _ => TableError::new_err(e.to_string()),
     }
 }

@@ -17,6 +17,8 @@
 //! # Ok::<(), kabe_rules::MoveError>(())
 //! ```
 
+#![warn(clippy::missing_errors_doc)]
+
 mod geometry;
 mod movegen;
 pub mod notation;

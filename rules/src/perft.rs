@@ -64,6 +64,12 @@ pub struct PerftVector {
 
 /// Reads a perft data file: blocks of `id NAME`, `variant V`, `fen FEN` and
 /// `perft DEPTH NODES` lines; `#` starts a comment. Errors name the line.
+///
+/// # Errors
+/// A message naming the line (its number and text) at the first line that is not
+/// `KEY VALUE`, has an unknown key or variant, gives a `fen` before its `variant` or `id`
+/// or one that is not a position of the variant, or a `perft` line before any `fen` or
+/// not of the form `perft DEPTH NODES` with a depth of at most 64.
 pub fn parse_perft_vectors(text: &str) -> Result<Vec<PerftVector>, String> {
     let mut out: Vec<PerftVector> = Vec::new();
     let mut id: Option<String> = None;

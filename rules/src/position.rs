@@ -28,6 +28,7 @@ pub struct SetupPiece {
 
 /// Why a [`Setup`] is not a position of the variant.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SetupError {
     /// A square number outside `1..=n`.
     #[error("square {square} is off the board (the {variant} board has squares 1-{squares})")]
@@ -108,6 +109,12 @@ impl Position {
     }
 
     /// Checks `setup` against `variant` and builds the position.
+    ///
+    /// # Errors
+    /// [`SetupError::NoSideToMove`] when the setup has no side to move;
+    /// [`SetupError::SquareOutOfRange`] for a square number off the board;
+    /// [`SetupError::SquareUsedTwice`] for two pieces on one square;
+    /// [`SetupError::ManOnPromotionRow`] for a man on the row where it would be crowned.
     pub fn from_setup(variant: Variant, setup: &Setup) -> Result<Position, SetupError> {
         let turn = setup.turn.ok_or(SetupError::NoSideToMove)?;
         let mut p = Position::empty(variant, turn);

@@ -40,6 +40,7 @@ pub struct Counters {
 
 /// Counters that cannot belong to the position.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CounterError {
     /// The rule set has no rule of that name.
     #[error("the {set} rules have no article '{article}' (articles: {known})")]
@@ -125,6 +126,16 @@ impl Counters {
     /// Counters from explicit numbers, as an engine knows them: plies since the last reset
     /// and, when a material count runs, which rule's and its plies. A position whose
     /// material is a rule's always has that count (started now when not given).
+    ///
+    /// # Errors
+    /// [`CounterError::RuleSet`] when `rules` are not written for the position's game;
+    /// [`CounterError::PastLimit`] when a count is beyond its rule's limit;
+    /// [`CounterError::UnknownArticle`] when the material count names no rule of the set;
+    /// [`CounterError::WrongMaterial`] when that rule's count cannot run in the position's
+    /// material; [`CounterError::StrongSideUnknown`] when a count by the strong side's
+    /// moves with a king against a king names no side, [`CounterError::WrongStrongSide`]
+    /// when the side it names has the lone king; [`CounterError::ResetBeyondMaterial`]
+    /// when the reset count exceeds the material count.
     pub fn new(
         rules: &DrawRules,
         position: &Position,
@@ -197,6 +208,11 @@ impl Counters {
     /// Counters from text such as `6.2=14` or `6.3=9,6.2=4` (plies per article). A count
     /// by the strong side's moves may name that side (`16c=20:white`), which it must where
     /// both sides are lone kings.
+    ///
+    /// # Errors
+    /// [`CounterError::Syntax`] when a part is not `ARTICLE=PLIES` (with an optional
+    /// `:white` or `:black`, never on the reset count); [`CounterError::UnknownArticle`]
+    /// when an article is not the set's; then every error of [`Counters::new`].
     pub fn parse(rules: &DrawRules, position: &Position, text: &str) -> Result<Counters, CounterError> {
         let mut reset_plies = 0;
         let mut material = None;
@@ -241,6 +257,11 @@ impl Counters {
     /// The counters checked against `position` as [`Counters::new`] checks them (for
     /// counters assembled field by field, as an engine may), with a count the material
     /// starts filled in.
+    ///
+    /// # Errors
+    /// Those of [`Counters::new`], e.g. [`CounterError::RuleSet`] for counters of a set
+    /// not written for the position's game, [`CounterError::PastLimit`] for a count
+    /// beyond its limit.
     pub fn checked(&self, position: &Position) -> Result<Counters, CounterError> {
         Counters::new(&self.rules(position.variant()), position, self.reset_plies, self.material)
     }

@@ -18,9 +18,19 @@ pub trait Oracle {
     /// Why a value is not available.
     type Error;
     /// The theoretical score (DTW) of any position within table range.
+    ///
+    /// # Errors
+    /// [`Oracle::Error`] when the value is not available: for the tablebase, a
+    /// [`ProbeError`](crate::tablebase::ProbeError) naming the missing or unusable table;
+    /// for a build, a table not built yet.
     fn theoretical(&self, position: &Position) -> Result<Score, Self::Error>;
     /// The stored rule value of a position whose signature has a rule table
     /// ([`super::DrawRules::context`] is `Some`).
+    ///
+    /// # Errors
+    /// [`Oracle::Error`] when the value is not available, as
+    /// [`Oracle::theoretical`]: the rule table or a table its search reads is missing or
+    /// unusable, or not built yet.
     fn counted(&self, position: &Position) -> Result<RuleScore, Self::Error>;
 }
 
@@ -45,6 +55,10 @@ impl Verdict {
 }
 
 /// The exact verdict of `position` with `counters`.
+///
+/// # Errors
+/// The first error of `oracle`: for the position's theoretical value, or its rule value
+/// where a count governs it. `counters` are not checked against the position here.
 pub fn verdict<O: Oracle>(oracle: &O, position: &Position, counters: &Counters) -> Result<Verdict, O::Error> {
     let theoretical = oracle.theoretical(position)?;
     let (count, within) = match governing_distance(oracle, position, counters)? {
@@ -62,6 +76,9 @@ pub fn verdict<O: Oracle>(oracle: &O, position: &Position, counters: &Counters) 
 /// The exact result alone, as [`verdict`]'s `exact`: the theoretical value is read only
 /// where the rule table does not decide (a generator values every move that ends a
 /// count this way, and the rule table answers nearly all of them alone).
+///
+/// # Errors
+/// The first error of `oracle`, as [`verdict`].
 pub fn exact_result<O: Oracle>(oracle: &O, position: &Position, counters: &Counters) -> Result<Wld, O::Error> {
     Ok(match governing_distance(oracle, position, counters)? {
         Governing::NoCount => oracle.theoretical(position)?.wld(),
@@ -113,6 +130,9 @@ pub struct MoveVerdict {
 /// Every legal move with its exact result, best first: wins before draws before losses;
 /// among wins the fastest (shortest distance within the count, then shortest DTW), among
 /// losses the longest, among draws those the theory rates best.
+///
+/// # Errors
+/// The first error of `oracle` for a position after a move, as [`verdict`].
 pub fn rank_moves<O: Oracle>(
     oracle: &O,
     position: &Position,
@@ -162,6 +182,9 @@ fn rank_key(m: &MoveVerdict) -> (u8, i64, i64) {
 }
 
 /// The moves that keep the exact verdict of the position, best first.
+///
+/// # Errors
+/// The first error of `oracle` for a position after a move, as [`rank_moves`].
 pub fn best_moves<O: Oracle>(
     oracle: &O,
     position: &Position,
@@ -190,6 +213,10 @@ pub enum LineEnd {
 
 /// One line of best play from the position (each side playing its first best move) until
 /// the game ends, a count draws it, or `max_plies` plies for a draw no count ends.
+///
+/// # Errors
+/// The first error of `oracle` for a position along the line, as [`rank_moves`]; the
+/// line found before it is not returned.
 pub fn best_line<O: Oracle>(
     oracle: &O,
     position: &Position,

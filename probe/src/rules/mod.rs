@@ -345,6 +345,10 @@ impl DrawRules {
     }
 
     /// Checks the facts the counters rely on (see the module documentation).
+    ///
+    /// # Errors
+    /// A message naming the article when a material rule's longest count is not below
+    /// the reset rule's limit.
     pub fn check(&self) -> Result<(), String> {
         if let Some(reset) = self.reset {
             for r in self.material {

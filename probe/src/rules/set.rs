@@ -130,6 +130,7 @@ pub struct UnknownDrawRules(pub String);
 
 /// A rule set that cannot be used for a game.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RuleSetError {
     /// No set has that name.
     #[error(transparent)]
@@ -148,6 +149,10 @@ pub enum RuleSetError {
 
 impl DrawRuleSet {
     /// `self`, when it is written for `variant`.
+    ///
+    /// # Errors
+    /// [`RuleSetError::NotForVariant`], with the sets that are, when the set is not
+    /// written for `variant`.
     pub fn check_for(self, variant: &Variant) -> Result<DrawRuleSet, RuleSetError> {
         if self.applies_to(variant) {
             Ok(self)
@@ -162,6 +167,10 @@ impl DrawRuleSet {
 
     /// The set named `name` (`None` or empty: the variant's usual set), checked against
     /// the game: what every front end reads a `rules` argument with.
+    ///
+    /// # Errors
+    /// [`RuleSetError::Unknown`] when `name` is not a rule set;
+    /// [`RuleSetError::NotForVariant`] when it is one not written for `variant`.
     pub fn for_game(name: Option<&str>, variant: &Variant) -> Result<DrawRuleSet, RuleSetError> {
         match name.map(str::trim).filter(|n| !n.is_empty()) {
             Some(name) => name.parse::<DrawRuleSet>()?.check_for(variant),

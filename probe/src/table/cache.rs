@@ -164,6 +164,11 @@ impl BlockCache {
 
     /// Runs `f` on block `block` of `file` (cached under `key`), read and decompressed
     /// with `context` and kept when it is not cached yet.
+    ///
+    /// # Errors
+    /// When the block is not cached and cannot be read: [`TableError::Io`] for a failed
+    /// read, [`TableError::Corrupt`] for a block that is out of range or does not
+    /// decompress to its size (as [`TableFile::block_with`](super::TableFile::block_with)).
     pub fn read_block<R>(
         &self,
         key: BlockKey,

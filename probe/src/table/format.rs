@@ -106,6 +106,7 @@ pub(crate) fn build_hint(path: &Path, rules: Option<DrawRuleSet>) -> String {
 
 /// A table file that cannot be used. Every error names the file.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TableError {
     /// The file is not there.
     #[error("{path}: table file missing{}", build_hint(path, *rules))]
@@ -306,6 +307,12 @@ impl Header {
     }
 
     /// Reads a header, checking magic and version; `path` is for errors.
+    ///
+    /// # Errors
+    /// [`TableError::NotATable`] when the bytes do not start with kabe's magic;
+    /// [`TableError::Version`] for another format version; [`TableError::Corrupt`] for a
+    /// truncated header, an unknown metric or flag, or an entry width, variant name,
+    /// block size or block count that cannot be right.
     pub fn parse(bytes: &[u8], path: &std::path::Path) -> Result<Header, TableError> {
         if bytes.len() < 8 || bytes[0..8] != MAGIC {
             return Err(TableError::NotATable { path: path.to_path_buf() });

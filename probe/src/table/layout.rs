@@ -71,6 +71,10 @@ impl TableDir {
     /// The table files of `variant` here, by path: every name [`parse_file_name`] reads
     /// (whatever the file holds). No folder for the variant is no tables; an unreadable
     /// one is an error naming it.
+    ///
+    /// # Errors
+    /// The I/O error, with the folder named in its message, when the variant's folder
+    /// exists but it (or an entry in it) cannot be read.
     pub fn files(&self, variant: &Variant) -> std::io::Result<Vec<(PathBuf, Signature, Metric)>> {
         let folder = self.folder(variant);
         let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", folder.display()));
@@ -89,6 +93,9 @@ impl TableDir {
     }
 
     /// The signatures with a table file of `variant` here, with the metrics present.
+    ///
+    /// # Errors
+    /// As [`TableDir::files`]: the folder exists but cannot be read.
     pub fn tables(&self, variant: &Variant) -> std::io::Result<BTreeMap<Signature, Vec<Metric>>> {
         let mut out: BTreeMap<Signature, Vec<Metric>> = BTreeMap::new();
         for (_, signature, metric) in self.files(variant)? {

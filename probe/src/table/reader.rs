@@ -134,12 +134,23 @@ pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), TableError> {
 impl TableFile {
     /// Opens `path`, which must hold the `metric` table of `signature` in `variant`, for
     /// positional reads.
+    ///
+    /// # Errors
+    /// [`TableError::Missing`] when there is no file at `path`; [`TableError::Io`] when it
+    /// cannot be read or is not a regular file; [`TableError::NotATable`],
+    /// [`TableError::Version`] or [`TableError::Corrupt`] for a bad header, block index
+    /// or position count; [`TableError::OtherGame`] when it is a table of another game,
+    /// [`TableError::Foreign`] when of another material or metric of this one.
     pub fn open(path: &Path, variant: &Variant, signature: Signature, metric: Metric) -> Result<TableFile, TableError> {
         let (file, len) = open_regular(path)?;
         TableFile::checked(path, variant, signature, metric, Source::Positional { file, len })
     }
 
     /// As [`TableFile::open`], memory-mapped.
+    ///
+    /// # Errors
+    /// Those of [`TableFile::open`]; [`TableError::Io`] also when the file cannot be
+    /// mapped.
     ///
     /// # Safety
     ///
@@ -183,6 +194,11 @@ impl TableFile {
 
     /// Reads a table from bytes in memory (`name` is used in errors). Checks the header
     /// and block index, not the checksum (see [`TableFile::verify_checksum`]).
+    ///
+    /// # Errors
+    /// [`TableError::NotATable`], [`TableError::Version`] or [`TableError::Corrupt`]
+    /// (naming `name`) for a bad header, a block index cut short or out of order, or a
+    /// length the index does not give.
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<TableFile, TableError> {
         TableFile::from_parts(PathBuf::from(name), Source::Owned(bytes))
     }
@@ -240,6 +256,10 @@ impl TableFile {
     }
 
     /// Checks the checksum over the header and the whole body.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] when the checksum differs from the header's;
+    /// [`TableError::Io`] when the file cannot be read.
     pub fn verify_checksum(&self) -> Result<(), TableError> {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         hasher.update(&self.bytes.read(0, 56).map_err(|e| self.io(e))?);
@@ -262,6 +282,10 @@ impl TableFile {
     }
 
     /// The decompressed bytes of block `b`.
+    ///
+    /// # Errors
+    /// As [`TableFile::block_with`]; [`TableError::Io`] also when no decompression
+    /// context can be made.
     pub fn block(&self, b: u32) -> Result<Vec<u8>, TableError> {
         let mut context =
             zstd::bulk::Decompressor::new().map_err(|e| TableError::Io { path: self.path.clone(), error: e })?;
@@ -270,6 +294,11 @@ impl TableFile {
 
     /// As [`TableFile::block`], reusing a decompression context (creating one costs more
     /// than decompressing a small block).
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] when `b` is not a block of the file, or the block has no
+    /// checksum, fails it, or does not decompress to its size; [`TableError::Io`] when it
+    /// cannot be read.
     pub fn block_with(&self, b: u32, context: &mut zstd::bulk::Decompressor<'_>) -> Result<Vec<u8>, TableError> {
         let corrupt = |detail: String| TableError::Corrupt { path: self.path.clone(), detail };
         if b >= self.header.blocks {
@@ -298,6 +327,10 @@ impl TableFile {
     }
 
     /// The scores of block `b`.
+    ///
+    /// # Errors
+    /// As [`TableFile::block_with`]; [`TableError::Corrupt`] also for an entry that is
+    /// no score.
     pub fn block_scores(&self, b: u32) -> Result<Vec<Score>, TableError> {
         let data = self.block(b)?;
         (0..self.header.positions_in_block(b))
@@ -311,6 +344,10 @@ impl TableFile {
     }
 
     /// The score of position `index` (decompresses its block; no cache yet).
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] when `index` is beyond the table or its entry is no
+    /// score; otherwise as [`TableFile::block_with`].
     pub fn score(&self, index: u64) -> Result<Score, TableError> {
         if index >= self.header.positions {
             return Err(TableError::Corrupt {
@@ -328,6 +365,9 @@ impl TableFile {
     }
 
     /// Every score, in index order.
+    ///
+    /// # Errors
+    /// The first error of [`TableFile::block_scores`].
     pub fn all_scores(&self) -> Result<Vec<Score>, TableError> {
         let mut out = Vec::new();
         for b in 0..self.header.blocks {
@@ -337,6 +377,10 @@ impl TableFile {
     }
 
     /// The rule value at `index` of a rule table.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] when the file is not a rule table, `index` is beyond it
+    /// or its block is short of the entry; otherwise as [`TableFile::block_with`].
     pub fn rule_score(&self, index: u64) -> Result<RuleScore, TableError> {
         if !matches!(self.header.metric, Metric::Rules(_)) || index >= self.header.positions {
             return Err(TableError::Corrupt {
@@ -354,6 +398,10 @@ impl TableFile {
     }
 
     /// Every rule value of a rule table, in index order.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] when the file is not a rule table or a block is short of
+    /// its entries; otherwise the first error of [`TableFile::block_with`].
     pub fn all_rule_scores(&self) -> Result<Vec<RuleScore>, TableError> {
         if !matches!(self.header.metric, Metric::Rules(_)) {
             return Err(TableError::Corrupt {

@@ -38,6 +38,10 @@ pub fn encode(values: &[u8]) -> Vec<u8> {
 
 /// Expands a run code into `positions` values packed four to a byte (the layout the
 /// readers index); `Err` says what is wrong with a malformed code.
+///
+/// # Errors
+/// What is wrong, with the position reached, when a run has the value 3, a run length is
+/// cut short, too long or overflows, or the runs do not cover exactly `positions`.
 pub fn decode_packed(code: &[u8], positions: usize) -> Result<Vec<u8>, String> {
     let mut out = vec![0u8; positions.div_ceil(4)];
     let mut at = 0usize;

@@ -8,6 +8,7 @@ use crate::table::TableError;
 
 /// Why a probe has no answer. Every case names the material or the file.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProbeError {
     /// A table file is unusable: missing, damaged, of another version or another game.
     #[error(transparent)]

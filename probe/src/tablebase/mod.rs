@@ -143,6 +143,12 @@ impl TablebaseBuilder {
     /// let missing = Tablebase::builder("/no/such/dir").open();
     /// assert!(matches!(missing, Err(ProbeError::Directory { .. })));
     /// ```
+    ///
+    /// # Errors
+    /// [`ProbeError::Directory`], naming the folder, when the directory is missing or not
+    /// a directory, or it or a variant's folder in it cannot be read. A table file that
+    /// cannot be used is no error here: [`Tablebase::unusable_files`] lists it, and a
+    /// probe that needs it names it.
     pub fn open(self) -> Result<Tablebase, ProbeError> {
         if let Ok(meta) = std::fs::metadata(&self.dir)
             && !meta.is_dir()
@@ -293,6 +299,10 @@ impl Tablebase {
     /// println!("complete up to {} pieces", tb.max_pieces());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// # Errors
+    /// As [`TablebaseBuilder::open`]: [`ProbeError::Directory`] when the directory is
+    /// missing, not a directory or unreadable.
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
         Tablebase::builder(dir).open()
     }
@@ -421,6 +431,15 @@ impl Tablebase {
     /// assert_eq!(tb.probe_wld(&p)?, Wld::Win);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`ProbeError::VariantNotOpen`] when the position's variant is not open;
+    /// [`ProbeError::NoTable`] when no table holds the material and the side to move has
+    /// no capture to leave it, or [`ProbeError::TooManyPieces`] when the position has
+    /// more pieces than the tables here and no capture leads into them;
+    /// [`ProbeError::Table`], naming the file, when a table it reads is unusable: damaged
+    /// (in its header, or in a block read now), of another version or game, or gone
+    /// since the open.
     pub fn probe_wld(&self, position: &Position) -> Result<Wld, ProbeError> {
         self.wld(position, Access::Disk)?.ok_or(ProbeError::NotCached)
     }
@@ -443,6 +462,13 @@ impl Tablebase {
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`ProbeError::VariantNotOpen`] when the position's variant is not open;
+    /// [`ProbeError::NoTable`] (or [`ProbeError::TooManyPieces`], beyond the largest
+    /// table) when no WLD table holds its material: no capture is searched here;
+    /// [`ProbeError::Table`], naming the file, when the table is unusable or the block
+    /// read is damaged.
     pub fn probe_wld_stored(&self, position: &Position) -> Result<Option<Wld>, ProbeError> {
         let tables = self.tables(position.variant())?;
         match self.wld_stored(tables, position, Access::Disk)? {
@@ -457,6 +483,10 @@ impl Tablebase {
     /// `positions[i]` (White to move, of `signature`) has index `first + i`. Appends one
     /// value a position to `out`. What a generator's pass over a table asks: the indices
     /// are known, and each block is looked up once, not once a position.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_wld_stored`], at the first position that has no answer
+    /// (what was appended before it stays in `out`).
     pub fn probe_wld_stored_run(
         &self,
         signature: Signature,
@@ -516,6 +546,10 @@ impl Tablebase {
     /// assert!(tb.probe_wld_cached(&p)?.is_some());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_wld`], for what the cache holds; a block not in the cache is
+    /// `Ok(None)`, not an error.
     pub fn probe_wld_cached(&self, position: &Position) -> Result<Option<Wld>, ProbeError> {
         self.wld(position, Access::CacheOnly)
     }
@@ -532,6 +566,14 @@ impl Tablebase {
     /// println!("{}", tb.probe_dtw(&p)?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`ProbeError::VariantNotOpen`] when the position's variant is not open;
+    /// [`ProbeError::NoTable`] when no DTW table holds the material and the side to move
+    /// has no capture to leave it, or [`ProbeError::TooManyPieces`] when the position has
+    /// more pieces than the tables here and no capture leads into them;
+    /// [`ProbeError::Table`], naming the file, when a table it reads is unusable, as for
+    /// [`Tablebase::probe_wld`].
     pub fn probe_dtw(&self, position: &Position) -> Result<Score, ProbeError> {
         let tables = self.tables(position.variant())?;
         self.dtw(tables, position)
@@ -540,6 +582,12 @@ impl Tablebase {
     /// The raw rule-table value of a position within range: the distance within the count
     /// its material keeps ([`RuleScore`]), as the rule tables of `set` store it. Most
     /// callers want [`Tablebase::probe`], which applies the counters.
+    ///
+    /// # Errors
+    /// [`ProbeError::VariantNotOpen`] when the position's variant is not open;
+    /// [`ProbeError::NoTable`] (or [`ProbeError::TooManyPieces`], beyond the largest
+    /// table) when `set` has no rule table for the material: no capture is searched
+    /// here; [`ProbeError::Table`], naming the file, when a table it reads is unusable.
     pub fn probe_counted(&self, position: &Position, set: DrawRuleSet) -> Result<RuleScore, ProbeError> {
         let tables = self.tables(position.variant())?;
         self.counted(tables, set, position)
@@ -563,6 +611,13 @@ impl Tablebase {
     /// assert_eq!((verdict.exact, verdict.count), (Wld::Draw, Some(("16b", 2))));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`ProbeError::Counters`] when `counters` do not fit the position (see
+    /// [`Counters::checked`]); otherwise as [`Tablebase::probe_dtw`], the rule tables of
+    /// the counters' set read as well: [`ProbeError::VariantNotOpen`],
+    /// [`ProbeError::NoTable`] or [`ProbeError::TooManyPieces`] naming the DTW or rule
+    /// table that is not here, [`ProbeError::Table`] naming an unusable file.
     pub fn probe(&self, position: &Position, counters: &Counters) -> Result<Verdict, ProbeError> {
         let tables = self.tables(position.variant())?;
         self.verdict(tables, position, &counters.checked(position)?)
@@ -584,6 +639,9 @@ impl Tablebase {
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// # Errors
+    /// As [`Tablebase::ranked_moves`].
     pub fn best_moves(&self, position: &Position, counters: &Counters) -> Result<Vec<MoveVerdict>, ProbeError> {
         Ok(exact::keep_best(self.ranked_moves(position, counters)?))
     }
@@ -604,6 +662,10 @@ impl Tablebase {
     /// assert_eq!(moves[0].exact, Wld::Win);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`ProbeError::Counters`] when `counters` do not fit the position; otherwise as
+    /// [`Tablebase::probe`] for the first position after a move that has no answer.
     pub fn ranked_moves(&self, position: &Position, counters: &Counters) -> Result<Vec<MoveVerdict>, ProbeError> {
         let tables = self.tables(position.variant())?;
         let counters = counters.checked(position)?;
@@ -626,6 +688,10 @@ impl Tablebase {
 
     /// One line of best play from the position (each side playing its first best move)
     /// until the game ends, a count draws it, or `max_plies` plies of a draw no count ends.
+    ///
+    /// # Errors
+    /// As [`Tablebase::best_moves`], for the first position along the line that has no
+    /// answer; the line found before it is not returned.
     pub fn best_line(
         &self,
         position: &Position,

@@ -8,6 +8,7 @@ use crate::variant::{Color, NotationStyle, PieceKind, Square, Variant};
 
 /// A FEN string that could not be read or does not give a legal position.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FenError {
     /// The text is not FEN.
     #[error("malformed FEN \"{fen}\": {reason} at \"{token}\"")]
@@ -43,6 +44,12 @@ pub fn quoted(text: &str) -> String {
 }
 
 /// Reads a FEN into an unvalidated setup.
+///
+/// # Errors
+/// [`FenError::Malformed`], naming the part, when the text is not FEN: no side to move, a
+/// field that is not a piece list of W or B, a second list for one colour, a square that
+/// cannot be read, a range that runs backwards or over more than 100 squares, or no piece
+/// lists at all. Squares are not checked against the board here.
 pub fn parse_setup(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
     let malformed = |token: &str, reason| FenError::Malformed { fen: quoted(fen), token: quoted(token), reason };
     let mut text = fen.trim();
@@ -115,6 +122,12 @@ pub fn parse_setup(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
 }
 
 /// Reads a FEN and validates it as a position of `variant`.
+///
+/// # Errors
+/// [`FenError::Malformed`] when the text is not FEN (as [`parse_setup`]);
+/// [`FenError::Invalid`], with the [`SetupError`], when it is FEN but not a position of
+/// `variant`: a square off its board, a square used twice, or a man on its own
+/// promotion row.
 pub fn parse(variant: &Variant, fen: &str) -> Result<Position, FenError> {
     let setup = parse_setup(variant, fen)?;
     Position::from_setup(*variant, &setup).map_err(|error| FenError::Invalid { fen: quoted(fen), error })
@@ -167,6 +180,10 @@ impl Position {
     /// assert_eq!(p, Position::start(Variant::INTERNATIONAL));
     /// # Ok::<(), kabe_rules::FenError>(())
     /// ```
+    ///
+    /// # Errors
+    /// As [`parse`]: [`FenError::Malformed`] when the text is not FEN,
+    /// [`FenError::Invalid`] when it is FEN but not a position of `variant`.
     pub fn from_fen(variant: Variant, fen: &str) -> Result<Position, FenError> {
         parse(&variant, fen)
     }

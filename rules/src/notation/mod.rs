@@ -28,6 +28,11 @@ pub(crate) fn kabe_number(variant: &Variant, written: u32) -> u32 {
 /// Reads one square: a number `1..=n` or, on any board, an algebraic name. Returns kabe's
 /// 1-based square number (the game's own on all but a mirrored board; numbers are
 /// range-checked later, by validation) or a reason.
+///
+/// # Errors
+/// The reason, as a short phrase, when the text is empty, too large a number, neither a
+/// number nor a name like `c3`, a name off the board, or a light square of a diagonal
+/// board.
 pub fn parse_square(variant: &Variant, text: &str) -> Result<u32, &'static str> {
     let text = text.trim();
     let bytes = text.as_bytes();

@@ -7,6 +7,7 @@ use crate::variant::{NotationStyle, Square, Variant};
 
 /// A move text that is not a legal move of the position.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum MoveError {
     /// The text is not a move.
     #[error("malformed move \"{text}\": {reason}")]
@@ -88,6 +89,12 @@ impl Position {
     /// assert!(p.parse_move("32-26").is_err());
     /// # Ok::<(), kabe_rules::MoveError>(())
     /// ```
+    ///
+    /// # Errors
+    /// [`MoveError::Malformed`] when the text is not squares joined by `-`, `x` or `:`, or
+    /// names a square off the board; [`MoveError::Illegal`], with the legal moves, when no
+    /// legal move matches; [`MoveError::Ambiguous`], with the candidates, when several
+    /// captures pass the squares given.
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         let squares = self.parse_squares(text)?;
         let legal = self.legal_moves();
