@@ -2,6 +2,7 @@
 //! a `kabe.Position`, a FEN string, or a board of another library with a `fen`
 //! attribute (py-draughts) or a `get_fen()` method (pydraughts), read by duck typing.
 
+use kabe_probe::notation::fen::guess_variant;
 use kabe_probe::{notation, Color, PieceKind, Signature, Variant};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -34,16 +35,6 @@ impl Move {
 /// A variant by kabe's name or by the names other libraries give it.
 pub fn variant_named(name: &str) -> PyResult<Variant> {
     name.parse::<Variant>().map_err(|e| PositionError::new_err(e.to_string()))
-}
-
-/// The variant a FEN string belongs to when nobody says: Russian when squares are
-/// written with letters (the 8x8 convention), else the default, else international.
-fn guess_variant(fen: &str, default: Option<Variant>) -> Variant {
-    let body = fen.split(':').skip(1).collect::<String>();
-    if body.chars().any(|c| matches!(c, 'a'..='h')) {
-        return default.filter(|v| v.squares() == 32).unwrap_or(Variant::RUSSIAN);
-    }
-    default.unwrap_or(Variant::INTERNATIONAL)
 }
 
 fn parse_fen(variant: Variant, fen: &str) -> PyResult<kabe_probe::Position> {

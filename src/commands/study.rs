@@ -67,12 +67,11 @@ pub struct StudyArgs {
     json: bool,
 }
 
-/// The variant of a study: given, or Russian when the FEN names squares by letter.
+/// The variant of a study: given, or guessed from its FEN as every front end guesses it.
 fn study_variant(args: &StudyArgs, fen: &str) -> anyhow::Result<Variant> {
     match &args.variant {
         Some(v) => crate::args::variant_arg(v),
-        None if fen.chars().any(|c| matches!(c, 'a'..='h')) => Ok(Variant::RUSSIAN),
-        None => Ok(Variant::INTERNATIONAL),
+        None => Ok(kabe_probe::notation::fen::guess_variant(fen, None)),
     }
 }
 

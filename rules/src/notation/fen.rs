@@ -121,6 +121,26 @@ pub fn parse_setup(variant: &Variant, fen: &str) -> Result<Setup, FenError> {
     Ok(setup)
 }
 
+/// The game a FEN is read as when nobody names one: Russian when its squares are written
+/// with letters (the 8x8 convention, `W:Wc3:Bf6`) unless `default` is another 32-square
+/// game, else `default`, else international. The one guess every front end makes.
+///
+/// ```
+/// use kabe_rules::notation::fen::guess_variant;
+/// use kabe_rules::Variant;
+/// assert_eq!(guess_variant("W:Wc3:Bf6", None), Variant::RUSSIAN);
+/// assert_eq!(guess_variant("B:W31:B20", None), Variant::INTERNATIONAL);
+/// assert_eq!(guess_variant("W:Wc3:Bf6", Some(Variant::INTERNATIONAL)), Variant::RUSSIAN);
+/// ```
+pub fn guess_variant(fen: &str, default: Option<Variant>) -> Variant {
+    // The side to move (`W`, `B`) comes before the first colon; squares after it.
+    let squares = fen.split_once(':').map_or("", |(_, rest)| rest);
+    if squares.chars().any(|c| matches!(c, 'a'..='h')) {
+        return default.filter(|v| v.squares() == 32).unwrap_or(Variant::RUSSIAN);
+    }
+    default.unwrap_or(Variant::INTERNATIONAL)
+}
+
 /// Reads a FEN and validates it as a position of `variant`.
 ///
 /// # Errors
