@@ -1,9 +1,7 @@
 //! The probe library: a directory of tables opened once, probed from any thread.
 //!
 //! ```
-//! # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-//! # let tables = folder.path().to_path_buf();
-//! # kabe_generator::build_small_tables(&tables)?;
+//! # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
 //! use kabe_probe::tablebase::Tablebase;
 //! use kabe_probe::{Counters, DrawRuleSet, DrawRules, Position, Variant, Wld};
 //!
@@ -292,9 +290,7 @@ impl Tablebase {
     /// The tables under `dir` with the default options.
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// let tb = kabe_probe::tablebase::Tablebase::open(&tables)?;
     /// println!("complete up to {} pieces", tb.max_pieces());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -327,9 +323,7 @@ impl Tablebase {
     /// its tables (0 when none is complete).
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// let tb = kabe_probe::tablebase::Tablebase::open(&tables)?;
     /// assert!(tb.max_pieces() >= 2);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -355,9 +349,7 @@ impl Tablebase {
     /// The same for one variant (0 when it is not open).
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// use kabe_probe::{tablebase::Tablebase, Variant};
     /// let tb = Tablebase::open(&tables)?;
     /// println!("Russian up to {} pieces", tb.max_pieces_of(&Variant::RUSSIAN));
@@ -373,9 +365,7 @@ impl Tablebase {
     /// for the game works as well: build its counters with [`DrawRules::new`].
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// use kabe_probe::{tablebase::Tablebase, DrawRuleSet, Variant};
     /// let tb = Tablebase::open(&tables)?;
     /// assert_eq!(tb.draw_rules(&Variant::INTERNATIONAL).map(|r| r.set), Some(DrawRuleSet::Fmjd));
@@ -389,9 +379,7 @@ impl Tablebase {
     /// them, beyond the materials whose count never ends early).
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// use kabe_probe::{tablebase::Tablebase, DrawRuleSet, Variant};
     /// let tb = Tablebase::open(&tables)?;
     /// assert!(tb.rule_sets(&Variant::RUSSIAN).contains(&DrawRuleSet::Ussr1953));
@@ -407,9 +395,7 @@ impl Tablebase {
     /// What the block cache holds.
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// let tb = kabe_probe::tablebase::Tablebase::open(&tables)?;
     /// assert_eq!(tb.cache_stats().capacity_bytes, kabe_probe::tablebase::DEFAULT_CACHE_BYTES);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -422,9 +408,7 @@ impl Tablebase {
     /// published databases give it).
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// use kabe_probe::{tablebase::Tablebase, Position, Variant, Wld};
     /// let tb = Tablebase::open(&tables)?;
     /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
@@ -451,9 +435,7 @@ impl Tablebase {
     /// ply later, as with Kingsrow's and Scan's databases: one lookup, never more.
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// use kabe_probe::{tablebase::Tablebase, Position, Variant, Wld};
     /// let tb = Tablebase::open(&tables)?;
     /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
@@ -535,9 +517,7 @@ impl Tablebase {
     /// not in the cache (for use deep in a search, where a disk read costs too much).
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// use kabe_probe::{tablebase::Tablebase, Position, Variant};
     /// let tb = Tablebase::open(&tables)?;
     /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
@@ -557,9 +537,7 @@ impl Tablebase {
     /// The theoretical value with its distance to win (plies to the end of the game).
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// use kabe_probe::{tablebase::Tablebase, Position, Variant};
     /// let tb = Tablebase::open(&tables)?;
     /// let p = Position::from_fen(Variant::INTERNATIONAL, "W:W32:B27")?;
@@ -597,9 +575,7 @@ impl Tablebase {
     /// result, the theoretical value, the count that governs and its plies left.
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// use kabe_probe::{tablebase::Tablebase, Counters, Position, Variant, Wld};
     /// let tb = Tablebase::open(&tables)?;
     /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
@@ -627,9 +603,7 @@ impl Tablebase {
     /// longest loss), each with the position and counters after it.
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// use kabe_probe::{tablebase::Tablebase, Counters, Position, Variant};
     /// let tb = Tablebase::open(&tables)?;
     /// let p = Position::from_fen(Variant::INTERNATIONAL, "W:W32:B27")?;
@@ -650,9 +624,7 @@ impl Tablebase {
     /// draws, then losses longest first), each with the position and counters after it.
     ///
     /// ```
-    /// # let folder = tempfile::tempdir()?; // removed when the example ends, passed or failed
-    /// # let tables = folder.path().to_path_buf();
-    /// # kabe_generator::build_small_tables(&tables)?;
+    /// # let tables = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tables"); // 2-3 pieces, committed
     /// use kabe_probe::{tablebase::Tablebase, Counters, Position, Variant, Wld};
     /// let tb = Tablebase::open(&tables)?;
     /// let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1,Kc1:BKh8")?;
