@@ -76,3 +76,53 @@ fn every_position_answers_from_the_committed_tables() {
     let p = Position::from_fen(Variant::RUSSIAN, "W:WKa1:BKh8").expect("FEN");
     assert_eq!(tb.probe_wld(&p).expect("probe"), Wld::Loss);
 }
+
+/// A source of the engine's own (here: bytes in memory that count the reads made through
+/// them) reads the same values as the file, through the same seam.
+#[test]
+fn a_table_reads_the_same_through_any_source() {
+    use std::borrow::Cow;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    use kabe_probe::table::{MappedFile, Metric, PositionalFile, TableFile, TableSource};
+
+    #[derive(Debug)]
+    struct Counting {
+        bytes: Vec<u8>,
+        reads: Arc<AtomicU64>,
+    }
+    impl TableSource for Counting {
+        fn len(&self) -> u64 {
+            self.bytes.len() as u64
+        }
+        fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Cow<'_, [u8]>> {
+            self.reads.fetch_add(1, Ordering::Relaxed);
+            self.bytes.read_at(offset, len)
+        }
+    }
+
+    let variant = Variant::INTERNATIONAL;
+    let sig = Signature::new(1, 1, 1, 0);
+    let path = tables().join("international/1110.dtw.kabe");
+    let file = TableFile::open(&path, &variant, sig, Metric::Dtw).expect("the file");
+    let expected = file.all_scores().expect("scores");
+    let bytes = std::fs::read(&path).expect("read");
+    let reads = Arc::new(AtomicU64::new(0));
+    let counting = Counting { bytes: bytes.clone(), reads: Arc::clone(&reads) };
+    let own = TableFile::from_source("counted", counting, &variant, sig, Metric::Dtw).expect("from a source");
+    own.verify_checksum().expect("the checksum holds");
+    assert_eq!(own.all_scores().expect("scores"), expected);
+    assert!(reads.load(Ordering::Relaxed) > 2, "every read went through the source");
+    let positional = PositionalFile::open(&path).expect("a regular file");
+    assert_eq!(positional.len(), bytes.len() as u64);
+    let from_file = TableFile::from_source(&path, positional, &variant, sig, Metric::Dtw).expect("open");
+    assert_eq!(from_file.all_scores().expect("scores"), expected);
+    // SAFETY: the committed file is not changed while the test runs.
+    let mapped = unsafe { MappedFile::open(&path) }.expect("mapped");
+    let from_map = TableFile::from_source(&path, mapped, &variant, sig, Metric::Dtw).expect("open");
+    assert_eq!(from_map.all_scores().expect("scores"), expected);
+    // The header is checked whatever the source: another material is refused by name.
+    let other = TableFile::from_source("counted-again", bytes, &variant, Signature::new(0, 1, 1, 1), Metric::Dtw);
+    assert!(other.expect_err("another material").to_string().starts_with("counted-again: "));
+}

@@ -47,4 +47,4 @@ pub use format::{
     Header, TableError, TableFlags, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS, MAX_TABLE_PIECES,
 };
 pub use metric::Metric;
-pub use reader::TableFile;
+pub use reader::{MappedFile, PositionalFile, TableFile, TableSource};

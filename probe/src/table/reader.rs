@@ -24,47 +24,112 @@ pub struct TableFile {
     path: PathBuf,
     header: Header,
     offsets: Vec<u64>,
-    bytes: Source,
+    bytes: Box<dyn TableSource>,
 }
 
-/// Where a table's bytes come from: the small seam every read goes through.
+/// Where a table's bytes come from: the seam every read of a table goes through. kabe
+/// gives three ([`PositionalFile`], [`MappedFile`], and `Vec<u8>` in memory); an engine
+/// with its own storage (a packed archive, a network block store) gives its own and opens
+/// it with [`TableFile::from_source`].
+pub trait TableSource: std::fmt::Debug + Send + Sync {
+    /// The length in bytes.
+    fn len(&self) -> u64;
+
+    /// Whether there are no bytes at all.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `len` bytes at `offset`, borrowed where the source holds them in memory.
+    ///
+    /// # Errors
+    /// `UnexpectedEof` when the range runs past the end (a file that shrank since it was
+    /// opened); any error of the storage below.
+    fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Cow<'_, [u8]>>;
+}
+
+/// A file read where needed (`pread`): a file changed under the reader is an error naming
+/// it, never a signal.
 #[derive(Debug)]
-enum Source {
-    /// Read where needed (`pread`): a file changed under us is an error, not a signal.
-    Positional { file: File, len: u64 },
-    /// Mapped into memory ([`TableFile::open_mapped`]).
-    Mapped(Mmap),
-    /// In memory ([`TableFile::from_bytes`]).
-    Owned(Vec<u8>),
+pub struct PositionalFile {
+    file: File,
+    len: u64,
 }
 
-impl Source {
+impl PositionalFile {
+    /// Opens `path` if it is a regular file (a directory, FIFO or device named like a
+    /// table is refused without being opened).
+    ///
+    /// # Errors
+    /// [`TableError::Missing`] when there is no file; [`TableError::Io`] when it cannot be
+    /// read or is not a regular file.
+    pub fn open(path: &Path) -> Result<PositionalFile, TableError> {
+        let (file, len) = open_regular(path)?;
+        Ok(PositionalFile { file, len })
+    }
+}
+
+impl TableSource for PositionalFile {
     fn len(&self) -> u64 {
-        match self {
-            Source::Positional { len, .. } => *len,
-            Source::Mapped(m) => m.len() as u64,
-            Source::Owned(v) => v.len() as u64,
-        }
+        self.len
     }
 
-    /// `len` bytes at `offset`; past the end (a file that shrank) is an error.
-    fn read(&self, offset: u64, len: usize) -> std::io::Result<Cow<'_, [u8]>> {
-        let short = || {
-            std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the file ends early (changed since it was opened?)")
-        };
-        match self {
-            Source::Positional { file, .. } => {
-                let mut buf = vec![0; len];
-                read_exact_at(file, &mut buf, offset).map_err(|e| match e.kind() {
-                    std::io::ErrorKind::UnexpectedEof => short(),
-                    _ => e,
-                })?;
-                Ok(Cow::Owned(buf))
-            }
-            Source::Mapped(m) => slice(m, offset, len).map(Cow::Borrowed).ok_or_else(short),
-            Source::Owned(v) => slice(v, offset, len).map(Cow::Borrowed).ok_or_else(short),
-        }
+    fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Cow<'_, [u8]>> {
+        let mut buf = vec![0; len];
+        read_exact_at(&self.file, &mut buf, offset).map_err(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => ends_early(),
+            _ => e,
+        })?;
+        Ok(Cow::Owned(buf))
     }
+}
+
+/// A file mapped into memory ([`MappedFile::open`] states the contract).
+#[derive(Debug)]
+pub struct MappedFile(Mmap);
+
+impl MappedFile {
+    /// Maps the regular file at `path`.
+    ///
+    /// # Errors
+    /// Those of [`PositionalFile::open`]; [`TableError::Io`] also when it cannot be mapped.
+    ///
+    /// # Safety
+    /// The file must not be written in place, truncated or shrunk while the value (or
+    /// anything read from it) lives: a page that disappears under a mapping ends the
+    /// process with SIGBUS. kabe's builds replace a table by renaming, never in place.
+    pub unsafe fn open(path: &Path) -> Result<MappedFile, TableError> {
+        let (file, _) = open_regular(path)?;
+        // SAFETY: the caller promises (this function's contract) that the file is not
+        // changed in place while mapped, which is what `Mmap::map` requires.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::Io { path: path.to_path_buf(), error: e })?;
+        Ok(MappedFile(map))
+    }
+}
+
+impl TableSource for MappedFile {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Cow<'_, [u8]>> {
+        slice(&self.0, offset, len).map(Cow::Borrowed).ok_or_else(ends_early)
+    }
+}
+
+/// A table held in memory.
+impl TableSource for Vec<u8> {
+    fn len(&self) -> u64 {
+        self.as_slice().len() as u64
+    }
+
+    fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Cow<'_, [u8]>> {
+        slice(self, offset, len).map(Cow::Borrowed).ok_or_else(ends_early)
+    }
+}
+
+fn ends_early() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the file ends early (changed since it was opened?)")
 }
 
 fn slice(bytes: &[u8], offset: u64, len: usize) -> Option<&[u8]> {
@@ -142,8 +207,7 @@ impl TableFile {
     /// or position count; [`TableError::OtherGame`] when it is a table of another game,
     /// [`TableError::Foreign`] when of another material or metric of this one.
     pub fn open(path: &Path, variant: &Variant, signature: Signature, metric: Metric) -> Result<TableFile, TableError> {
-        let (file, len) = open_regular(path)?;
-        TableFile::checked(path, variant, signature, metric, Source::Positional { file, len })
+        TableFile::checked(path, variant, signature, metric, Box::new(PositionalFile::open(path)?))
     }
 
     /// As [`TableFile::open`], memory-mapped.
@@ -166,11 +230,9 @@ impl TableFile {
         signature: Signature,
         metric: Metric,
     ) -> Result<TableFile, TableError> {
-        let (file, _) = open_regular(path)?;
-        // SAFETY: the caller promises (this function's contract) that the file is not
-        // changed in place while mapped, which is what `Mmap::map` requires.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::Io { path: path.to_path_buf(), error: e })?;
-        TableFile::checked(path, variant, signature, metric, Source::Mapped(map))
+        // SAFETY: this function's contract is `MappedFile::open`'s.
+        let map = unsafe { MappedFile::open(path) }?;
+        TableFile::checked(path, variant, signature, metric, Box::new(map))
     }
 
     fn checked(
@@ -178,7 +240,7 @@ impl TableFile {
         variant: &Variant,
         signature: Signature,
         metric: Metric,
-        bytes: Source,
+        bytes: Box<dyn TableSource>,
     ) -> Result<TableFile, TableError> {
         let table = TableFile::from_parts(path.to_path_buf(), bytes)?;
         table.expect(variant.name, signature, metric)?;
@@ -200,24 +262,40 @@ impl TableFile {
     /// (naming `name`) for a bad header, a block index cut short or out of order, or a
     /// length the index does not give.
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<TableFile, TableError> {
-        TableFile::from_parts(PathBuf::from(name), Source::Owned(bytes))
+        TableFile::from_parts(PathBuf::from(name), Box::new(bytes))
     }
 
     fn io(&self, e: std::io::Error) -> TableError {
         TableError::Io { path: self.path.clone(), error: e }
     }
 
-    fn from_parts(path: PathBuf, bytes: Source) -> Result<TableFile, TableError> {
+    /// Reads the `metric` table of `signature` in `variant` from `source`, any
+    /// [`TableSource`] (`name` is used in errors). Checks the header, block index and
+    /// position count, not the checksum (see [`TableFile::verify_checksum`]).
+    ///
+    /// # Errors
+    /// As [`TableFile::open`], naming `name`, for the source's bytes.
+    pub fn from_source(
+        name: impl Into<PathBuf>,
+        source: impl TableSource + 'static,
+        variant: &Variant,
+        signature: Signature,
+        metric: Metric,
+    ) -> Result<TableFile, TableError> {
+        TableFile::checked(&name.into(), variant, signature, metric, Box::new(source))
+    }
+
+    fn from_parts(path: PathBuf, bytes: Box<dyn TableSource>) -> Result<TableFile, TableError> {
         let io = |e: std::io::Error| TableError::Io { path: path.clone(), error: e };
         let len = bytes.len();
-        let head = bytes.read(0, HEADER_LEN.min(len as usize)).map_err(io)?;
+        let head = bytes.read_at(0, HEADER_LEN.min(len as usize)).map_err(io)?;
         let header = Header::parse(&head, &path)?;
         let corrupt = |detail: String| TableError::Corrupt { path: path.clone(), detail };
         let index_len = (header.blocks as usize + 1) * 8;
         if len < (HEADER_LEN + index_len) as u64 {
             return Err(corrupt(format!("truncated: {len} bytes, block index needs {}", HEADER_LEN + index_len)));
         }
-        let index = bytes.read(HEADER_LEN as u64, index_len).map_err(io)?;
+        let index = bytes.read_at(HEADER_LEN as u64, index_len).map_err(io)?;
         let offsets: Vec<u64> =
             index.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
         let body_start = (HEADER_LEN + index_len) as u64;
@@ -262,13 +340,13 @@ impl TableFile {
     /// [`TableError::Io`] when the file cannot be read.
     pub fn verify_checksum(&self) -> Result<(), TableError> {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        hasher.update(&self.bytes.read(0, 56).map_err(|e| self.io(e))?);
+        hasher.update(&self.bytes.read_at(0, 56).map_err(|e| self.io(e))?);
         // The body a piece at a time: bounded memory for any file size.
         const PIECE: u64 = 4 << 20;
         let mut at = HEADER_LEN as u64;
         while at < self.bytes.len() {
             let n = PIECE.min(self.bytes.len() - at);
-            hasher.update(&self.bytes.read(at, n as usize).map_err(|e| self.io(e))?);
+            hasher.update(&self.bytes.read_at(at, n as usize).map_err(|e| self.io(e))?);
             at += n;
         }
         let found = hasher.digest();
@@ -305,7 +383,7 @@ impl TableFile {
             return Err(corrupt(format!("block {b} of {}", self.header.blocks)));
         }
         let (start, end) = (self.offsets[b as usize], self.offsets[b as usize + 1]);
-        let frame = self.bytes.read(start, (end - start) as usize).map_err(|e| self.io(e))?;
+        let frame = self.bytes.read_at(start, (end - start) as usize).map_err(|e| self.io(e))?;
         let frame: &[u8] = &frame;
         // Byte 4 of a zstd frame is its descriptor; bit 2 says a content checksum follows,
         // which the decoder then checks.
