@@ -87,8 +87,8 @@ fn default_dir_from(
 #[derive(Args)]
 pub struct TableSet {
     /// Variant: international, russian, kabe, ...
-    #[arg(long, short, default_value = "international")]
-    variant: String,
+    #[arg(long, short, default_value = "international", value_parser = variant_value)]
+    variant: Variant,
     /// Table directory (default: $KABE_TABLES, else the per-user data directory);
     /// `--dir` is the older name.
     #[arg(long = "tables", alias = "dir", value_name = "DIR")]
@@ -97,13 +97,13 @@ pub struct TableSet {
 
 impl TableSet {
     pub fn resolve(&self) -> anyhow::Result<(Variant, PathBuf)> {
-        Ok((crate::args::variant_arg(&self.variant)?, table_dir(self.dir.as_deref())?))
+        Ok((self.variant, table_dir(self.dir.as_deref())?))
     }
 }
 
 /// The draw rules named by `--rules`, or the variant's usual set.
-pub fn rules_arg(name: Option<&str>, variant: &Variant) -> anyhow::Result<DrawRules> {
-    let set = DrawRuleSet::for_game(name, variant)?;
+pub fn rules_arg(set: Option<DrawRuleSet>, variant: &Variant) -> anyhow::Result<DrawRules> {
+    let set = DrawRuleSet::for_game(set.map(DrawRuleSet::name), variant)?;
     let rules = DrawRules::new(set, variant);
     rules.check().map_err(anyhow::Error::msg)?;
     Ok(rules)
@@ -174,14 +174,37 @@ pub fn signature_arg(text: &str) -> anyhow::Result<Signature> {
     Ok(text.trim().parse()?)
 }
 
-/// The variant named on the command line.
-/// The `--rules` values, from the one list of rule sets (clap prints them in the help).
-pub fn rule_set_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(kabe_probe::DrawRuleSet::ALL.map(kabe_probe::DrawRuleSet::name))
+/// `--rules`' values, typed, from the one list of rule sets (clap prints them in the help).
+pub fn rule_set_value() -> impl clap::builder::TypedValueParser<Value = DrawRuleSet> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(DrawRuleSet::ALL.map(DrawRuleSet::name))
+        .try_map(|name| name.parse::<DrawRuleSet>())
 }
 
-pub fn variant_arg(name: &str) -> anyhow::Result<kabe_probe::Variant> {
-    Ok(name.parse::<kabe_probe::Variant>()?)
+/// `--variant`'s value: a game by its name or an alias (`kabe_probe::Variant::by_name`).
+pub fn variant_value(name: &str) -> Result<Variant, String> {
+    name.parse::<Variant>().map_err(|e| e.to_string())
+}
+
+/// `--solver`'s values: the side that should win.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// White (`w`).
+    #[value(alias = "w")]
+    White,
+    /// Black (`b`).
+    #[value(alias = "b")]
+    Black,
+}
+
+impl Side {
+    /// The colour.
+    pub fn color(self) -> kabe_probe::Color {
+        match self {
+            Side::White => kabe_probe::Color::White,
+            Side::Black => kabe_probe::Color::Black,
+        }
+    }
 }
 
 /// What a set keeps of each pair's two tables of a kind (`kabe generate`, and the last

@@ -16,6 +16,7 @@ mod output;
 
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 /// Perfect-play endgame databases for draughts.
@@ -66,7 +67,15 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), ErrorKind::InvalidValue | ErrorKind::ValueValidation) => {
+            // A bad value is bad input like any other: one line naming the flag and why.
+            eprintln!("kabe: error: {}", value_error_text(&e));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Perft(args) => commands::perft::run(&args),
         Command::Moves(args) => commands::moves::run(&args),
@@ -96,6 +105,21 @@ fn main() -> ExitCode {
 
 /// An error with its causes, each said once: many errors already show their cause in
 /// their own message.
+/// A clap error about one value on one line: `invalid value 'x' for '--solver <SOLVER>'
+/// (possible values: white, black)`, without clap's own prefix and its pointer to
+/// `--help`.
+fn value_error_text(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("For more information"));
+    let first = lines.next().unwrap_or("invalid value").trim_start_matches("error: ").to_string();
+    let rest: Vec<&str> = lines.map(|l| l.trim_start_matches('[').trim_end_matches(']')).collect();
+    if rest.is_empty() {
+        first
+    } else {
+        format!("{first} ({})", rest.join("; "))
+    }
+}
+
 fn error_text(e: &anyhow::Error) -> String {
     let mut text = String::new();
     for cause in e.chain() {

@@ -90,7 +90,8 @@ fn study_refuses_a_zero_budget_and_a_position_without_moves() {
     assert!(stderr(&o).contains("no legal move"), "{}", stderr(&o));
     let o = kabe(&["study", "W:W10,16:B7", "--solver", "red"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--solver red"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("invalid value 'red' for '--solver"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
 }
 
 #[test]

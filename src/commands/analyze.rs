@@ -28,14 +28,14 @@ pub struct AnalyzeArgs {
     #[arg(long, short, default_value = "text")]
     format: String,
     /// Draw rules (default: each game's usual set).
-    #[arg(long, value_parser = crate::args::rule_set_names())]
-    rules: Option<String>,
+    #[arg(long, value_parser = crate::args::rule_set_value())]
+    rules: Option<kabe_probe::DrawRuleSet>,
     /// Table directory (default: $KABE_TABLES, else the per-user data directory).
     #[arg(long)]
     tables: Option<PathBuf>,
     /// Read every game as this variant, whatever its tags say.
-    #[arg(long)]
-    variant: Option<String>,
+    #[arg(long, value_parser = crate::args::variant_value)]
+    variant: Option<Variant>,
     /// Build the tables the games need first, up to --pieces (complete sets are kept).
     /// Without it, a variant with no tables at all gets the small set (4 pieces) built on
     /// first use.
@@ -86,8 +86,8 @@ fn open_tables(dir: &Path, rules: Option<DrawRuleSet>) -> anyhow::Result<Tableba
 pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let format: Format = args.format.parse().map_err(anyhow::Error::msg)?;
     let dir = table_dir(args.tables.as_deref())?;
-    let forced = args.variant.as_deref().map(crate::args::variant_arg).transpose()?;
-    let rules = args.rules.as_deref().map(str::parse::<DrawRuleSet>).transpose()?;
+    let forced = args.variant;
+    let rules = args.rules;
     if let Some(p) = args.pieces {
         anyhow::ensure!((2..=8).contains(&p), "--pieces must be 2 to 8");
     }
@@ -101,7 +101,7 @@ pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             if has_some && !args.generate {
                 continue;
             }
-            let set = rules.filter(|s| s.applies_to(&variant)).map(|s| s.name());
+            let set = rules.filter(|s| s.applies_to(&variant));
             let draw_rules = rules_arg(set, &variant)?;
             eprintln!(
                 "building the {name} tables up to {pieces} pieces ({} rules) in {}",

@@ -22,8 +22,8 @@ pub struct CheckRulesArgs {
     #[arg(long, short, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..=6))]
     pieces: u32,
     /// Draw rules (default: the variant's usual set).
-    #[arg(long, value_parser = crate::args::rule_set_names())]
-    rules: Option<String>,
+    #[arg(long, value_parser = crate::args::rule_set_value())]
+    rules: Option<kabe_probe::DrawRuleSet>,
     /// Compare only these signatures (`wm wk bm bk`, e.g. 1211), whatever their pieces;
     /// the brute force still solves every material they reach.
     #[arg(long, value_delimiter = ',')]
@@ -102,7 +102,7 @@ fn check_rules_layered(
 
 pub fn check_rules(args: &CheckRulesArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
-    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let rules = rules_arg(args.rules, &variant)?;
     let brute = brute_rules(rules.set, &variant).context("the brute force needs a rule set with counts")?;
     let tablebase = Tablebase::builder(&dir).variants(&[variant]).rules(rules.set).open()?;
     let tables = FileOracle(&tablebase, rules.set);

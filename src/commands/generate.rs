@@ -41,8 +41,8 @@ pub struct GenerateArgs {
     #[command(flatten)]
     threads: crate::args::Threads,
     /// Draw rules whose rule tables to build too (default: the variant's usual set).
-    #[arg(long, value_parser = crate::args::rule_set_names())]
-    rules: Option<String>,
+    #[arg(long, value_parser = crate::args::rule_set_value())]
+    rules: Option<kabe_probe::DrawRuleSet>,
     /// Peak memory the build may use, e.g. 4G or 512M (default: three quarters of this
     /// machine's memory). A pair whose whole state needs more is solved one men placement at a
     /// time, with scratch files beside the tables; one that needs more even so (a pair of
@@ -56,7 +56,7 @@ pub struct GenerateArgs {
 pub fn generate(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
     args.threads.apply()?;
-    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let rules = rules_arg(args.rules, &variant)?;
     if let Some(pair) = &args.pair {
         return generate_pair(variant, &dir, rules, args.memory, pair);
     }

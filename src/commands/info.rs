@@ -9,15 +9,15 @@ use kabe_probe::{MaterialIndex, Signature};
 #[derive(Args)]
 pub struct InfoArgs {
     /// Variant: international, russian, kabe, ...
-    #[arg(long, short, default_value = "international")]
-    variant: String,
+    #[arg(long, short, default_value = "international", value_parser = crate::args::variant_value)]
+    variant: kabe_probe::Variant,
     /// Largest number of pieces (2 to 12).
     #[arg(long, short, default_value_t = 4, value_parser = clap::value_parser!(u32).range(2..=12))]
     pieces: u32,
 }
 
 pub fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
-    let variant = crate::args::variant_arg(&args.variant)?;
+    let variant = args.variant;
     outln!("{} tables up to {} pieces, in build order (side to move first; a signature", variant.name, args.pieces)?;
     outln!("and its colour flip are built together, pairs of one step in parallel)")?;
     outln!("{:>5} {:>5} {:>6} {:>9} {:>16} {:>14}", "step", "order", "sig", "flip", "positions", "men configs")?;

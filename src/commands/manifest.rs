@@ -32,8 +32,8 @@ pub struct ManifestArgs {
     #[arg(long, value_delimiter = ',', conflicts_with = "check")]
     signature: Vec<String>,
     /// The rule set whose rule tables get their counts (default: the variant's usual set).
-    #[arg(long, value_parser = crate::args::rule_set_names())]
-    rules: Option<String>,
+    #[arg(long, value_parser = crate::args::rule_set_value())]
+    rules: Option<kabe_probe::DrawRuleSet>,
     /// Peak memory while counts that `kabe verify`'s ledger does not record are counted
     /// by verifying their pairs, as `kabe verify --memory` (default: three quarters of
     /// this machine's).
@@ -67,7 +67,7 @@ pub fn manifest(args: &ManifestArgs) -> anyhow::Result<ExitCode> {
         )?;
         return Ok(if wrong == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE });
     }
-    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let rules = rules_arg(args.rules, &variant)?;
     let only: Vec<Signature> =
         args.signature.iter().map(|s| crate::args::signature_arg(s)).collect::<anyhow::Result<_>>()?;
     let only = (!only.is_empty()).then_some(only.as_slice());

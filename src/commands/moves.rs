@@ -13,8 +13,8 @@ pub struct MovesArgs {
     /// The position (PDN FEN, e.g. "W:W31-50:B1-20"); omit with --stdin.
     fen: Option<String>,
     /// Variant: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech, giveaway, antidraughts, poddavki.
-    #[arg(long, short, default_value = "international")]
-    variant: String,
+    #[arg(long, short, default_value = "international", value_parser = crate::args::variant_value)]
+    variant: kabe_probe::Variant,
     /// Print JSON: the moves with their squares, captured pieces and the FEN after.
     #[arg(long)]
     json: bool,
@@ -24,7 +24,7 @@ pub struct MovesArgs {
 }
 
 pub fn run(args: &MovesArgs) -> anyhow::Result<ExitCode> {
-    let variant = crate::args::variant_arg(&args.variant)?;
+    let variant = args.variant;
     if args.stdin {
         let stdin = std::io::stdin();
         for (n, line) in stdin.lock().lines().enumerate() {

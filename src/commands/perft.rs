@@ -12,8 +12,8 @@ use kabe_probe::{parse_perft_vectors, perft, perft_divide, perft_routes, Positio
 #[derive(Args)]
 pub struct PerftArgs {
     /// Variant: international, russian, russian-free-landing, kabe, kabe-short-king-capture, english, italian, pool, brazilian, czech, giveaway, antidraughts, poddavki, turkish (and its readings).
-    #[arg(long, short, default_value = "international")]
-    variant: String,
+    #[arg(long, short, default_value = "international", value_parser = crate::args::variant_value)]
+    variant: kabe_probe::Variant,
     /// Start from this FEN instead of the variant's start position.
     #[arg(long)]
     fen: Option<String>,
@@ -44,7 +44,7 @@ pub fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
     if !args.vectors.is_empty() {
         return run_vectors(&args.vectors, args.max_nodes);
     }
-    let variant = crate::args::variant_arg(&args.variant)?;
+    let variant = args.variant;
     let position = match &args.fen {
         Some(fen) => Position::from_fen(variant, fen)?,
         None => Position::start(variant),

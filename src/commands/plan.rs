@@ -27,8 +27,8 @@ pub struct PlanArgs {
     #[arg(long, conflicts_with = "pieces")]
     closure: Option<String>,
     /// Draw rules whose rule tables the jobs build (default: the variant's usual set).
-    #[arg(long, value_parser = crate::args::rule_set_names())]
-    rules: Option<String>,
+    #[arg(long, value_parser = crate::args::rule_set_value())]
+    rules: Option<kabe_probe::DrawRuleSet>,
     /// Threads (cores) per job: the estimates assume them, and the Slurm jobs ask for them.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=1024))]
     cpus: u64,
@@ -53,7 +53,7 @@ pub struct PlanArgs {
 
 pub fn plan(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
-    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let rules = rules_arg(args.rules, &variant)?;
     let scope = scope_arg(&variant, args.pieces, args.closure.as_deref())?;
     let plan = Plan::new(variant, scope, rules, args.cpus as usize, Rates::default(), args.job_memory);
     let done: Vec<bool> = (0..plan.jobs.len()).map(|i| plan.is_done(&dir, i)).collect();

@@ -23,8 +23,8 @@ pub struct ProbeArgs {
     #[command(flatten)]
     tables: TableSet,
     /// Draw rules (default: the variant's usual set).
-    #[arg(long, value_parser = crate::args::rule_set_names())]
-    rules: Option<String>,
+    #[arg(long, value_parser = crate::args::rule_set_value())]
+    rules: Option<kabe_probe::DrawRuleSet>,
     /// Running counts in plies, as ARTICLE=PLIES[,ARTICLE=PLIES], e.g. "6.2=14" or
     /// "6.3=9"; counts not given start now.
     #[arg(long)]
@@ -193,7 +193,7 @@ fn probe_stdin(variant: Variant, rules: &DrawRules, tables: &Tablebase) -> anyho
 
 pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
-    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let rules = rules_arg(args.rules, &variant)?;
     let tables = Tablebase::builder(&dir)
         .variants(&[variant])
         .rules(rules.set)

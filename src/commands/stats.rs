@@ -27,8 +27,8 @@ pub struct StatsArgs {
     json: bool,
     /// Also count, per signature, the wins that stay wins under these draw rules with a
     /// fresh count; needs the rule tables.
-    #[arg(long, value_parser = crate::args::rule_set_names())]
-    rules: Option<String>,
+    #[arg(long, value_parser = crate::args::rule_set_value())]
+    rules: Option<kabe_probe::DrawRuleSet>,
     /// The figures of these signatures only (e.g. 0105,0501), without counting the others.
     #[arg(long, value_delimiter = ',')]
     signature: Vec<String>,
@@ -140,7 +140,7 @@ pub fn figures(
 
 pub fn stats(args: &StatsArgs) -> anyhow::Result<ExitCode> {
     let (variant, dir) = args.tables.resolve()?;
-    let rules = args.rules.as_deref().map(|r| rules_arg(Some(r), &variant)).transpose()?;
+    let rules = args.rules.map(|r| rules_arg(Some(r), &variant)).transpose()?;
     let only: Vec<Signature> =
         args.signature.iter().map(|s| crate::args::signature_arg(s)).collect::<anyhow::Result<_>>()?;
     let found = tables_in(&dir, &variant).with_context(|| format!("reading {}", dir.display()))?;

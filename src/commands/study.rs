@@ -45,14 +45,14 @@ pub struct StudyArgs {
     /// The side that wins: white or black (default: the side to move; with --pdn, the
     /// side each game's Result tag names). When it is not the side to move, every first
     /// move must lose.
-    #[arg(long)]
-    solver: Option<String>,
+    #[arg(long, value_enum, ignore_case = true)]
+    solver: Option<crate::args::Side>,
     /// Variant (default: russian for algebraic squares, else international).
-    #[arg(long, short)]
-    variant: Option<String>,
+    #[arg(long, short, value_parser = crate::args::variant_value)]
+    variant: Option<Variant>,
     /// Draw rules (default: the variant's usual set).
-    #[arg(long, value_parser = crate::args::rule_set_names())]
-    rules: Option<String>,
+    #[arg(long, value_parser = crate::args::rule_set_value())]
+    rules: Option<kabe_probe::DrawRuleSet>,
     /// Running counts in plies, e.g. "6.2=14" (default: they start now).
     #[arg(long)]
     counters: Option<String>,
@@ -69,19 +69,7 @@ pub struct StudyArgs {
 
 /// The variant of a study: given, or guessed from its FEN as every front end guesses it.
 fn study_variant(args: &StudyArgs, fen: &str) -> anyhow::Result<Variant> {
-    match &args.variant {
-        Some(v) => crate::args::variant_arg(v),
-        None => Ok(kabe_probe::notation::fen::guess_variant(fen, None)),
-    }
-}
-
-/// The side `--solver` names.
-fn solver_arg(name: &str) -> anyhow::Result<Color> {
-    match name.trim().to_ascii_lowercase().as_str() {
-        "white" | "w" => Ok(Color::White),
-        "black" | "b" => Ok(Color::Black),
-        other => anyhow::bail!("--solver {}: give white or black", quoted(other)),
-    }
+    Ok(args.variant.unwrap_or_else(|| kabe_probe::notation::fen::guess_variant(fen, None)))
 }
 
 /// The winner a PDN Result tag names, if it names one.
@@ -107,9 +95,9 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
     let fen = args.fen.as_deref().unwrap_or_default();
     let variant = study_variant(args, fen)?;
     let position = Position::from_fen(variant, fen)?;
-    let rules = rules_arg(args.rules.as_deref(), &variant)?;
+    let rules = rules_arg(args.rules, &variant)?;
     let budget = budget_arg(args)?;
-    let solver = args.solver.as_deref().map(solver_arg).transpose()?;
+    let solver = args.solver.map(crate::args::Side::color);
     anyhow::ensure!(
         !position.legal_moves().is_empty(),
         "FEN \"{}\": the side to move has no legal move, so there is nothing to solve",
@@ -430,10 +418,7 @@ fn print_composition(
 /// solution checked.
 fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
     let budget = budget_arg(args)?;
-    if let Some(name) = &args.solver {
-        solver_arg(name)?;
-    }
-    let forced = args.variant.as_deref().map(crate::args::variant_arg).transpose()?;
+    let forced = args.variant;
     let dir = table_dir(args.tables.as_deref())?;
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let name = path.display().to_string();
@@ -461,12 +446,12 @@ fn study_pdn(args: &StudyArgs, path: &Path) -> anyhow::Result<ExitCode> {
             }
         };
         let variant = replayed.variant;
-        let rules = rules_arg(args.rules.as_deref(), &variant)?;
+        let rules = rules_arg(args.rules, &variant)?;
         let tb = tables_for(&mut tables, &dir, variant, rules.set)?;
         let position = replayed.start;
         let counters = Counters::fresh(&rules, &position);
         let solver = match &args.solver {
-            Some(name) => solver_arg(name)?,
+            Some(side) => side.color(),
             None => winner_of(game.tag("Result").or(game.result.as_deref())).unwrap_or(position.turn()),
         };
         let proof = prove(tb, &position, &counters, solver, budget)?;
