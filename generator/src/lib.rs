@@ -50,13 +50,13 @@ pub use check::brute_layers::{LayerError, LayeredBrute};
 pub use check::brute_rules::{BruteForce, BruteRules, Clock};
 pub use check::{brute_rules, check_pair_layered, check_signature, with_deep_stack, LayeredCheckError, RuleCheck};
 pub use files::{build_running, lock_path as build_lock_path};
-pub use finished::lookup::{FileOracle, Finished, RuleInputs};
+pub use finished::lookup::{AsOracle, Finished, TableFiles};
 pub use finished::registry::MissingTable;
 pub use finished::registry::{CaptureFlags, Registry, SolvedTable};
 pub use finished::working::{tables_read, Working, WorkingSet};
 pub use pair::{TableId, TablePair};
 pub use solve::checkpoint::{CheckpointEvent, PassStage};
-pub use solve::rules::{solve_rule_pair, MemoryOracle, RuleRegistry, RuleTable};
+pub use solve::rules::{solve_rule_pair, MemoryTables, RuleRegistry, RuleTable};
 pub use solve::whole::{solve_pair, STATE_BYTES_PER_POSITION};
 pub use verify::manifest::{
     check_manifest, manifest_of, sha256_file, Difference, Manifest, ManifestEntry, ManifestError,
@@ -103,7 +103,7 @@ pub fn solve_rules(
         if done.table(sig).is_some() {
             continue;
         }
-        let finished = MemoryOracle::new(theory, &done);
+        let finished = MemoryTables::new(theory, &done);
         let solved = solve_rule_pair(&finished, rules, theory.variant(), sig, &|_| {}).expect("tables solved before");
         for table in solved.unwrap_or_default() {
             done.insert(table);

@@ -2,8 +2,8 @@
 //! counter state, on the small material (`kabe check-rules` covers up to 4 pieces).
 
 use kabe_generator::{
-    brute_rules, check_pair_layered, check_signature, solve_all, solve_rules, with_deep_stack, BruteForce,
-    LayeredBrute, MemoryOracle, Registry,
+    brute_rules, check_pair_layered, check_signature, solve_all, solve_rules, with_deep_stack, AsOracle, BruteForce,
+    LayeredBrute, MemoryTables, Registry,
 };
 use kabe_probe::rules::exact::verdict;
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, Position, Signature, Variant, Wld};
@@ -11,7 +11,7 @@ use kabe_probe::{Counters, DrawRuleSet, DrawRules, Position, Signature, Variant,
 fn check(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Registry) -> u64 {
     let rules = DrawRules::new(set, &variant);
     let done = solve_rules(theory, rules, sigs.iter().copied());
-    let oracle = MemoryOracle::new(theory, &done);
+    let oracle = MemoryTables::new(theory, &done);
     let brute = brute_rules(set, &variant).expect("a counted rule set");
     with_deep_stack(|| {
         let mut brute = BruteForce::new(variant, brute);
@@ -29,7 +29,7 @@ fn check(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Regist
 fn check_layered(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Registry, move_budget: usize) -> u64 {
     let rules = DrawRules::new(set, &variant);
     let done = solve_rules(theory, rules, sigs.iter().copied());
-    let oracle = MemoryOracle::new(theory, &done);
+    let oracle = MemoryTables::new(theory, &done);
     let mut brute = LayeredBrute::new(variant, brute_rules(set, &variant).expect("a counted rule set"))
         .with_move_budget(move_budget);
     let mut states = 0;
@@ -50,10 +50,10 @@ fn signatures(max_pieces: u32) -> Vec<Signature> {
 fn exact(variant: Variant, set: DrawRuleSet, sigs: &[Signature], theory: &Registry, fen: &str, counters: &str) -> Wld {
     let rules = DrawRules::new(set, &variant);
     let done = solve_rules(theory, rules, sigs.iter().copied());
-    let oracle = MemoryOracle::new(theory, &done);
+    let oracle = MemoryTables::new(theory, &done);
     let position = Position::from_fen(variant, fen).expect("fen");
     let counters = Counters::parse(&rules, &position, counters).expect("counters");
-    verdict(&oracle, &position, &counters).expect("tables present").exact
+    verdict(&AsOracle(&oracle), &position, &counters).expect("tables present").exact
 }
 
 #[test]
@@ -122,7 +122,7 @@ fn the_layered_brute_force_agrees_with_the_tables_in_bounded_memory() {
     // A man under FMJD resets 6.2 inside its material: refused, never solved wrongly.
     let rules = DrawRules::new(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL);
     let done = solve_rules(&theory, rules, signatures(3));
-    let oracle = MemoryOracle::new(&theory, &done);
+    let oracle = MemoryTables::new(&theory, &done);
     let mut brute = LayeredBrute::new(
         Variant::INTERNATIONAL,
         brute_rules(DrawRuleSet::Fmjd, &Variant::INTERNATIONAL).expect("fmjd"),

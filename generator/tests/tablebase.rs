@@ -9,9 +9,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 
 use kabe_generator::{
-    build, build_rules, keep_one_side, solve_all, solve_rules, DroppedFiles, MemoryOracle, Registry, RuleRegistry,
+    build, build_rules, keep_one_side, solve_all, solve_rules, AsOracle, DroppedFiles, Finished, MemoryTables,
+    Registry, RuleRegistry,
 };
-use kabe_probe::rules::exact::{verdict, Oracle};
+use kabe_probe::rules::exact::verdict;
 use kabe_probe::table::TableError;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant, Wld};
@@ -71,7 +72,7 @@ fn every_value_matches_the_generator_solved_in_memory() {
     assert_eq!(tb.max_pieces_of(&Variant::RUSSIAN), 4);
     assert_eq!(tb.max_pieces_of(&Variant::INTERNATIONAL), 0);
     let rules = *tb.draw_rules(&Variant::RUSSIAN).expect("russian open");
-    let reader = MemoryOracle::new(registry, rule_tables);
+    let reader = MemoryTables::new(registry, rule_tables);
     let mut compared = 0u64;
     for sig in signatures(4) {
         let table = registry.table(sig).expect("solved");
@@ -89,7 +90,7 @@ fn every_value_matches_the_generator_solved_in_memory() {
             }
             let counters = Counters::new(&rules, &p, counters.reset_plies, counters.material).expect("valid");
             let ours = tb.probe(&p, &counters).expect("probe");
-            let theirs = verdict(&reader, &p, &counters).expect("reader");
+            let theirs = verdict(&AsOracle(&reader), &p, &counters).expect("reader");
             assert_eq!(ours, theirs, "{} {}", p.fen(), counters.describe(p.variant()));
             compared += 1;
         }
@@ -283,8 +284,8 @@ fn several_tablebases_side_by_side_with_other_rules() {
     assert!(!best.is_empty() && best.iter().all(|m| m.exact == Wld::Win));
     // The tables in memory see the same.
     let (_, (registry, rule_tables)) = &*tables;
-    let reader = MemoryOracle::new(registry, rule_tables);
-    assert_eq!(reader.theoretical(&p).expect("dtw"), a.probe_dtw(&p).expect("dtw"));
+    let reader = MemoryTables::new(registry, rule_tables);
+    assert_eq!(reader.dtw(&p).expect("dtw"), a.probe_dtw(&p).expect("dtw"));
 }
 
 #[test]
@@ -304,14 +305,14 @@ fn one_tablebase_answers_under_the_rule_set_each_counters_carry() {
     for set in sets {
         let rules = DrawRules::new(set, &Variant::RUSSIAN);
         let rule_tables = solve_rules(&theory, rules, signatures(3));
-        let reader = MemoryOracle::new(&theory, &rule_tables);
+        let reader = MemoryTables::new(&theory, &rule_tables);
         for sig in signatures(3) {
             for p in positions(sig).step_by(7) {
                 for text in ["", "16b=40", "16c=30"] {
                     let Ok(counters) = Counters::parse(&rules, &p, text) else { continue };
                     assert_eq!(counters.set, set);
                     let ours = tb.probe(&p, &counters);
-                    let theirs = verdict(&reader, &p, &counters);
+                    let theirs = verdict(&AsOracle(&reader), &p, &counters);
                     match (ours, theirs) {
                         (Ok(a), Ok(b)) => assert_eq!(a, b, "{} {set} {text}", p.fen()),
                         (a, b) => assert_eq!(a.is_ok(), b.is_ok(), "{} {set} {text}: {a:?}", p.fen()),

@@ -639,8 +639,8 @@ fn a_second_build_into_the_same_folder_is_refused_while_the_first_holds_it() {
 /// stay within the allowance.
 #[test]
 fn a_working_set_out_of_room_reads_the_same_values_within_its_allowance() {
+    use kabe_generator::Finished;
     use kabe_generator::WorkingSet;
-    use kabe_probe::rules::exact::Oracle;
     use kabe_probe::tablebase::Tablebase;
     let variant = Variant::RUSSIAN;
     let rules = DrawRules::new(DrawRuleSet::Ussr1953, &variant);
@@ -661,8 +661,8 @@ fn a_working_set_out_of_room_reads_the_same_values_within_its_allowance() {
         let index = MaterialIndex::new(variant, sig).expect("index");
         for position in index.positions(0..index.len()) {
             let expected = files.probe_dtw(&position).expect("probe");
-            assert_eq!(all.theoretical(&position).expect("whole"), expected, "{position:?}");
-            assert_eq!(part.theoretical(&position).expect("tight"), expected, "{position:?}");
+            assert_eq!(all.dtw(&position).expect("whole"), expected, "{position:?}");
+            assert_eq!(part.dtw(&position).expect("tight"), expected, "{position:?}");
             let counted = files.probe_counted(&position, rules.set).expect("probe counted");
             assert_eq!(all.counted(&position).expect("whole"), counted, "{position:?}");
             assert_eq!(part.counted(&position).expect("tight"), counted, "{position:?}");

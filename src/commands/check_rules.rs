@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Args;
-use kabe_generator::{brute_rules, check_signature, with_deep_stack, BruteForce, FileOracle};
+use kabe_generator::{brute_rules, check_signature, with_deep_stack, BruteForce, TableFiles};
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{DrawRules, Signature, Variant};
 
@@ -44,7 +44,7 @@ fn check_rules_layered(
     variant: Variant,
     rules: &DrawRules,
     brute: kabe_generator::BruteRules,
-    tables: &FileOracle<'_>,
+    tables: &TableFiles<'_>,
 ) -> anyhow::Result<ExitCode> {
     let mut solver = kabe_generator::LayeredBrute::new(variant, brute);
     if let Some(budget) = args.move_budget {
@@ -105,7 +105,7 @@ pub fn check_rules(args: &CheckRulesArgs) -> anyhow::Result<ExitCode> {
     let rules = rules_arg(args.rules, &variant)?;
     let brute = brute_rules(rules.set, &variant).context("the brute force needs a rule set with counts")?;
     let tablebase = Tablebase::builder(&dir).variants(&[variant]).rules(rules.set).open()?;
-    let tables = FileOracle(&tablebase, rules.set);
+    let tables = TableFiles(&tablebase, rules.set);
     outln!(
         "{} under {}: table verdicts against the brute force, every position and counter state",
         variant.name,

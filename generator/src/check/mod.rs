@@ -18,6 +18,7 @@ use kabe_probe::{RuleScore, Score, Wld};
 
 use crate::check::brute_layers::{LayerError, LayeredBrute};
 use crate::check::brute_rules::{BruteForce, BruteRules, Clock};
+use crate::finished::lookup::{AsOracle, Finished};
 
 /// What one signature's comparison found.
 #[derive(Debug, Clone, Default)]
@@ -80,7 +81,7 @@ fn counters_of(rules: &DrawRules, position: &Position, clock: Clock) -> Counters
 
 /// Compares every position of `signature` for every counter state. Runs the brute force
 /// in `brute`, which keeps its values for the next signatures.
-pub fn check_signature<O: Oracle>(
+pub fn check_signature<O: Finished>(
     brute: &mut BruteForce,
     rules: &DrawRules,
     oracle: &O,
@@ -94,7 +95,7 @@ pub fn check_signature<O: Oracle>(
         for clock in brute.states_of(&position) {
             report.states += 1;
             let counters = counters_of(rules, &position, clock);
-            let table = verdict(oracle, &position, &counters)?.exact;
+            let table = verdict(&AsOracle(oracle), &position, &counters)?.exact;
             let truth = brute.value(&position, clock);
             if table != truth {
                 report.disagreements += 1;
@@ -136,10 +137,10 @@ fn remembered<T: Copy, E>(
     Ok(v)
 }
 
-impl<O: Oracle> Oracle for LastPosition<'_, O> {
+impl<O: Finished> Oracle for LastPosition<'_, O> {
     type Error = O::Error;
     fn theoretical(&self, position: &Position) -> Result<Score, O::Error> {
-        remembered(&self.theoretical, position, || self.inner.theoretical(position))
+        remembered(&self.theoretical, position, || self.inner.dtw(position))
     }
     fn counted(&self, position: &Position) -> Result<RuleScore, O::Error> {
         remembered(&self.counted, position, || self.inner.counted(position))
@@ -166,8 +167,7 @@ pub fn check_pair_layered<O>(
     signature: Signature,
 ) -> Result<Vec<RuleCheck>, LayeredCheckError<O::Error>>
 where
-    O: Oracle + Sync,
-    O::Error: Send,
+    O: Finished,
 {
     use rayon::prelude::*;
     let m = [(signature.white_men, signature.white_kings), (signature.black_men, signature.black_kings)];

@@ -1,8 +1,8 @@
-//! What a solver reads finished tables through ([`Finished`], [`RuleInputs`]), and the
-//! places that answer it: tables held in memory ([`Registry`], for tests and the brute
-//! force checks), the probe library's reader ([`Tablebase`], [`FileOracle`]) and, in a
-//! build, their working form (`crate::finished::working`), which falls back to the reader for
-//! what the memory budget cannot hold.
+//! What a solver reads finished tables through ([`Finished`]), and the places that
+//! answer it: tables held in memory ([`Registry`], for tests and the brute force checks),
+//! the probe library's reader ([`TableFiles`]) and, in a build, their working form
+//! (`crate::finished::working`), which falls back to the reader for what the memory
+//! budget cannot hold.
 
 use kabe_probe::rules::exact::Oracle;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
@@ -10,7 +10,9 @@ use kabe_probe::{DrawRuleSet, Position, RuleScore, Score, Signature, Wld};
 
 use crate::finished::registry::{MissingTable, Registry};
 
-/// Theoretical values of finished tables.
+/// Finished tables as a solver reads them: theoretical values, the rule values of one
+/// rule set, and a pair's own stored results. Every reader of finished tables in a build
+/// or a check answers it; the exact-verdict code reads one through [`AsOracle`].
 pub trait Finished: Sync {
     /// Why a value cannot be read.
     type Error: std::error::Error + Send + Sync + 'static;
@@ -26,59 +28,77 @@ pub trait Finished: Sync {
         }
         Ok(())
     }
-}
 
-impl Finished for Registry {
-    type Error = MissingTable;
+    /// The rule value of `position` (either side to move) under the rule set these
+    /// tables are read for; its rule table must be finished.
+    fn counted(&self, position: &Position) -> Result<RuleScore, Self::Error>;
 
-    fn dtw(&self, position: &Position) -> Result<Score, MissingTable> {
-        self.score(position).ok_or_else(|| MissingTable(Signature::of(&position.normalized())))
-    }
-}
-
-impl Finished for Tablebase {
-    type Error = ProbeError;
-
-    fn dtw(&self, position: &Position) -> Result<Score, ProbeError> {
-        self.probe_dtw(position)
-    }
-}
-
-/// A tablebase read as the exact-verdict code's oracle: theoretical values and the rule
-/// tables of one rule set.
-pub struct FileOracle<'a>(pub &'a Tablebase, pub DrawRuleSet);
-
-impl Oracle for FileOracle<'_> {
-    type Error = ProbeError;
-
-    fn theoretical(&self, position: &Position) -> Result<Score, ProbeError> {
-        self.0.probe_dtw(position)
-    }
-
-    fn counted(&self, position: &Position) -> Result<RuleScore, ProbeError> {
-        self.0.probe_counted(position, self.1)
-    }
-}
-
-/// What a rule pass reads: the values of finished tables ([`Oracle`]) and the pair's own
-/// theoretical results. A position drawn in theory is drawn under every count (a count
-/// only ever turns wins into draws), so the pass leaves it undecided without looking at
-/// its moves; in the balanced materials that is most positions.
-pub trait RuleInputs: Oracle {
     /// The stored theoretical results of consecutive positions of a table of the pair
     /// being solved: `positions[i]` (White to move, of `signature`) has index
     /// `first + i`. Appends one result a position to `out`: `None` where it is not at
-    /// hand without a search.
+    /// hand without a search. A position drawn in theory is drawn under every count (a
+    /// count only ever turns wins into draws), so a rule pass leaves it undecided without
+    /// looking at its moves; in the balanced materials that is most positions.
     fn stored_results(
         &self,
         signature: Signature,
         first: u64,
         positions: &[Position],
         out: &mut Vec<Option<Wld>>,
-    ) -> Result<(), Self::Error>;
+    ) -> Result<(), Self::Error> {
+        let _ = (signature, first);
+        for position in positions {
+            out.push(Some(self.dtw(position)?.wld()));
+        }
+        Ok(())
+    }
 }
 
-impl RuleInputs for FileOracle<'_> {
+/// Finished tables read as the exact-verdict code's oracle.
+pub struct AsOracle<'a, F>(pub &'a F);
+
+impl<F: Finished> Oracle for AsOracle<'_, F> {
+    type Error = F::Error;
+
+    #[inline]
+    fn theoretical(&self, position: &Position) -> Result<Score, F::Error> {
+        self.0.dtw(position)
+    }
+
+    #[inline]
+    fn counted(&self, position: &Position) -> Result<RuleScore, F::Error> {
+        self.0.counted(position)
+    }
+}
+
+/// Theoretical tables held in memory: no rule tables.
+impl Finished for Registry {
+    type Error = MissingTable;
+
+    fn dtw(&self, position: &Position) -> Result<Score, MissingTable> {
+        self.score(position).ok_or_else(|| MissingTable(Signature::of(&position.normalized())))
+    }
+
+    fn counted(&self, position: &Position) -> Result<RuleScore, MissingTable> {
+        Err(MissingTable(Signature::of(&position.normalized())))
+    }
+}
+
+/// The table files of a directory, through the probe library's reader, with the rule
+/// tables of one rule set ([`DrawRuleSet::None`] for theory only).
+pub struct TableFiles<'a>(pub &'a Tablebase, pub DrawRuleSet);
+
+impl Finished for TableFiles<'_> {
+    type Error = ProbeError;
+
+    fn dtw(&self, position: &Position) -> Result<Score, ProbeError> {
+        self.0.probe_dtw(position)
+    }
+
+    fn counted(&self, position: &Position) -> Result<RuleScore, ProbeError> {
+        self.0.probe_counted(position, self.1)
+    }
+
     fn stored_results(
         &self,
         signature: Signature,

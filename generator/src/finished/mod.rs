@@ -1,5 +1,5 @@
-//! Finished tables as the solvers read them: one interface ([`lookup::Finished`] for
-//! theoretical values, [`lookup::RuleInputs`] for rule values) and the places that
+//! Finished tables as the solvers read them: one interface ([`lookup::Finished`]:
+//! theoretical values, rule values and a pair's stored results) and the places that
 //! answer it: the working form decoded from the files during a build (`working`), the
 //! probe library's reader, and tables held whole in memory (`registry`: tests and the
 //! brute force); and the pair's own theoretical results, which the theory pass leaves

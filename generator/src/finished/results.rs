@@ -2,16 +2,17 @@
 //! each, as the theory pass leaves them for the rule pass.
 //!
 //! The rule pass leaves a position drawn in theory undecided without valuing its moves
-//! ([`RuleInputs`]). The pair's compact files leave capture positions out, and in the
-//! pairs of six pieces with kings on both sides these are most positions (two thirds of
-//! 1212's): read from the files, each was valued move by move, rule tables and all, to
-//! find it drawn. The theory pass has every value in memory when it ends, so it writes
-//! them down beside the tables (`<sig>.results.scratch`), the rule pass maps them, and
-//! the file goes once the rule tables are written. Where the theory pass noted which
-//! positions have a capture to make ([`crate::CaptureFlags`]), the file carries them too,
-//! a bit each, so that the rule tables' writer need not find them again. A file that does not match the pair's
-//! DTW file (another build's, cut short, damaged) is not used: the rule pass then reads
-//! the compact files as before, slower and as right.
+//! ([`crate::finished::lookup::Finished::stored_results`]). The pair's compact files
+//! leave capture positions out, and in the pairs of six pieces with kings on both sides
+//! these are most positions (two thirds of 1212's): read from the files, each was valued
+//! move by move, rule tables and all, to find it drawn. The theory pass has every value
+//! in memory when it ends, so it writes them down beside the tables
+//! (`<sig>.results.scratch`), the rule pass maps them, and the file goes once the rule
+//! tables are written. Where the theory pass noted which positions have a capture to make
+//! ([`crate::CaptureFlags`]), the file carries them too, a bit each, so that the rule
+//! tables' writer need not find them again. A file that does not match the pair's DTW
+//! file (another build's, cut short, damaged) is not used: the rule pass then reads the
+//! compact files as before, slower and as right.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -20,11 +21,10 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use rayon::prelude::*;
 
-use kabe_probe::rules::exact::Oracle;
 use kabe_probe::{Position, RuleScore, Score, Signature, Variant, Wld};
 
 use crate::files::NewFile;
-use crate::finished::lookup::RuleInputs;
+use crate::finished::lookup::Finished;
 use crate::finished::registry::{CaptureFlags, SolvedTable};
 use crate::pair::TablePair;
 
@@ -248,21 +248,23 @@ pub struct WithResults<'a, O> {
     pub results: Option<PairResults>,
 }
 
-impl<O: Oracle> Oracle for WithResults<'_, O> {
+impl<O: Finished> Finished for WithResults<'_, O> {
     type Error = O::Error;
 
     #[inline]
-    fn theoretical(&self, position: &Position) -> Result<Score, O::Error> {
-        self.finished.theoretical(position)
+    fn dtw(&self, position: &Position) -> Result<Score, O::Error> {
+        self.finished.dtw(position)
+    }
+
+    fn dtw_of(&self, positions: &[Position], out: &mut Vec<Score>) -> Result<(), O::Error> {
+        self.finished.dtw_of(positions, out)
     }
 
     #[inline]
     fn counted(&self, position: &Position) -> Result<RuleScore, O::Error> {
         self.finished.counted(position)
     }
-}
 
-impl<O: RuleInputs> RuleInputs for WithResults<'_, O> {
     fn stored_results(
         &self,
         signature: Signature,

@@ -25,16 +25,17 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
-use std::sync::Mutex;
 
-use kabe_probe::rules::exact::Oracle;
 use kabe_probe::rules::Context;
 use kabe_probe::successors::{best_score, rule_score_of_children};
-use kabe_probe::table::{decode_entry, file_name, Metric, TableDir, TableError, TableFile, TableFlags};
+use kabe_probe::table::{
+    decode_entry, file_name, rule_code, rule_of_code, Decompressors, Metric, TableDir, TableError, TableFile,
+    TableFlags,
+};
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld};
 
-use crate::finished::lookup::{Finished, RuleInputs};
+use crate::finished::lookup::{AsOracle, Finished};
 use crate::memory::{prefetch, Allowance, LazyBlocks};
 use crate::pair::{successors, TablePair};
 
@@ -212,7 +213,7 @@ impl<T: Slot> Column<T> {
         &self,
         at: u64,
         normalized: &Position,
-        (contexts, allowance): (&Contexts, Option<&Allowance>),
+        (contexts, allowance): (&Decompressors, Option<&Allowance>),
         entry: impl Fn(&[u8], usize) -> Option<T::Value>,
         search: impl FnOnce() -> Result<T::Value, ProbeError>,
     ) -> Result<Option<T::Value>, ProbeError> {
@@ -240,7 +241,7 @@ impl<T: Slot> Column<T> {
         &self,
         start: u64,
         len: u64,
-        contexts: &Contexts,
+        contexts: &Decompressors,
         entry: impl Fn(&[u8], usize) -> Option<T::Value>,
     ) -> Result<Box<[T]>, ProbeError> {
         let header = self.file.header();
@@ -267,23 +268,6 @@ impl<T: Slot> Column<T> {
 
 fn undefined_value(file: &TableFile, at: u64) -> ProbeError {
     TableError::Corrupt { path: file.path().to_path_buf(), detail: format!("undefined value at index {at}") }.into()
-}
-
-/// zstd decompression contexts, one taken for each block decoded.
-struct Contexts(Mutex<Vec<zstd::bulk::Decompressor<'static>>>);
-
-impl Contexts {
-    fn block(&self, file: &TableFile, b: u32) -> Result<Vec<u8>, ProbeError> {
-        let pooled = self.0.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut context = match pooled {
-            Some(context) => context,
-            None => zstd::bulk::Decompressor::new()
-                .map_err(|error| TableError::Io { path: file.path().to_path_buf(), error })?,
-        };
-        let read = file.block_with(b, &mut context);
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(context);
-        Ok(read?)
-    }
 }
 
 /// One table held: its index, its DTW values and, where the rule set keeps one, its
@@ -317,7 +301,7 @@ pub struct WorkingSet {
     /// [`Signature::key`] to a place in `held`; `u32::MAX` where none.
     slots: Box<[u32]>,
     held: Vec<Option<Held>>,
-    contexts: Contexts,
+    contexts: Decompressors,
     /// What the tables counted by their blocks may take, and take.
     allowance: Allowance,
     /// The bytes of the tables counted whole.
@@ -333,7 +317,7 @@ impl WorkingSet {
             rules,
             slots: vec![u32::MAX; Signature::KEYS].into_boxed_slice(),
             held: Vec::new(),
-            contexts: Contexts(Mutex::new(Vec::new())),
+            contexts: Decompressors::new(),
             allowance: Allowance::unlimited(),
             whole_bytes: 0,
         }
@@ -547,7 +531,7 @@ impl Working<'_> {
         if moves.is_empty() {
             return Ok(position.variant().score_at_end());
         }
-        best_score(moves.iter().map(|mv| self.theoretical(&position.play(mv))))
+        best_score(moves.iter().map(|mv| self.dtw(&position.play(mv))))
     }
 
     /// The rule value of `normalized` of held table `held`, searched and kept the first
@@ -566,10 +550,7 @@ impl Working<'_> {
             None if column.stores(normalized) => return self.fallback.probe_counted(normalized, self.set.rules.set),
             None => self.rule_by_search(*context, normalized)?,
         };
-        Ok(match code {
-            u8::MAX => RuleScore::NONE,
-            code => RuleScore::from_raw(code as u16),
-        })
+        Ok(rule_of_code(code))
     }
 
     /// A left-out position's rule value, one ply of search, as its slot's code.
@@ -579,9 +560,9 @@ impl Working<'_> {
         } else {
             let moves = normalized.legal_moves();
             let children = moves.iter().map(|mv| (mv, normalized.play(mv)));
-            rule_score_of_children(self, &self.set.rules, context, normalized, children)?
+            rule_score_of_children(&AsOracle(self), &self.set.rules, context, normalized, children)?
         };
-        Ok(u8::try_from(value.raw()).unwrap_or(u8::MAX))
+        Ok(rule_code(value))
     }
 }
 
@@ -590,7 +571,14 @@ impl Finished for Working<'_> {
 
     #[inline]
     fn dtw(&self, position: &Position) -> Result<Score, ProbeError> {
-        self.theoretical(position)
+        if let Some(settled) = position.settled_score() {
+            return Ok(settled);
+        }
+        let normalized = position.normalized();
+        match self.set.get(Signature::of(&normalized)) {
+            Some(held) => self.held_dtw(held, &normalized),
+            None => self.fallback.probe_dtw(position),
+        }
     }
 
     /// Every position ranked first and its slot's cache line fetched ahead, then read:
@@ -621,30 +609,11 @@ impl Finished for Working<'_> {
             for (position, located) in group.iter().zip(&located) {
                 out.push(match located {
                     Some((held, at, normalized)) => self.held_dtw_at(held, *at, normalized)?,
-                    None => self.theoretical(position)?,
+                    None => self.dtw(position)?,
                 });
             }
         }
         Ok(())
-    }
-}
-
-/// Positions [`Working::dtw_of`] locates (their slots fetched ahead) before it reads them.
-const DTW_GROUP: usize = 32;
-
-impl Oracle for Working<'_> {
-    type Error = ProbeError;
-
-    #[inline]
-    fn theoretical(&self, position: &Position) -> Result<Score, ProbeError> {
-        if let Some(settled) = position.settled_score() {
-            return Ok(settled);
-        }
-        let normalized = position.normalized();
-        match self.set.get(Signature::of(&normalized)) {
-            Some(held) => self.held_dtw(held, &normalized),
-            None => self.fallback.probe_dtw(position),
-        }
     }
 
     fn counted(&self, position: &Position) -> Result<RuleScore, ProbeError> {
@@ -657,9 +626,7 @@ impl Oracle for Working<'_> {
             None => self.fallback.probe_counted(position, self.set.rules.set),
         }
     }
-}
 
-impl RuleInputs for Working<'_> {
     fn stored_results(
         &self,
         signature: Signature,
@@ -678,6 +645,9 @@ impl RuleInputs for Working<'_> {
         }
     }
 }
+
+/// Positions [`Working::dtw_of`] locates (their slots fetched ahead) before it reads them.
+const DTW_GROUP: usize = 32;
 
 #[cfg(test)]
 mod tests {

@@ -270,7 +270,7 @@ pub(crate) fn remove_checkpoint(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solve::rules::{solve_rule_pair, solve_rule_pair_resumable, MemoryOracle};
+    use crate::solve::rules::{solve_rule_pair, solve_rule_pair_resumable, MemoryTables};
     use crate::solve::whole::{solve_pair_pausing_every, theory_pass_stage, Stage, CHUNK};
     use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
@@ -457,7 +457,7 @@ mod tests {
             if done.table(sig).is_some() || rules.context(sig).is_none() {
                 continue;
             }
-            let finished = MemoryOracle::new(&theory, &done);
+            let finished = MemoryTables::new(&theory, &done);
             let whole = solve_rule_pair(&finished, rules, variant, sig, &|_| {}).expect("solved").expect("a table");
             let without_kings = sig.white_kings + sig.black_kings == 0;
             if sig.men() >= 2 && (compared < 3 || without_kings && kingless == 0) {

@@ -30,7 +30,7 @@ use kabe_probe::{
 };
 use rayon::prelude::*;
 
-use crate::finished::lookup::RuleInputs;
+use crate::finished::lookup::Finished;
 use crate::finished::registry::{MissingTable, Registry};
 use crate::memory::prefetch;
 use crate::solve::checkpoint::Checkpoint;
@@ -83,24 +83,24 @@ impl RuleRegistry {
 
 /// Values from solved tables in memory (tests and checks; a build reads the finished
 /// tables through their files instead).
-pub struct MemoryOracle<'a> {
+pub struct MemoryTables<'a> {
     /// Theoretical tables.
     pub theory: &'a Registry,
     /// Rule tables of other signatures.
     pub done: &'a RuleRegistry,
 }
 
-impl<'a> MemoryOracle<'a> {
+impl<'a> MemoryTables<'a> {
     /// Values from finished tables only.
-    pub fn new(theory: &'a Registry, done: &'a RuleRegistry) -> MemoryOracle<'a> {
-        MemoryOracle { theory, done }
+    pub fn new(theory: &'a Registry, done: &'a RuleRegistry) -> MemoryTables<'a> {
+        MemoryTables { theory, done }
     }
 }
 
-impl Oracle for MemoryOracle<'_> {
+impl Finished for MemoryTables<'_> {
     type Error = MissingTable;
 
-    fn theoretical(&self, position: &Position) -> Result<Score, MissingTable> {
+    fn dtw(&self, position: &Position) -> Result<Score, MissingTable> {
         self.theory.score(position).ok_or_else(|| MissingTable(Signature::of(position)))
     }
 
@@ -115,32 +115,17 @@ impl Oracle for MemoryOracle<'_> {
     }
 }
 
-impl RuleInputs for MemoryOracle<'_> {
-    fn stored_results(
-        &self,
-        _: Signature,
-        _: u64,
-        positions: &[Position],
-        out: &mut Vec<Option<Wld>>,
-    ) -> Result<(), MissingTable> {
-        for position in positions {
-            out.push(Some(self.theoretical(position)?.wld()));
-        }
-        Ok(())
-    }
-}
-
 /// Finished tables, and the components of the pair solved so far.
 struct PairOracle<'a, O, V> {
     finished: &'a O,
     pair: &'a PairValues<V>,
 }
 
-impl<O: Oracle, V: RuleValues> Oracle for PairOracle<'_, O, V> {
+impl<O: Finished, V: RuleValues> Oracle for PairOracle<'_, O, V> {
     type Error = SliceError<O::Error, V::Error>;
 
     fn theoretical(&self, position: &Position) -> Result<Score, Self::Error> {
-        self.finished.theoretical(position).map_err(SliceError::Finished)
+        self.finished.dtw(position).map_err(SliceError::Finished)
     }
 
     fn counted(&self, position: &Position) -> Result<RuleScore, Self::Error> {
@@ -269,7 +254,7 @@ pub fn solve_rule_pair<O>(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Option<Vec<RuleTable>>, O::Error>
 where
-    O: RuleInputs + Sync,
+    O: Finished,
     O::Error: Send,
 {
     solve_in_memory(finished, rules, variant, signature, None, progress)
@@ -286,7 +271,7 @@ pub(crate) fn solve_rule_pair_resumable<O>(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Option<Vec<RuleTable>>, O::Error>
 where
-    O: RuleInputs + Sync,
+    O: Finished,
     O::Error: Send,
 {
     solve_in_memory(finished, rules, variant, signature, Some(checkpoint), progress)
@@ -301,7 +286,7 @@ fn solve_in_memory<O>(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Option<Vec<RuleTable>>, O::Error>
 where
-    O: RuleInputs + Sync,
+    O: Finished,
     O::Error: Send,
 {
     if rules.context(signature).is_none() {
@@ -351,7 +336,7 @@ pub(crate) fn solve_rule_pair_on_disk<O>(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<bool, SliceError<O::Error, std::io::Error>>
 where
-    O: RuleInputs + Sync,
+    O: Finished,
     O::Error: Send,
 {
     if rules.context(signature).is_none() {
@@ -369,7 +354,7 @@ fn solve_components<O, V>(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(), SliceError<O::Error, V::Error>>
 where
-    O: RuleInputs + Sync,
+    O: Finished,
     O::Error: Send,
     V: RuleValues,
 {
@@ -503,7 +488,7 @@ struct Exits {
 }
 
 /// Why a component cannot be solved: a finished table or the pair's store failed.
-type PairError<O, V> = SliceError<<O as Oracle>::Error, <V as RuleValues>::Error>;
+type PairError<O, V> = SliceError<<O as Finished>::Error, <V as RuleValues>::Error>;
 
 /// Node state while a component is solved, in the pair's own value slots (two bytes):
 /// below `PENDING` a [`RuleScore`] (final once the scan reaches its ply; a win may still
@@ -521,7 +506,7 @@ const CHUNK: usize = 4096;
 /// Positions scanned per parallel task in a pair without kings.
 const KINGLESS_SPAN: usize = 1 << 16;
 
-impl<O: RuleInputs + Sync, V: RuleValues> ComponentSolver<'_, O, V>
+impl<O: Finished, V: RuleValues> ComponentSolver<'_, O, V>
 where
     O::Error: Send,
 {

@@ -8,7 +8,7 @@
 
 use std::sync::atomic::Ordering;
 
-use kabe_probe::table::{BlockCache, TableError, TableFile};
+use kabe_probe::table::{decode_rule_entry, BlockReader, TableError, TableFile};
 use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score, Signature, Variant};
 use rayon::prelude::*;
 
@@ -16,7 +16,6 @@ use crate::verify::counting::{count_pair_rules, count_theory};
 use crate::verify::reader::Gap;
 use crate::verify::report::{Disagreement, Findings, RuleDisagreement};
 use crate::verify::resident::{hold_inputs, hold_resident_dtw, hold_resident_rules, hold_resident_together};
-use crate::verify::rule_values::rule_entry;
 use crate::verify::statistics::{RuleStats, TableStats};
 use crate::verify::successors::CaptureTest;
 use crate::verify::tables::Tables;
@@ -33,7 +32,7 @@ pub(super) fn derive_pair(
     variant: Variant,
     pair: &[Signature],
     resident_bytes: usize,
-    cache: &BlockCache,
+    cache: &BlockReader,
     findings: &Findings,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Option<(Vec<(Signature, TableStats)>, Vec<(Signature, DrawRuleSet, RuleStats)>)> {
@@ -94,7 +93,7 @@ fn check_signature(
     sig: Signature,
     theory: bool,
     rules: Option<&DrawRules>,
-    shared: &BlockCache,
+    shared: &BlockReader,
     findings: &Findings,
     progress: &(dyn Fn(u64) + Sync),
 ) {
@@ -242,7 +241,7 @@ impl<'t> SignatureCheck<'t> {
     ) -> Result<bool, TableError> {
         let Some((rules, context, file)) = self.rule_file else { return Ok(true) };
         let stored = match self.resident_rules {
-            Some(values) => rule_entry(values, at as usize),
+            Some(values) => decode_rule_entry(values, at as usize),
             None => worker.cache.rule_value(self.sig, file, at)?,
         };
         let Some(stored) = stored else { return Ok(false) };

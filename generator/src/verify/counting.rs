@@ -9,7 +9,7 @@
 use std::cell::RefCell;
 
 use kabe_probe::rules::exact::verdict;
-use kabe_probe::table::{BlockCache, TableError};
+use kabe_probe::table::{BlockReader, TableError};
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, Score, Signature};
 use rayon::prelude::*;
 
@@ -42,7 +42,7 @@ fn count_rules(
     tables: &Tables,
     rules: &DrawRules,
     sig: Signature,
-    shared: &BlockCache,
+    shared: &BlockReader,
 ) -> Result<Option<RuleStats>, TableError> {
     let index = &tables.index[&sig];
     (0..index.len().div_ceil(CHECK_CHUNK))
@@ -84,7 +84,7 @@ pub(super) fn count_pair_rules(
     tables: &Tables,
     rules: &DrawRules,
     pair: &[Signature],
-    cache: &BlockCache,
+    cache: &BlockReader,
     findings: &Findings,
 ) -> Vec<(Signature, DrawRuleSet, RuleStats)> {
     let ruled = || pair.iter().filter(|s| rules.context(**s).is_some());

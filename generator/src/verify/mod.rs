@@ -47,7 +47,7 @@ pub use tables::tables_in;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kabe_probe::table::{BlockCache, Metric, TableDir, TableError, TableFile};
+use kabe_probe::table::{BlockReader, Metric, TableDir, TableError, TableFile};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant};
 
 use crate::verify::check::derive_pair;
@@ -197,7 +197,7 @@ fn pairs_with_ledger_lines(tables: &Tables, only: Option<&[Signature]>) -> Vec<(
 struct PairChecks<'a> {
     variant: Variant,
     resident_bytes: usize,
-    cache: BlockCache,
+    cache: BlockReader,
     findings: Findings,
     progress: &'a (dyn Fn(u64) + Sync),
 }
@@ -207,7 +207,7 @@ impl<'a> PairChecks<'a> {
         PairChecks {
             variant,
             resident_bytes: options.resident_bytes,
-            cache: BlockCache::new(options.cache_bytes),
+            cache: BlockReader::new(options.cache_bytes),
             findings: Findings::new(options.max_reported),
             progress,
         }

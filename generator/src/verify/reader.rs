@@ -11,41 +11,40 @@
 use std::sync::atomic::{AtomicU16, Ordering};
 
 use kabe_probe::successors;
-use kabe_probe::table::{decode_entry, BlockCache, BlockKey, Metric, TableError, TableFile};
+use kabe_probe::table::{decode_entry, BlockReader, Metric, TableError, TableFile};
 use kabe_probe::{Position, Score, Signature};
 
 use crate::verify::successors::{CaptureTest, Placed, Successors};
 use crate::verify::tables::{Tables, NOT_YET_DTW};
 
-/// Which block: signature, metric and block number in one word ([`BlockKey`]).
-fn block_key(sig: Signature, metric: Metric, block: u32) -> BlockKey {
-    let sig = (sig.white_men as u64 & 63) << 18
-        | (sig.white_kings as u64 & 63) << 12
-        | (sig.black_men as u64 & 63) << 6
-        | sig.black_kings as u64 & 63;
+/// The number a table goes by in the block reader: its signature and metric in one
+/// word (the high half of a block's [`kabe_probe::table::BlockKey`]).
+fn table_number(sig: Signature, metric: Metric) -> u32 {
+    let sig = (sig.white_men as u32 & 63) << 18
+        | (sig.white_kings as u32 & 63) << 12
+        | (sig.black_men as u32 & 63) << 6
+        | sig.black_kings as u32 & 63;
     let metric = match metric {
         Metric::Dtw => 0,
         Metric::Wld => 1,
-        Metric::Rules(set) => 2 + set.table_code() as u64,
+        Metric::Rules(set) => 2 + set.table_code() as u32,
     };
-    sig << 40 | metric << 32 | block as u64
+    sig << 8 | metric
 }
 
-/// One worker's way to the tables: the block cache every worker shares (the probe
-/// library's [`BlockCache`], as large as the verifier's memory allows: the children of a
-/// position lie all over the other table of its pair), its own decompression context,
-/// and spare successor lists.
+/// One worker's way to the tables: the block reader every worker shares (its cache as
+/// large as the verifier's memory allows: the children of a position lie all over the
+/// other table of its pair), and spare successor lists.
 pub(super) struct Reader<'a> {
-    cache: &'a BlockCache,
-    context: zstd::bulk::Decompressor<'static>,
+    blocks: &'a BlockReader,
     /// Successor lists of the searches below a left-out position, kept to spare their
     /// allocations (one per level of the search).
     spare: Vec<Successors>,
 }
 
 impl<'a> Reader<'a> {
-    pub(super) fn new(cache: &'a BlockCache) -> Reader<'a> {
-        Reader { cache, context: zstd::bulk::Decompressor::new().expect("a zstd context"), spare: Vec::new() }
+    pub(super) fn new(blocks: &'a BlockReader) -> Reader<'a> {
+        Reader { blocks, spare: Vec::new() }
     }
 
     /// The entry at `at` of `file`, read by `decode`; `Ok(None)` past the table's end.
@@ -57,18 +56,10 @@ impl<'a> Reader<'a> {
         decode: impl Fn(&[u8], usize) -> Option<R>,
     ) -> Result<Option<R>, TableError> {
         let header = file.header();
-        let per = header.block_positions as u64;
-        let block = (at / per) as u32;
         if at >= header.positions {
             return Ok(None);
         }
-        let i = (at % per) as usize;
-        let key = block_key(sig, header.metric, block);
-        let found = self.cache.read_block(key, file, block, &mut self.context, |bytes| decode(bytes, i))?;
-        found.map(Some).ok_or_else(|| TableError::Corrupt {
-            path: file.path().to_path_buf(),
-            detail: format!("undefined value at index {at}"),
-        })
+        self.blocks.entry_at(table_number(sig, header.metric), file, at, decode).map(Some)
     }
 
     pub(super) fn value(&mut self, sig: Signature, file: &TableFile, at: u64) -> Result<Option<Score>, TableError> {

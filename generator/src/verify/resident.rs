@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use kabe_probe::table::{BlockCache, TableError, TableFile};
+use kabe_probe::table::{rule_code, BlockReader, TableError, TableFile};
 use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant};
 use rayon::prelude::*;
 
@@ -17,7 +17,6 @@ use crate::finished::working::tables_read;
 use crate::pair::TablePair;
 use crate::verify::reader::Gap;
 use crate::verify::report::Findings;
-use crate::verify::rule_values::rule_code;
 use crate::verify::successors::CaptureTest;
 use crate::verify::tables::Tables;
 use crate::verify::worker::{Worker, CHECK_CHUNK};
@@ -61,7 +60,7 @@ pub(super) fn hold_resident_together(
     tables: &mut Tables,
     rules: &DrawRules,
     pair: &[Signature],
-    cache: &BlockCache,
+    cache: &BlockReader,
     findings: &Findings,
 ) -> bool {
     let Some(rule_files) = tables.rules.get(&rules.set) else { return false };
@@ -98,7 +97,7 @@ fn resident_together(
     tables: &Tables,
     rules: &DrawRules,
     sig: Signature,
-    shared: &BlockCache,
+    shared: &BlockReader,
 ) -> Result<Option<DtwAndRules>, TableError> {
     let rule_file = rules.context(sig).and_then(|context| Some((context, tables.rules[&rules.set].get(&sig)?)));
     let Some((context, rule_file)) = rule_file else {
@@ -145,7 +144,7 @@ fn resident_together(
 
 /// Holds the DTW values of `pair` resident: the side that stores its values first, the
 /// other side's found through it.
-pub(super) fn hold_resident_dtw(tables: &mut Tables, pair: &[Signature], cache: &BlockCache, findings: &Findings) {
+pub(super) fn hold_resident_dtw(tables: &mut Tables, pair: &[Signature], cache: &BlockReader, findings: &Findings) {
     for sig in stored_first(pair, &tables.dtw) {
         match resident_dtw(tables, sig, cache) {
             Ok(Some(values)) => {
@@ -163,7 +162,7 @@ pub(super) fn hold_resident_rules(
     tables: &mut Tables,
     rules: &DrawRules,
     pair: &[Signature],
-    cache: &BlockCache,
+    cache: &BlockReader,
     findings: &Findings,
 ) {
     tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
@@ -195,7 +194,7 @@ fn stored_first(pair: &[Signature], files: &BTreeMap<Signature, TableFile>) -> V
 /// the check itself).
 fn fill_resident<T: Copy + Default + Send + Sync>(
     index: &MaterialIndex,
-    shared: &BlockCache,
+    shared: &BlockReader,
     value: impl Fn(&mut Worker, u64, &Position) -> Result<Option<T>, TableError> + Sync,
 ) -> Result<Option<Vec<T>>, TableError> {
     let mut values = crate::memory::huge_vec(index.len() as usize, T::default());
@@ -221,7 +220,7 @@ fn fill_resident<T: Copy + Default + Send + Sync>(
 }
 
 /// Every DTW value of `sig` ([`Score::raw`]), as [`fill_resident`] gives them.
-fn resident_dtw(tables: &Tables, sig: Signature, shared: &BlockCache) -> Result<Option<Vec<u16>>, TableError> {
+fn resident_dtw(tables: &Tables, sig: Signature, shared: &BlockReader) -> Result<Option<Vec<u16>>, TableError> {
     let file = &tables.dtw[&sig];
     fill_resident(&tables.index[&sig], shared, |worker, at, position| {
         Ok(held_dtw(worker, tables, sig, file, at, &CaptureTest::new(position), None)?.0.map(Score::raw))
@@ -235,7 +234,7 @@ fn resident_rules(
     rules: &DrawRules,
     context: kabe_probe::rules::Context,
     sig: Signature,
-    shared: &BlockCache,
+    shared: &BlockReader,
 ) -> Result<Option<Vec<u8>>, TableError> {
     let file = &tables.rules[&rules.set][&sig];
     let drawn = |at: u64| tables.resident_dtw.get(&sig).is_some_and(|v| v[at as usize] == Score::DRAW.raw());

@@ -1,5 +1,4 @@
-//! Reading a rule value: the one-byte codes a rule table stores ([`rule_code`],
-//! [`rule_entry`], [`rule_of_code`]), the rule value of any position (held, stored, or
+//! Reading a rule value: the rule value of any position (held, stored, or
 //! derived where its file leaves it out: [`Tables::rule_placed`]), and the verifier's
 //! tables seen as the exact verdict's oracle ([`RuleOracle`]).
 //!
@@ -12,36 +11,12 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use kabe_probe::rules::exact::Oracle;
 use kabe_probe::successors;
-use kabe_probe::table::{TableError, TableFile};
+use kabe_probe::table::{decode_rule_entry, rule_code, rule_of_code, TableError, TableFile};
 use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score, Signature};
 
 use crate::verify::reader::{Gap, Reader};
 use crate::verify::successors::Placed;
 use crate::verify::tables::{Tables, NOT_YET_RULE};
-
-/// The one-byte code of a rule value, as a rule table stores it ([`rule_entry`] reads it).
-pub(super) fn rule_code(value: RuleScore) -> u8 {
-    if value == RuleScore::NONE {
-        u8::MAX
-    } else {
-        value.raw() as u8
-    }
-}
-
-/// Entry `i` of a decompressed rule-table block: the [`RuleScore`] code in one byte,
-/// 255 for undecided.
-pub(super) fn rule_entry(block: &[u8], i: usize) -> Option<RuleScore> {
-    block.get(i).map(|&code| rule_of_code(code))
-}
-
-/// The rule value a one-byte code ([`rule_code`]) stands for.
-fn rule_of_code(code: u8) -> RuleScore {
-    if code == u8::MAX {
-        RuleScore::NONE
-    } else {
-        RuleScore::from_raw(code as u16)
-    }
-}
 
 impl Reader<'_> {
     pub(super) fn rule_value(
@@ -50,7 +25,7 @@ impl Reader<'_> {
         file: &TableFile,
         at: u64,
     ) -> Result<Option<RuleScore>, TableError> {
-        self.entry(sig, file, at, rule_entry)
+        self.entry(sig, file, at, decode_rule_entry)
     }
 }
 
@@ -71,7 +46,7 @@ impl Tables {
         if let Some((_, resident)) = self.resident_rules.as_ref().filter(|(s, _)| *s == set)
             && let Some(values) = resident.get(&sig)
         {
-            return Ok(rule_entry(values, at as usize));
+            return Ok(decode_rule_entry(values, at as usize));
         }
         if let Some(values) = self.lazy_rules.get(&set).and_then(|lazy| lazy.get(&sig)) {
             let make = |_, n| Ok::<_, TableError>((0..n).map(|_| AtomicU8::new(NOT_YET_RULE)).collect());

@@ -71,7 +71,7 @@ const LAZY_BLOCK: u64 = 1 << 14;
 /// near.
 pub(super) const NOT_YET_DTW: u16 = u16::MAX - 1;
 /// A lazily held rule value not found yet: no rule code
-/// ([`rule_code`](super::rule_values::rule_code): `2 * plies + win` within a count of at
+/// ([`rule_code`](kabe_probe::table::rule_code): `2 * plies + win` within a count of at
 /// most 64 plies, or 255).
 pub(super) const NOT_YET_RULE: u8 = u8::MAX - 1;
 

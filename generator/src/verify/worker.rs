@@ -9,11 +9,11 @@
 use std::cell::RefCell;
 
 use kabe_probe::successors;
-use kabe_probe::table::{BlockCache, TableError};
+use kabe_probe::table::{decode_rule_entry, BlockReader, TableError};
 use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score};
 
 use crate::verify::reader::{Gap, Reader};
-use crate::verify::rule_values::{rule_entry, RuleOracle};
+use crate::verify::rule_values::RuleOracle;
 use crate::verify::successors::{CaptureTest, Successors};
 use crate::verify::tables::Tables;
 
@@ -27,7 +27,7 @@ pub(super) struct Worker<'s> {
 }
 
 impl<'s> Worker<'s> {
-    pub(super) fn new(shared: &'s BlockCache) -> Worker<'s> {
+    pub(super) fn new(shared: &'s BlockReader) -> Worker<'s> {
         Worker { cache: Reader::new(shared), successors: Successors::default() }
     }
 
@@ -54,8 +54,9 @@ impl<'s> Worker<'s> {
         let resident = king_steps.and_then(|sig| {
             tables.resident_rules.as_ref().filter(|(set, _)| *set == rules.set).and_then(|(_, r)| r.get(&sig))
         });
-        let king_steps =
-            king_step_ats.iter().map(|&at| resident.and_then(|v| rule_entry(v, at as usize)).ok_or(Gap::Missing));
+        let king_steps = king_step_ats
+            .iter()
+            .map(|&at| resident.and_then(|v| decode_rule_entry(v, at as usize)).ok_or(Gap::Missing));
         let oracle = RuleOracle { tables, set: rules.set, cache: RefCell::new(cache), children, placed };
         let children = moves.iter().zip(children.iter());
         successors::rule_score_with_king_steps(&oracle, rules, context, position, children, king_steps)

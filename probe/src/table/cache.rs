@@ -1,5 +1,5 @@
-//! A bounded cache of decompressed blocks, shared by every thread that reads tables: the
-//! probe library's [`crate::tablebase::Tablebase`] and the verifier read through it.
+//! A bounded cache of decompressed blocks, shared by every thread that reads tables
+//! through a [`super::BlockReader`].
 //!
 //! A hit must not write to memory another core uses, or every probe pays for moving a
 //! cache line between cores (with one lock per shard, two threads reached only 1.56x one
@@ -160,31 +160,6 @@ impl BlockCache {
                 }
             }
         });
-    }
-
-    /// Runs `f` on block `block` of `file` (cached under `key`), read and decompressed
-    /// with `context` and kept when it is not cached yet.
-    ///
-    /// # Errors
-    /// When the block is not cached and cannot be read: [`TableError::Io`] for a failed
-    /// read, [`TableError::Corrupt`] for a block that is out of range or does not
-    /// decompress to its size (as [`TableFile::block_with`](super::TableFile::block_with)).
-    pub fn read_block<R>(
-        &self,
-        key: BlockKey,
-        file: &super::TableFile,
-        block: u32,
-        context: &mut zstd::bulk::Decompressor<'_>,
-        f: impl Fn(&[u8]) -> R,
-    ) -> Result<R, super::TableError> {
-        if let Some(found) = self.with(key, &f) {
-            return Ok(found);
-        }
-        self.count_miss();
-        let bytes: Arc<[u8]> = file.block_with(block, context)?.into();
-        let found = f(&bytes);
-        self.insert(key, bytes);
-        Ok(found)
     }
 
     /// What the cache holds and did.

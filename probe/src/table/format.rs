@@ -246,6 +246,11 @@ impl TableError {
         }
     }
 
+    /// Entry `index` of `path` holds no value the format defines.
+    pub fn undefined_value(path: &Path, index: u64) -> TableError {
+        TableError::Corrupt { path: path.to_path_buf(), detail: format!("undefined value at index {index}") }
+    }
+
     /// The file the error is about.
     pub fn path(&self) -> &Path {
         match self {
@@ -456,22 +461,33 @@ pub fn encode_dtw_block(entry_bits: u8, scores: &[Score], dont_care: impl Fn(usi
 }
 
 /// Entry `i` of a decompressed WLD or DTW block (as [`super::TableFile::block`] returns
-/// it); `None` for a value the format does not define.
+/// it); `None` for a value the format does not define or an entry past the block's end.
 pub fn decode_entry(header: &Header, block: &[u8], i: usize) -> Option<Score> {
     match (header.metric, header.entry_bits) {
-        (Metric::Wld, _) => match (block[i / 4] >> (2 * (i % 4))) & 3 {
-            // WLD tables carry no distance: a win is reported as 1 ply, a loss as 0.
-            0 => Some(Score::loss(0)),
-            1 => Some(Score::DRAW),
-            2 => Some(Score::win(1)),
-            _ => None,
-        },
-        (Metric::Dtw, 8) => Some(match block[i] {
+        // WLD tables carry no distance: a win is reported as 1 ply, a loss as 0.
+        (Metric::Wld, _) => decode_wld_entry(block, i).map(|wld| match wld {
+            Wld::Loss => Score::loss(0),
+            Wld::Draw => Score::DRAW,
+            Wld::Win => Score::win(1),
+        }),
+        (Metric::Dtw, 8) => Some(match *block.get(i)? {
             u8::MAX => Score::DRAW,
             p => Score::from_raw(p as u16),
         }),
-        (Metric::Dtw, _) => Some(Score::from_raw(u16::from_le_bytes([block[2 * i], block[2 * i + 1]]))),
+        (Metric::Dtw, _) => Some(Score::from_raw(u16::from_le_bytes([*block.get(2 * i)?, *block.get(2 * i + 1)?]))),
         (Metric::Rules(_), _) => None,
+    }
+}
+
+/// Entry `i` of a decompressed WLD block: two bits a position (0 loss, 1 draw, 2 win);
+/// `None` for the undefined code or an entry past the block's end.
+#[inline]
+pub fn decode_wld_entry(block: &[u8], i: usize) -> Option<Wld> {
+    match (block.get(i / 4)? >> (2 * (i % 4))) & 3 {
+        0 => Some(Wld::Loss),
+        1 => Some(Wld::Draw),
+        2 => Some(Wld::Win),
+        _ => None,
     }
 }
 
@@ -485,17 +501,35 @@ pub fn encode_rule_block(values: &[RuleScore], dont_care: impl Fn(usize) -> bool
         .enumerate()
         .map(|(i, v)| {
             if !dont_care(i) {
-                last = u8::try_from(v.raw()).unwrap_or(u8::MAX);
+                last = rule_code(*v);
             }
             last
         })
         .collect()
 }
 
-/// One entry of a rule table block.
-pub(crate) fn decode_rule_entry(block: &[u8], i: usize) -> Option<RuleScore> {
-    block.get(i).map(|&code| match code {
+/// The one-byte code of a rule value in a rule table: `2 * plies + win` within the
+/// count, 255 for undecided ([`decode_rule_entry`] reads it back).
+pub fn rule_code(value: RuleScore) -> u8 {
+    if value == RuleScore::NONE {
+        u8::MAX
+    } else {
+        u8::try_from(value.raw()).unwrap_or(u8::MAX)
+    }
+}
+
+/// Entry `i` of a decompressed rule-table block ([`rule_code`]); `None` past the block's
+/// end.
+#[inline]
+pub fn decode_rule_entry(block: &[u8], i: usize) -> Option<RuleScore> {
+    block.get(i).map(|&code| rule_of_code(code))
+}
+
+/// The rule value a one-byte code ([`rule_code`]) stands for.
+#[inline]
+pub fn rule_of_code(code: u8) -> RuleScore {
+    match code {
         u8::MAX => RuleScore::NONE,
         code => RuleScore::from_raw(code as u16),
-    })
+    }
 }

@@ -31,6 +31,8 @@
 //! stores one byte per position: `2 * plies + 1` for a win and `2 * plies` for a loss
 //! decided within the count ([`crate::RuleScore`]), 255 when the count cannot decide it.
 
+mod blocks;
+pub use blocks::{BlockReader, Decompressors};
 mod cache;
 pub use cache::{BlockCache, BlockKey, CacheStats};
 mod format;
@@ -43,8 +45,9 @@ pub(crate) use reader::open_regular;
 pub mod runs;
 
 pub use format::{
-    build_command, build_command_with, decode_entry, encode_dtw_block, encode_rule_block, encode_wld_block, wld_code,
-    Header, TableError, TableFlags, FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS, MAX_TABLE_PIECES,
+    build_command, build_command_with, decode_entry, decode_rule_entry, decode_wld_entry, encode_dtw_block,
+    encode_rule_block, encode_wld_block, rule_code, rule_of_code, wld_code, Header, TableError, TableFlags,
+    FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS, MAX_TABLE_PIECES,
 };
 pub use metric::Metric;
 pub use reader::{MappedFile, PositionalFile, TableFile, TableSource};

@@ -40,16 +40,15 @@ mod error;
 pub use error::ProbeError;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use self::catalog::{Catalog, Column, Slot};
 use crate::index::Signature;
 use crate::rules::exact::{self, MoveVerdict, Oracle, Verdict};
 use crate::rules::{Counters, DrawRuleSet, DrawRules};
 use crate::successors;
-use crate::table::BlockCache;
 pub use crate::table::CacheStats;
-use crate::table::{file_name, Header, Metric, TableError};
+use crate::table::{decode_entry, decode_rule_entry, decode_wld_entry, BlockReader};
+use crate::table::{file_name, Metric, TableError};
 use crate::{Move, Position, RuleScore, Score, Variant, Wld};
 
 /// The block cache's size when the caller does not set one: 64 MiB of decompressed
@@ -198,12 +197,7 @@ impl TablebaseBuilder {
             let catalog = Catalog::scan(&self.dir, &variant, self.memory_map, &mut next_id)?;
             open.push(VariantTables { variant, default_rules: DrawRules::new(set, &variant), catalog });
         }
-        Ok(Tablebase {
-            dir: self.dir,
-            variants: open,
-            cache: BlockCache::new(self.cache_bytes),
-            contexts: Mutex::new(Vec::new()),
-        })
+        Ok(Tablebase { dir: self.dir, variants: open, blocks: BlockReader::new(self.cache_bytes) })
     }
 }
 
@@ -220,14 +214,13 @@ struct VariantTables {
 pub struct Tablebase {
     dir: PathBuf,
     variants: Vec<VariantTables>,
-    cache: BlockCache,
-    /// Decompression contexts for reuse by whichever thread reads a block next.
-    contexts: Mutex<Vec<zstd::bulk::Decompressor<'static>>>,
+    /// Every entry is read through it (the block cache all threads share).
+    blocks: BlockReader,
 }
 
 impl std::fmt::Debug for Tablebase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tablebase").field("dir", &self.dir).field("cache", &self.cache.stats()).finish()
+        f.debug_struct("Tablebase").field("dir", &self.dir).field("cache", &self.blocks.stats()).finish()
     }
 }
 
@@ -268,16 +261,6 @@ pub const CAPTURE_REACH: u32 = 6;
 
 /// The captures the side to move must make when `position` is beyond the tables but
 /// within [`CAPTURE_REACH`] of them; `None` otherwise.
-/// The WLD value at `i` of a WLD block (two bits a position; `None`: undefined).
-fn wld_in_block(block: &[u8], i: usize) -> Option<Wld> {
-    match (block.get(i / 4)? >> (2 * (i % 4))) & 3 {
-        0 => Some(Wld::Loss),
-        1 => Some(Wld::Draw),
-        2 => Some(Wld::Win),
-        _ => None,
-    }
-}
-
 fn forced_captures(tables: &VariantTables, position: &Position) -> Option<Vec<Move>> {
     if position.piece_count() > tables.catalog.largest_pieces + CAPTURE_REACH {
         return None;
@@ -401,7 +384,7 @@ impl Tablebase {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn cache_stats(&self) -> CacheStats {
-        self.cache.stats()
+        self.blocks.stats()
     }
 
     /// Win, draw or loss for the side to move, ignoring the counted draw rules (as the
@@ -495,14 +478,14 @@ impl Tablebase {
             let index = first + done as u64;
             let n = ((per - index % per) as usize).min(positions.len() - done);
             let run = &positions[done..done + n];
-            let found = self.entry(&tables.variant, slot, index, Access::Disk, |_, block, at| {
+            let found = self.entry(&tables.variant, slot, index, Access::Disk, |block, at| {
                 // A left-out position's slot may hold anything: read only the others.
                 let mut values = Vec::with_capacity(n);
                 for (k, position) in run.iter().enumerate() {
                     values.push(match position.settled_score() {
                         Some(settled) => Some(settled.wld()),
                         None if !slot.holds(position) => None,
-                        None => Some(wld_in_block(block, at + k)?),
+                        None => Some(decode_wld_entry(block, at + k)?),
                     });
                 }
                 Some(values)
@@ -730,34 +713,15 @@ impl Tablebase {
         slot: &Slot,
         index: u64,
         access: Access,
-        decode: impl Fn(&Header, &[u8], usize) -> Option<R>,
+        decode: impl Fn(&[u8], usize) -> Option<R>,
     ) -> Result<Option<R>, ProbeError> {
-        let per = slot.header.block_positions as u64;
-        let (block, at) = ((index / per) as u32, (index % per) as usize);
-        let key = (slot.id as u64) << 32 | block as u64;
-        let undefined =
-            || TableError::Corrupt { path: slot.path.clone(), detail: format!("undefined value at index {index}") };
-        if let Some(found) = self.cache.with(key, |bytes| decode(&slot.header, bytes, at)) {
-            return found.map(Some).ok_or_else(|| undefined().into());
+        if let Some(found) = self.blocks.cached_entry_at(slot.id, &slot.header, index, &decode) {
+            return found.map(Some).ok_or_else(|| TableError::undefined_value(&slot.path, index).into());
         }
         if access == Access::CacheOnly {
             return Ok(None);
         }
-        self.cache.count_miss();
-        let file = slot.file(variant)?;
-        let pooled = self.contexts.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut context = match pooled {
-            Some(context) => context,
-            None => {
-                zstd::bulk::Decompressor::new().map_err(|e| TableError::Io { path: slot.path.clone(), error: e })?
-            }
-        };
-        let read = file.block_with(block, &mut context);
-        self.contexts.lock().unwrap_or_else(|e| e.into_inner()).push(context);
-        let bytes: Arc<[u8]> = read?.into();
-        let value = decode(&slot.header, &bytes, at).ok_or_else(undefined)?;
-        self.cache.insert(key, bytes);
-        Ok(Some(value))
+        Ok(Some(self.blocks.entry_at(slot.id, slot.file(variant)?, index, decode)?))
     }
 
     fn wld(&self, position: &Position, access: Access) -> Result<Option<Wld>, ProbeError> {
@@ -802,7 +766,7 @@ impl Tablebase {
             return Ok(Stored::LeftOut);
         }
         let index = slot.index.index(&normalized);
-        let found = self.entry(&tables.variant, slot, index, access, |_, block, i| wld_in_block(block, i))?;
+        let found = self.entry(&tables.variant, slot, index, access, decode_wld_entry)?;
         Ok(found.map_or(Stored::NotCached, Stored::Value))
     }
 
@@ -878,9 +842,9 @@ impl Tablebase {
                 return successors::score_from(position, |child| self.dtw(tables, child));
             }
             let index = slot.index.index(&normalized);
-            let found = self.entry(&tables.variant, slot, index, Access::Disk, |header, block, i| {
-                crate::table::decode_entry(header, block, i)
-            })?;
+            let header = &slot.header;
+            let found =
+                self.entry(&tables.variant, slot, index, Access::Disk, |block, i| decode_entry(header, block, i))?;
             return found.ok_or(ProbeError::NotCached);
         }
         let Some(captures) = forced_captures(tables, position) else {
@@ -914,9 +878,7 @@ impl Tablebase {
             return successors::rule_score_from(&oracle, &rules, context, position);
         }
         let index = slot.index.index(&normalized);
-        let found = self.entry(&tables.variant, slot, index, Access::Disk, |_, block, i| {
-            block.get(i).map(|&b| if b == u8::MAX { RuleScore::NONE } else { RuleScore::from_raw(b as u16) })
-        })?;
+        let found = self.entry(&tables.variant, slot, index, Access::Disk, decode_rule_entry)?;
         found.ok_or(ProbeError::NotCached)
     }
 
