@@ -6,7 +6,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use kabe_probe::{perft, MaterialIndex, MoveList, Position, Signature, Variant};
+use kabe_probe::internal::{perft, MaterialIndex};
+use kabe_probe::{MoveList, Position, Signature, Variant};
 
 const POSITIONS: [(&str, Variant, &str); 6] = [
     ("intl-start", Variant::INTERNATIONAL, "W:W31-50:B1-20"),

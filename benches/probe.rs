@@ -160,10 +160,10 @@ fn decode_medians() -> (f64, f64) {
     let block = DECODED_BLOCK;
     let worst: Vec<u8> = (0..block).map(|i| (i % 3) as u8).collect();
     let decode_us = |values: &[u8]| {
-        let code = kabe_probe::table::runs::encode(values);
+        let code = kabe_probe::internal::table::runs::encode(values);
         let times = (0..2_000).map(|_| {
             let t = Instant::now();
-            black_box(kabe_probe::table::runs::decode_packed(black_box(&code), block).expect("decodes"));
+            black_box(kabe_probe::internal::table::runs::decode_packed(black_box(&code), block).expect("decodes"));
             t.elapsed().as_nanos() as f64 / 1e3
         });
         percentile(&sorted(times.collect()), 0.5)

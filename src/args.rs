@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use kabe_generator::{MemoryBudget, Scope, SidesKept};
-use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant};
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
 /// The table directory: `given` (`--tables`), else `$KABE_TABLES`, else
 /// `$XDG_DATA_HOME/kabe/tables`, else `~/.local/share/kabe/tables`. A leading `~` is the

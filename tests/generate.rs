@@ -186,7 +186,8 @@ type TableFigures = (String, [u64; 5], [u64; 4]);
 /// [`TableFigures`] of every table under `dir`, counted position by position through
 /// the probe library: not the verifier, which `kabe stats` takes its figures from.
 fn counted_through_the_reader(dir: &Path) -> Vec<TableFigures> {
-    use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Variant, Wld};
+    use kabe_probe::internal::MaterialIndex;
+    use kabe_probe::{Counters, DrawRuleSet, DrawRules, Variant, Wld};
     let variant = Variant::INTERNATIONAL;
     let tables = kabe_probe::tablebase::Tablebase::builder(dir)
         .variants(&[variant])

@@ -13,8 +13,9 @@ use kabe_analyze::report::{report, Format};
 use kabe_analyze::study::check_study;
 use kabe_analyze::{replay, Analyzer, GameOutcome, PdnGame, PdnReader, Reach, Summary};
 use kabe_generator::build;
+use kabe_probe::internal::MaterialIndex;
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Color, Counters, MaterialIndex, Position, Signature, Variant, Wld};
+use kabe_probe::{Color, Counters, Position, Signature, Variant, Wld};
 
 fn tables() -> Tablebase {
     Tablebase::open(tables_dir()).expect("open")

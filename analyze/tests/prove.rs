@@ -12,8 +12,9 @@ use kabe_analyze::prove::{
     PositionProof, ProofStep, ProofTree, ProveError,
 };
 use kabe_analyze::{replay, PdnReader, Replay};
+use kabe_probe::internal::MaterialIndex;
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Color, Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant, Wld};
+use kabe_probe::{Color, Counters, DrawRuleSet, DrawRules, Position, Signature, Variant, Wld};
 
 fn compositions(file: &str) -> Vec<Replay> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/studies/compositions").join(file);

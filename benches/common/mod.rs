@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
+use kabe_probe::internal::MaterialIndex;
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant};
+use kabe_probe::{DrawRuleSet, DrawRules, Position, Signature, Variant};
 
 /// International tables up to `pieces` with `fmjd` rule tables, one table of each pair: `$KABE_BENCH_TABLES`, else
 /// `target/bench-tables/probe-international-4-v<format>-wld<block>`, built there on first
@@ -12,7 +13,7 @@ pub fn international_tables(pieces: u32) -> PathBuf {
     let dir = std::env::var_os("KABE_BENCH_TABLES").map(PathBuf::from).unwrap_or_else(|| {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!(
             "target/bench-tables/probe-international-4-v{}-wld{}",
-            kabe_probe::table::FORMAT_VERSION,
+            kabe_probe::internal::table::FORMAT_VERSION,
             kabe_generator::WLD_BLOCK_POSITIONS
         ))
     });

@@ -5,8 +5,10 @@
 //! instead. Files only in one set are left out. Prints one line per file that differs and a total; exits 1 on a difference.
 use std::path::Path;
 
-use kabe_probe::table::{parse_file_name, Metric, TableFile};
-use kabe_probe::{MaterialIndex, Variant};
+use kabe_probe::internal::table::parse_file_name;
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::table::{Metric, TableFile};
+use kabe_probe::Variant;
 
 fn open(dir: &Path, variant: &Variant, name: &str) -> Option<TableFile> {
     let path = dir.join(variant.name).join(name);

@@ -29,7 +29,8 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use kabe_probe::{MaterialIndex, MoveList, Signature, Unmoves, Variant};
+use kabe_probe::internal::{MaterialIndex, Unmoves};
+use kabe_probe::{MoveList, Signature, Variant};
 
 /// Runs of consecutive positions per table, and positions per run.
 const RUNS: u64 = 64;

@@ -11,8 +11,10 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use kabe_probe::table::{runs, Metric, TableFile};
-use kabe_probe::{DrawRuleSet, MaterialIndex, RuleScore, Score, Signature, Variant, Wld};
+use kabe_probe::internal::table::runs;
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::table::{Metric, TableFile};
+use kabe_probe::{DrawRuleSet, RuleScore, Score, Signature, Variant, Wld};
 use rayon::prelude::*;
 
 /// One table's values, as the candidates read them.

@@ -6,8 +6,9 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::ops::Deref;
 
+use kabe_probe::internal::MaterialIndex;
 use kabe_probe::table::Metric;
-use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
+use kabe_probe::{DrawRules, Signature, Variant};
 
 /// One table: a signature and a metric.
 pub type TableId = (Signature, Metric);

@@ -12,10 +12,11 @@ use kabe_generator::{
     build, build_rules, keep_one_side, solve_all, solve_rules, AsOracle, DroppedFiles, Finished, MemoryTables,
     Registry, RuleRegistry,
 };
+use kabe_probe::internal::MaterialIndex;
 use kabe_probe::rules::exact::verdict;
 use kabe_probe::table::TableError;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant, Wld};
+use kabe_probe::{Counters, DrawRuleSet, DrawRules, Position, Signature, Variant, Wld};
 
 fn temp_dir(name: &str) -> common::TempDir {
     common::temp_dir(&format!("tablebase-{name}"))

@@ -10,8 +10,9 @@ use kabe_generator::{
     build, build_rules, keep_one_side, solve_all, table_bytes, table_path, verify, verify_with, write_rule_table,
     BuildSummary, DroppedFiles, RuleTable, SolvedTable, VerifyOptions,
 };
+use kabe_probe::internal::MaterialIndex;
 use kabe_probe::table::{Metric, TableError, TableFile};
-use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, RuleScore, Score, Signature, Variant};
+use kabe_probe::{DrawRuleSet, DrawRules, RuleScore, Score, Signature, Variant};
 use proptest::prelude::*;
 
 fn temp_dir(name: &str) -> common::TempDir {
@@ -435,7 +436,7 @@ fn a_pair_built_on_a_compact_set_equals_one_built_on_both_sides_and_in_memory() 
     assert!(kept.files > 0, "the 2-3 set is compact");
     assert_eq!(keep_one_side(&aside, variant, 3, DroppedFiles::KeptAside).expect("kept aside"), kept);
     assert!(files(&aside) == files(&compact), "the tables themselves as in the compact set");
-    let layout = kabe_probe::table::TableDir::new(&aside);
+    let layout = kabe_probe::internal::table::TableDir::new(&aside);
     let copies = std::fs::read_dir(layout.dropped_folder(&variant)).expect("dropped files kept").count();
     let dropped_wld = files(&aside).iter().filter(|(name, bytes)| name.contains(".wld.") && bytes.len() == 72).count();
     assert!(dropped_wld > 0 && copies > 0, "{dropped_wld} WLD files dropped, {copies} copies");
@@ -486,7 +487,7 @@ fn a_dropped_file_kept_aside_is_read_only_while_it_belongs_to_its_flip() {
     let dir = temp_dir("dropped-aside");
     build_rules_base(v, rules, &dir, 3);
     keep_one_side(&dir, v, 3, DroppedFiles::KeptAside).expect("kept aside");
-    let layout = kabe_probe::table::TableDir::new(&dir);
+    let layout = kabe_probe::internal::table::TableDir::new(&dir);
     let by_search = |sig| {
         TableFile::open(&table_path(&dir, &v, sig, Metric::Dtw), &v, sig, Metric::Dtw)
             .expect("open")

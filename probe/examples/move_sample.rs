@@ -4,7 +4,8 @@
 //! made). Run it under `valgrind --tool=cachegrind --cache-sim=no` and subtract the
 //! `none` run: an instruction count per position that does not move with the load of a
 //! shared machine, where timings of one build against another differ by 30%.
-use kabe_probe::{MaterialIndex, MoveList, Signature, Variant};
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::{MoveList, Signature, Variant};
 
 const SAMPLE: u64 = 20_000;
 

@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use kabe_rules::{Bits, Color, PieceKind, Position, Square, SquareSets, Variant};
+use kabe_rules::{Bits, Color, PieceKind, Position, Square, SquareSets, UncheckedPosition, Variant};
 
 /// The material of one table, seen from the side to move ("white").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -16,16 +16,47 @@
 
 mod index;
 pub mod rules;
-pub mod successors;
+mod successors;
 pub mod table;
 pub mod tablebase;
 
-pub use index::{BlackKingMoved, LastMen, MaterialIndex, OneKingMoved, Signature, SignatureError};
+pub use index::{Signature, SignatureError};
 pub use kabe_rules::notation;
 pub use kabe_rules::{
-    parse_perft_vectors, perft, perft_divide, perft_routes, BoardSize, CaptureChoice, CapturedPieces, Color,
-    CrowningInCapture, DrawnMaterial, FenError, Goal, KingLanding, KingRange, Move, MoveError, MoveList, NotationStyle,
-    PerftVector, PieceKind, Position, Predecessor, Restore, RuleScore, Score, Setup, SetupError, SetupPiece, Square,
-    SquareSets, UnknownVariant, Unmoves, Variant, Wld, MAX_CAPTURES,
+    BoardSize, CaptureChoice, Color, CrowningInCapture, DrawnMaterial, FenError, Goal, KingLanding, KingRange, Move,
+    MoveError, MoveList, NotationStyle, PieceKind, Position, RuleScore, Score, Setup, SetupError, SetupPiece, Square,
+    UnknownVariant, Variant, Wld,
 };
 pub use rules::{Counters, DrawRuleSet, DrawRules, RuleSetError, UnknownDrawRules};
+
+/// The toolbox the generator, the verifier and the tools build on: the table index, the
+/// file format's encoders and decoders, the shared block reader, successor values,
+/// unmoves and perft. Not for engines: these follow the table format and the solvers,
+/// and change with them.
+pub mod internal {
+    pub use crate::index::{BlackKingMoved, LastMen, MaterialIndex, OneKingMoved};
+    /// A value from its successors: what a reader searches for and the verifier checks.
+    pub mod successors {
+        pub use crate::successors::*;
+    }
+    pub use kabe_rules::{
+        parse_perft_vectors, perft, perft_divide, perft_routes, CapturedPieces, PerftVector, Predecessor, Restore,
+        SquareSets, UncheckedPosition, Unmoves, MAX_CAPTURES,
+    };
+
+    /// The table format's parts below [`crate::table`]'s readers.
+    pub mod table {
+        pub use crate::table::blocks::{BlockReader, Decompressors};
+        pub use crate::table::cache::{BlockCache, BlockKey};
+        pub use crate::table::format::{
+            build_command, build_command_with, decode_entry, decode_rule_entry, decode_wld_entry, encode_dtw_block,
+            encode_rule_block, encode_wld_block, rule_code, rule_of_code, wld_code, Header, TableFlags, FORMAT_VERSION,
+            HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS, MAX_TABLE_PIECES,
+        };
+        pub use crate::table::layout::{file_name, parse_file_name, TableDir};
+        /// The WLD run code.
+        pub mod runs {
+            pub use crate::table::runs::*;
+        }
+    }
+}

@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use kabe_probe::internal::MaterialIndex;
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, MaterialIndex, Position, Signature, Variant, Wld};
+use kabe_probe::{Counters, Position, Signature, Variant, Wld};
 use sha2::{Digest, Sha256};
 
 fn tables() -> PathBuf {

@@ -4,9 +4,8 @@
 #[path = "../../rules/tests/common/mod.rs"]
 mod common;
 
-use kabe_probe::{
-    Color, MaterialIndex, PieceKind, Position, Setup, SetupPiece, Signature, Square, SquareSets, Variant,
-};
+use kabe_probe::internal::{MaterialIndex, SquareSets, UncheckedPosition};
+use kabe_probe::{Color, PieceKind, Position, Setup, SetupPiece, Signature, Square, Variant};
 use proptest::prelude::*;
 
 /// Positions of `sig`, counted by brute force over ordered tuples of squares.

@@ -34,7 +34,7 @@ pub use movegen::{Move, MoveList, MAX_CAPTURES};
 pub use notation::fen::FenError;
 pub use notation::movetext::MoveError;
 pub use perft::{parse_perft_vectors, perft, perft_divide, perft_routes, PerftVector};
-pub use position::{Position, Setup, SetupError, SetupPiece, SquareSets};
+pub use position::{Position, Setup, SetupError, SetupPiece, SquareSets, UncheckedPosition};
 pub use score::{RuleScore, Score, Wld};
 pub use unmove::{Predecessor, QuietStep, Restore, Unmoves};
 pub use variant::{

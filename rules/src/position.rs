@@ -224,23 +224,6 @@ impl Position {
         }
     }
 
-    /// The position with these pieces and `turn` to move, without the checks of
-    /// [`Position::from_setup`]: for the table index, whose every number stands for a
-    /// legal arrangement (no man on its promotion row, no square taken twice).
-    #[inline]
-    pub fn from_square_sets(variant: Variant, turn: Color, sets: &SquareSets) -> Position {
-        debug_assert_eq!(sets.white_men & sets.white_kings, 0);
-        debug_assert_eq!((sets.white_men | sets.white_kings) & (sets.black_men | sets.black_kings), 0);
-        let bits = |squares: u64| variant.board.bits_of_squares(squares);
-        Position {
-            variant,
-            white: bits(sets.white_men | sets.white_kings),
-            black: bits(sets.black_men | sets.black_kings),
-            kings: bits(sets.white_kings | sets.black_kings),
-            turn,
-        }
-    }
-
     /// The position with the side to move as White: itself, or its colour flip.
     #[must_use]
     pub fn normalized(&self) -> Position {
@@ -341,5 +324,30 @@ impl fmt::Display for Position {
             writeln!(f)?;
         }
         write!(f, "{} to move", self.turn)
+    }
+}
+
+/// A position built from square sets without the checks of [`Position::from_setup`]:
+/// for the table index, whose every number stands for a legal arrangement (no man on
+/// its promotion row, no square taken twice). A trait, so that only code that imports
+/// it (the index, not an engine) can build an unchecked position.
+pub trait UncheckedPosition {
+    /// The position with these pieces and `turn` to move, unchecked.
+    fn from_square_sets(variant: Variant, turn: Color, sets: &SquareSets) -> Position;
+}
+
+impl UncheckedPosition for Position {
+    #[inline]
+    fn from_square_sets(variant: Variant, turn: Color, sets: &SquareSets) -> Position {
+        debug_assert_eq!(sets.white_men & sets.white_kings, 0);
+        debug_assert_eq!((sets.white_men | sets.white_kings) & (sets.black_men | sets.black_kings), 0);
+        let bits = |squares: u64| variant.board.bits_of_squares(squares);
+        Position {
+            variant,
+            white: bits(sets.white_men | sets.white_kings),
+            black: bits(sets.black_men | sets.black_kings),
+            kings: bits(sets.white_kings | sets.black_kings),
+            turn,
+        }
     }
 }

@@ -14,7 +14,8 @@ use kabe_generator::{
     build_pair_job, build_rules_scope, build_scope, keep_one_side, table_path, BuildEvent, CheckpointEvent,
     DroppedFiles, MemoryBudget, PairJob, Scope, TablePair,
 };
-use kabe_probe::table::{Metric, TableDir};
+use kabe_probe::internal::table::TableDir;
+use kabe_probe::table::Metric;
 use kabe_probe::{DrawRules, Signature, Variant};
 
 use crate::args::{default_memory, rules_arg, scope_arg, TableSet};

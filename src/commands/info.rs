@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use kabe_probe::{MaterialIndex, Signature};
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::Signature;
 
 /// Arguments of `kabe info`.
 #[derive(Args)]

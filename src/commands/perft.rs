@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use kabe_probe::{parse_perft_vectors, perft, perft_divide, perft_routes, Position};
+use kabe_probe::internal::{parse_perft_vectors, perft, perft_divide, perft_routes};
+use kabe_probe::Position;
 
 /// Arguments of `kabe perft`.
 #[derive(Args)]

@@ -9,8 +9,9 @@ use anyhow::Context as _;
 use clap::Args;
 use indicatif::ProgressBar;
 use kabe_generator::{recorded_statistics, tables_in, MemoryBudget, RuleStats, TableStats, VerifyOptions};
+use kabe_probe::internal::MaterialIndex;
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Score, Signature, Variant};
+use kabe_probe::{Counters, DrawRuleSet, DrawRules, Position, Score, Signature, Variant};
 use rayon::prelude::*;
 use serde_json::json;
 

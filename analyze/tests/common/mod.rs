@@ -23,7 +23,7 @@ pub fn shared_tables(name: &str, build_into: impl Fn(&Path)) -> PathBuf {
     // Tables of another format version, or of rule readings since renumbered, left by an
     // older checkout are not reused.
     let codes: Vec<String> = kabe_probe::DrawRuleSet::ALL.iter().map(|s| s.table_code().to_string()).collect();
-    let name = &format!("{name}-v{}-r{}", kabe_probe::table::FORMAT_VERSION, codes.join("."));
+    let name = &format!("{name}-v{}-r{}", kabe_probe::internal::table::FORMAT_VERSION, codes.join("."));
     let dir = tmp.join(name);
     let lock = tmp.join(format!("{name}.lock"));
     loop {

@@ -20,9 +20,11 @@ pub mod write;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use kabe_probe::table::{Metric, TableDir, TableError, TableFile};
+use kabe_probe::internal::table::TableDir;
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::table::{Metric, TableError, TableFile};
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{DrawRules, MaterialIndex, Signature, Variant};
+use kabe_probe::{DrawRules, Signature, Variant};
 use rayon::prelude::*;
 
 use crate::build::budget::MemoryBudget;

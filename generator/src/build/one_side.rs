@@ -2,7 +2,7 @@
 //! with the other side to move, so a table of either can be found from the other's by a
 //! one-ply search (the quiet moves of one lead into the other). After a set is built,
 //! of each pair's two files of a kind (WLD, DTW, a rule set's) the smaller is kept and the
-//! other replaced by one that holds no values ([`kabe_probe::table::TableFlags::BY_SEARCH`]),
+//! other replaced by one that holds no values ([`kabe_probe::internal::table::TableFlags::BY_SEARCH`]),
 //! as Kingsrow's larger tables and Scan's bitbases store one side to move.
 //!
 //! Done once a pair is whole: its WLD and DTW files and, for every rule set with tables
@@ -10,14 +10,16 @@
 //! rule tables keeps both sides, which its own rule pass reads without a search.
 //!
 //! A set that will be extended may keep the dropped files aside
-//! ([`DroppedFiles::KeptAside`], [`kabe_probe::table::TableDir::dropped_path`]): the
+//! ([`DroppedFiles::KeptAside`], [`kabe_probe::internal::table::TableDir::dropped_path`]): the
 //! builds that extend it read them instead of searching every position of a dropped
 //! side they reach (a fifth of Russian 1113+1311's theory pass on a compact 2-6 set).
 
 use std::path::Path;
 
-use kabe_probe::table::{Metric, TableDir, TableFile};
-use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant};
+use kabe_probe::internal::table::TableDir;
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::table::{Metric, TableFile};
+use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
 use crate::build::write::write_table_by_search;
 use crate::build::{table_path, BuildError};

@@ -5,11 +5,12 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use kabe_probe::table::{
-    encode_dtw_block, encode_rule_block, encode_wld_block, file_name, Header, Metric, TableFlags, FORMAT_VERSION,
-    HEADER_LEN,
+use kabe_probe::internal::table::{
+    encode_dtw_block, encode_rule_block, encode_wld_block, file_name, Header, TableFlags, FORMAT_VERSION, HEADER_LEN,
 };
-use kabe_probe::{DrawRuleSet, MaterialIndex, RuleScore, Score};
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::table::Metric;
+use kabe_probe::{DrawRuleSet, RuleScore, Score};
 use rayon::prelude::*;
 
 use crate::files::NewFile;

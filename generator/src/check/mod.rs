@@ -8,9 +8,10 @@
 pub mod brute_layers;
 pub mod brute_rules;
 
+use kabe_probe::internal::MaterialIndex;
 use kabe_probe::rules::exact::{verdict, Oracle};
 use kabe_probe::rules::MaterialCount;
-use kabe_probe::{Counters, DrawRuleSet, DrawRules, MaterialIndex, Position, Signature, Variant};
+use kabe_probe::{Counters, DrawRuleSet, DrawRules, Position, Signature, Variant};
 
 use std::cell::RefCell;
 

@@ -3,7 +3,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use kabe_probe::{MaterialIndex, Position, Score, Signature, Variant};
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::{Position, Score, Signature, Variant};
 
 /// A table the values need is not there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

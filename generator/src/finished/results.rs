@@ -182,7 +182,7 @@ impl PairResults {
         let tables = pair
             .iter()
             .map(|&sig| {
-                let positions = kabe_probe::MaterialIndex::new(*variant, sig)?.len();
+                let positions = kabe_probe::internal::MaterialIndex::new(*variant, sig)?.len();
                 let bytes =
                     open_checked(&results_path(dir, variant, sig), variant, sig, positions, dtw_checksum(sig)?)?;
                 Some((sig, bytes, positions.div_ceil(4) as usize))
@@ -283,7 +283,7 @@ impl<O: Finished> Finished for WithResults<'_, O> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kabe_probe::MaterialIndex;
+    use kabe_probe::internal::MaterialIndex;
 
     fn table(sig: Signature, flagged: bool) -> SolvedTable {
         let index = MaterialIndex::new(Variant::INTERNATIONAL, sig).expect("a table");

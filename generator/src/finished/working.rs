@@ -26,14 +26,15 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 
-use kabe_probe::rules::Context;
-use kabe_probe::successors::{best_score, rule_score_of_children};
-use kabe_probe::table::{
-    decode_entry, file_name, rule_code, rule_of_code, Decompressors, Metric, TableDir, TableError, TableFile,
-    TableFlags,
+use kabe_probe::internal::successors::{best_score, rule_score_of_children};
+use kabe_probe::internal::table::{
+    decode_entry, file_name, rule_code, rule_of_code, Decompressors, TableDir, TableFlags,
 };
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::rules::Context;
+use kabe_probe::table::{Metric, TableError, TableFile};
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant, Wld};
+use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score, Signature, Variant, Wld};
 
 use crate::finished::lookup::{AsOracle, Finished};
 use crate::memory::{prefetch, Allowance, LazyBlocks};
@@ -128,7 +129,7 @@ impl Slot for AtomicU8 {
     const UNKNOWN: u8 = u8::MAX - 1;
     const NONE: u8 = u8::MAX;
     /// Rule codes are `2 * plies + win` within a count, at most 121
-    /// (`kabe_probe::table::encode_rule_block`).
+    /// (`kabe_probe::internal::table::encode_rule_block`).
     const LAST: u32 = 125;
     fn new(value: u8) -> Self {
         AtomicU8::new(value)
@@ -525,7 +526,7 @@ impl Working<'_> {
         }
     }
 
-    /// A left-out position's DTW: one ply of search ([`kabe_probe::successors`]).
+    /// A left-out position's DTW: one ply of search ([`kabe_probe::internal::successors`]).
     fn dtw_by_search(&self, position: &Position) -> Result<Score, ProbeError> {
         let moves = position.legal_moves();
         if moves.is_empty() {

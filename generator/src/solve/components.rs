@@ -5,7 +5,8 @@
 //! inside one placement) and the sliced theoretical solver (to bound its memory) work
 //! this way.
 
-use kabe_probe::{Color, MaterialIndex, PieceKind, Position};
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::{Color, PieceKind, Position};
 
 /// One placement of the men, in one or both tables of the pair: 16 bytes, since a pair
 /// without kings has a component for every position or two (125 million in 2040+4020;

@@ -11,9 +11,10 @@ use std::ops::Range;
 #[cfg(test)]
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
+use kabe_probe::internal::{MaterialIndex, Unmoves};
 #[cfg(test)]
 use kabe_probe::Variant;
-use kabe_probe::{MaterialIndex, MoveList, Position, Score, Signature, Unmoves};
+use kabe_probe::{MoveList, Position, Score, Signature};
 use rayon::prelude::*;
 
 use crate::finished::lookup::Finished;

@@ -27,10 +27,8 @@ use std::convert::Infallible;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use kabe_probe::{
-    LastMen, MaterialIndex, MoveList, OneKingMoved, PieceKind, Position, Score, Signature, Square, Unmoves, Variant,
-    Wld,
-};
+use kabe_probe::internal::{LastMen, MaterialIndex, OneKingMoved, Unmoves};
+use kabe_probe::{MoveList, PieceKind, Position, Score, Signature, Square, Variant, Wld};
 use rayon::prelude::*;
 
 use crate::finished::lookup::Finished;

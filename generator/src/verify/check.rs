@@ -8,7 +8,8 @@
 
 use std::sync::atomic::Ordering;
 
-use kabe_probe::table::{decode_rule_entry, BlockReader, TableError, TableFile};
+use kabe_probe::internal::table::{decode_rule_entry, BlockReader};
+use kabe_probe::table::{TableError, TableFile};
 use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score, Signature, Variant};
 use rayon::prelude::*;
 

@@ -8,8 +8,9 @@
 
 use std::cell::RefCell;
 
+use kabe_probe::internal::table::BlockReader;
 use kabe_probe::rules::exact::verdict;
-use kabe_probe::table::{BlockReader, TableError};
+use kabe_probe::table::TableError;
 use kabe_probe::{Counters, DrawRuleSet, DrawRules, Score, Signature};
 use rayon::prelude::*;
 

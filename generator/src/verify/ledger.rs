@@ -10,7 +10,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use kabe_probe::table::{Metric, TableDir, TableFile};
+use kabe_probe::internal::table::TableDir;
+use kabe_probe::table::{Metric, TableFile};
 use kabe_probe::{DrawRuleSet, Signature, Variant};
 
 use crate::verify::report::VerifyReport;

@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use std::io::{BufRead as _, Read};
 use std::path::{Path, PathBuf};
 
-use kabe_probe::table::{Metric, TableDir};
+use kabe_probe::internal::table::TableDir;
+use kabe_probe::table::Metric;
 use kabe_probe::{Signature, Variant};
 use sha2::{Digest, Sha256};
 
@@ -200,7 +201,7 @@ impl Manifest {
     fn check_pairs_whole(&self) -> Result<(), String> {
         let mut kinds: BTreeMap<Signature, Vec<Metric>> = BTreeMap::new();
         for e in &self.entries {
-            let (sig, metric) = kabe_probe::table::parse_file_name(&e.file).expect("checked when read");
+            let (sig, metric) = kabe_probe::internal::table::parse_file_name(&e.file).expect("checked when read");
             kinds.entry(sig).or_default().push(metric);
         }
         for (sig, metrics) in &kinds {
@@ -262,10 +263,10 @@ impl ManifestError {
     }
 }
 
-/// `SSSS.metric.kabe`, as [`kabe_probe::table::parse_file_name`] reads it: four digits
+/// `SSSS.metric.kabe`, as [`kabe_probe::internal::table::parse_file_name`] reads it: four digits
 /// and a metric, so nothing that leaves the folder.
 fn is_table_name(name: &str) -> bool {
-    kabe_probe::table::parse_file_name(name).is_some()
+    kabe_probe::internal::table::parse_file_name(name).is_some()
 }
 
 /// SHA-256 of the file at `path`, in hex. A FIFO or device is refused without being
@@ -302,7 +303,7 @@ pub fn manifest_of(
         if only.is_some_and(|o| !o.contains(&sig)) {
             continue;
         }
-        let positions = kabe_probe::MaterialIndex::new(variant, sig).map_or(0, |i| i.len());
+        let positions = kabe_probe::internal::MaterialIndex::new(variant, sig).map_or(0, |i| i.len());
         for metric in metrics {
             let path = TableDir::new(dir).path(&variant, sig, metric);
             let bytes = std::fs::metadata(&path)?.len();
@@ -361,7 +362,7 @@ pub fn check_manifest(dir: &Path, variant: Variant, manifest: &Manifest) -> std:
 /// Whether the file `name` and its colour flip's of the same kind both hold values under
 /// `dir` (a pair kept on both sides); a symmetric material has one file.
 fn holds_both_sides(dir: &Path, variant: &Variant, name: &str) -> bool {
-    let Some((sig, metric)) = kabe_probe::table::parse_file_name(name) else { return false };
+    let Some((sig, metric)) = kabe_probe::internal::table::parse_file_name(name) else { return false };
     let holds = |s: Signature| {
         kabe_probe::table::TableFile::open(&TableDir::new(dir).path(variant, s, metric), variant, s, metric)
             .is_ok_and(|t| !t.header().by_search())

@@ -47,8 +47,10 @@ pub use tables::tables_in;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kabe_probe::table::{BlockReader, Metric, TableDir, TableError, TableFile};
-use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant};
+use kabe_probe::internal::table::{BlockReader, TableDir};
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::table::{Metric, TableError, TableFile};
+use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
 use crate::verify::check::derive_pair;
 use crate::verify::ledger::{figures_by_signature, ledger_digest, KeptLedger};

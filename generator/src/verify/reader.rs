@@ -10,15 +10,16 @@
 
 use std::sync::atomic::{AtomicU16, Ordering};
 
-use kabe_probe::successors;
-use kabe_probe::table::{decode_entry, BlockReader, Metric, TableError, TableFile};
+use kabe_probe::internal::successors;
+use kabe_probe::internal::table::{decode_entry, BlockReader};
+use kabe_probe::table::{Metric, TableError, TableFile};
 use kabe_probe::{Position, Score, Signature};
 
 use crate::verify::successors::{CaptureTest, Placed, Successors};
 use crate::verify::tables::{Tables, NOT_YET_DTW};
 
 /// The number a table goes by in the block reader: its signature and metric in one
-/// word (the high half of a block's [`kabe_probe::table::BlockKey`]).
+/// word (the high half of a block's [`kabe_probe::internal::table::BlockKey`]).
 fn table_number(sig: Signature, metric: Metric) -> u32 {
     let sig = (sig.white_men as u32 & 63) << 18
         | (sig.white_kings as u32 & 63) << 12

@@ -9,8 +9,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use kabe_probe::table::{rule_code, BlockReader, TableError, TableFile};
-use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Position, RuleScore, Score, Signature, Variant};
+use kabe_probe::internal::table::{rule_code, BlockReader};
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::table::{TableError, TableFile};
+use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score, Signature, Variant};
 use rayon::prelude::*;
 
 use crate::finished::working::tables_read;

@@ -9,9 +9,10 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use kabe_probe::internal::successors;
+use kabe_probe::internal::table::{decode_rule_entry, rule_code, rule_of_code};
 use kabe_probe::rules::exact::Oracle;
-use kabe_probe::successors;
-use kabe_probe::table::{decode_rule_entry, rule_code, rule_of_code, TableError, TableFile};
+use kabe_probe::table::{TableError, TableFile};
 use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score, Signature};
 
 use crate::verify::reader::{Gap, Reader};

@@ -27,7 +27,7 @@ impl<'p> CaptureTest<'p> {
         CaptureTest { position, known: std::cell::OnceCell::new() }
     }
 
-    /// Whether `file` holds a value of its own for the position ([`kabe_probe::table::Header::holds`]).
+    /// Whether `file` holds a value of its own for the position ([`kabe_probe::internal::table::Header::holds`]).
     #[inline]
     pub(super) fn held_by(&self, file: &TableFile) -> bool {
         file.header().holds_with(|| *self.known.get_or_init(|| self.position.has_capture()))
@@ -188,7 +188,7 @@ impl Successors {
 #[derive(Clone, Copy)]
 struct KingMovePlacer {
     sig: Signature,
-    ranks: kabe_probe::BlackKingMoved,
+    ranks: kabe_probe::internal::BlackKingMoved,
     /// The successors are normalized by their colour flip: squares are flipped too.
     flipped: bool,
 }

@@ -11,8 +11,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicU16, AtomicU8};
 
-use kabe_probe::table::{Metric, TableDir, TableFile};
-use kabe_probe::{DrawRuleSet, DrawRules, MaterialIndex, Signature, Variant};
+use kabe_probe::internal::table::TableDir;
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::table::{Metric, TableFile};
+use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
 use crate::memory::{Allowance, LazyBlocks};
 use crate::verify::sig_map::SigMap;
@@ -71,7 +73,7 @@ const LAZY_BLOCK: u64 = 1 << 14;
 /// near.
 pub(super) const NOT_YET_DTW: u16 = u16::MAX - 1;
 /// A lazily held rule value not found yet: no rule code
-/// ([`rule_code`](kabe_probe::table::rule_code): `2 * plies + win` within a count of at
+/// ([`rule_code`](kabe_probe::internal::table::rule_code): `2 * plies + win` within a count of at
 /// most 64 plies, or 255).
 pub(super) const NOT_YET_RULE: u8 = u8::MAX - 1;
 

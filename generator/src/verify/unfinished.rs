@@ -7,8 +7,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kabe_probe::table::{Metric, TableDir};
-use kabe_probe::{MaterialIndex, Signature, Variant};
+use kabe_probe::internal::table::TableDir;
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::table::Metric;
+use kabe_probe::{Signature, Variant};
 
 /// The endings of the files a build leaves while a pair is unfinished, and what each is.
 const LEFT_BY_A_BUILD: [(&str, &str); 8] = [

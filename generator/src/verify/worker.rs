@@ -8,8 +8,9 @@
 
 use std::cell::RefCell;
 
-use kabe_probe::successors;
-use kabe_probe::table::{decode_rule_entry, BlockReader, TableError};
+use kabe_probe::internal::successors;
+use kabe_probe::internal::table::{decode_rule_entry, BlockReader};
+use kabe_probe::table::TableError;
 use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score};
 
 use crate::verify::reader::{Gap, Reader};

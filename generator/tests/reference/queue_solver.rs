@@ -23,7 +23,8 @@
 
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 
-use kabe_probe::{MaterialIndex, MoveList, Position, Score, Signature, Wld};
+use kabe_probe::internal::MaterialIndex;
+use kabe_probe::{MoveList, Position, Score, Signature, Wld};
 use rayon::prelude::*;
 
 use kabe_generator::{Registry, SolvedTable};

@@ -174,7 +174,7 @@ mod tests {
             let cached = reader.cached_entry_at(1, dtw.header(), index as u64, |b, i| decode_entry(dtw.header(), b, i));
             assert_eq!(cached, Some(Some(score)));
             let w = reader.entry_at(2, &wld, index as u64, decode_wld_entry).expect("a WLD entry");
-            let index_of = crate::MaterialIndex::new(variant, sig).expect("an index");
+            let index_of = crate::index::MaterialIndex::new(variant, sig).expect("an index");
             let position: Position = index_of.position(index as u64);
             if wld.header().holds(&position) {
                 assert_eq!(w, score.wld(), "{sig_name} WLD at {index}");

@@ -17,6 +17,8 @@ pub const MAGIC: [u8; 8] = *b"KABETBL\x1a";
 /// Version 4: a flags byte ([`TableFlags`]): DTW and rule tables leave capture positions
 /// out too, and one table of a pair may hold no values at all, its positions found by a
 /// one-ply search through its colour flip's table.
+///
+/// [`super::runs`]: crate::internal::table::runs
 pub const FORMAT_VERSION: u16 = 4;
 /// Bytes before the block index.
 pub const HEADER_LEN: usize = 64;
@@ -377,7 +379,7 @@ impl Header {
 
     /// Whether the file holds a value of its own for `position` (of its signature, either
     /// side to move): not where its flags leave the position out, which a reader finds
-    /// by one ply of search ([`crate::successors`]).
+    /// by one ply of search ([`crate::internal::successors`]).
     #[inline]
     pub fn holds(&self, position: &crate::Position) -> bool {
         self.holds_with(|| position.has_capture())

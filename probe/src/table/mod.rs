@@ -25,29 +25,30 @@
 //! readers resolve it by playing the captures (as Kingsrow's and Scan's databases do).
 //! Of the two tables of a signature and its colour flip, one may hold no values at all
 //! ([`TableFlags::BY_SEARCH`]): a reader finds its positions by a one-ply search, whose
-//! quiet moves lead into the other table ([`crate::successors`]).
+//! quiet moves lead into the other table ([`crate::internal::successors`]).
 //! DTW stores the plies to the end of the game, odd for a win
 //! and even for a loss, with all bits set for a draw. A rule table (file `<sig>.<rules>.kabe`)
 //! stores one byte per position: `2 * plies + 1` for a win and `2 * plies` for a loss
 //! decided within the count ([`crate::RuleScore`]), 255 when the count cannot decide it.
+//!
+//! [`runs`]: crate::internal::table::runs
+//! [`TableFlags::CAPTURES_FREE`]: crate::internal::table::TableFlags::CAPTURES_FREE
+//! [`TableFlags::BY_SEARCH`]: crate::internal::table::TableFlags::BY_SEARCH
 
-mod blocks;
-pub use blocks::{BlockReader, Decompressors};
-mod cache;
-pub use cache::{BlockCache, BlockKey, CacheStats};
-mod format;
-mod layout;
+pub(crate) mod blocks;
+pub(crate) mod cache;
+pub(crate) mod format;
+pub(crate) mod layout;
 mod metric;
-pub(crate) use format::build_hint as format_build_hint;
-pub use layout::{file_name, parse_file_name, TableDir};
 mod reader;
-pub(crate) use reader::open_regular;
-pub mod runs;
+pub(crate) mod runs;
 
-pub use format::{
-    build_command, build_command_with, decode_entry, decode_rule_entry, decode_wld_entry, encode_dtw_block,
-    encode_rule_block, encode_wld_block, rule_code, rule_of_code, wld_code, Header, TableError, TableFlags,
-    FORMAT_VERSION, HEADER_LEN, MAGIC, MAX_BLOCK_POSITIONS, MAX_TABLE_PIECES,
-};
+pub(crate) use blocks::BlockReader;
+pub use cache::CacheStats;
+pub(crate) use format::build_hint as format_build_hint;
+pub use format::TableError;
+pub(crate) use format::{decode_entry, decode_rule_entry, decode_wld_entry, Header, HEADER_LEN, MAX_TABLE_PIECES};
+pub(crate) use layout::{file_name, parse_file_name, TableDir};
 pub use metric::Metric;
+pub(crate) use reader::open_regular;
 pub use reader::{MappedFile, PositionalFile, TableFile, TableSource};

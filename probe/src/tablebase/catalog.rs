@@ -25,7 +25,7 @@ pub(crate) struct Slot {
 
 impl Slot {
     /// Whether the file holds a value of its own for `position` (else the reader finds it
-    /// by one ply of search: [`crate::successors`]).
+    /// by one ply of search: [`crate::internal::successors`]).
     #[inline]
     pub(crate) fn holds(&self, position: &Position) -> bool {
         self.header.holds(position)

@@ -117,8 +117,9 @@ impl TablebaseBuilder {
     /// # Safety
     ///
     /// No table file under the directory may be written in place, truncated or shrunk
-    /// while the tablebase is open ([`TableFile::open_mapped`]'s contract, for every
-    /// file): a mapped file that shrinks ends the process with SIGBUS, where positional
+    /// while the tablebase is open (the contract of
+    /// [`TableFile::open_mapped`](crate::table::TableFile::open_mapped), for every file):
+    /// a mapped file that shrinks ends the process with SIGBUS, where positional
     /// reads give an error naming the file. kabe's builds replace files by rename, which
     /// keeps that promise; another program writing the tables does not.
     ///
