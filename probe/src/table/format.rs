@@ -69,7 +69,7 @@ pub const MAX_TABLE_PIECES: u32 = 8;
 /// `--rules R` for a rule table. `None` for a path not of that shape.
 ///
 /// ```
-/// use kabe_probe::table::build_command;
+/// use kabe_probe::internal::table::build_command;
 /// assert_eq!(
 ///     build_command("tables/international/0401.ussr1953.kabe".as_ref()).as_deref(),
 ///     Some("kabe generate --variant international --closure 0401 --rules ussr1953 --tables tables")
