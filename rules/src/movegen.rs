@@ -204,7 +204,14 @@ impl Position {
 
     /// Number of legal moves, without building the list where it can be avoided.
     pub fn count_legal_moves(&self) -> usize {
-        self.count_legal_moves_using(&mut MoveList::new())
+        let capturers = self.capture_starters();
+        if capturers == 0 {
+            return self.count_quiet_moves();
+        }
+        // Sized as in `legal_moves`: served from glibc's per-thread cache.
+        let mut captures = Vec::with_capacity(16);
+        self.search_captures(capturers, &mut captures, true);
+        captures.len()
     }
 
     /// [`Position::count_legal_moves`] with a scratch list, to spare an allocation.

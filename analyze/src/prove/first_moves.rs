@@ -11,7 +11,7 @@ use kabe_probe::{Color, Counters, Move, Position};
 use rayon::prelude::*;
 
 use super::check::{check_disproof, check_proof};
-use super::search::search_after;
+use super::search::{search_after, LeafVerdicts};
 use super::{
     Budget, Defences, DisproofStep, DisproofTree, Dual, FirstMove, Outcome, PositionProof, ProofStep, ProofTree,
     ProveError, Refutation,
@@ -23,7 +23,7 @@ const DUAL_BUDGET_SHARE: usize = 20;
 /// The duals along the main line of `tree` (the position after the first move, ply 1),
 /// each alternative searched within a share of `budget`.
 fn main_line_duals(
-    tables: &Tablebase,
+    (tables, leaves): (&Tablebase, &LeafVerdicts),
     solver: Color,
     tree: &ProofTree,
     budget: &Budget,
@@ -56,7 +56,7 @@ fn main_line_duals(
         let found: Vec<Result<(String, Outcome), ProveError>> = others
             .par_iter()
             .map(|mv| {
-                let (outcome, _) = search_move(tables, solver, here, &node.counters, mv, &share, deadline)?;
+                let (outcome, _) = search_move((tables, leaves), solver, here, &node.counters, mv, &share, deadline)?;
                 Ok((here.move_text(mv), outcome))
             })
             .collect();
@@ -96,6 +96,8 @@ pub fn prove(
     }
     let started = Instant::now();
     let deadline = budget.time.map(|t| started + t);
+    let leaves = LeafVerdicts::new();
+    let tables = (tables, &leaves);
     let moves: Vec<Move> = position.legal_moves().iter().copied().collect();
     let results: Vec<Result<FirstMove, ProveError>> = moves
         .par_iter()
@@ -124,7 +126,7 @@ pub fn prove(
 /// returns the outcome, its proof or disproof replayed by the checker, and the nodes
 /// created.
 pub(super) fn search_move(
-    tables: &Tablebase,
+    (tables, leaves): (&Tablebase, &LeafVerdicts),
     solver: Color,
     position: &Position,
     counters: &Counters,
@@ -132,7 +134,7 @@ pub(super) fn search_move(
     budget: &Budget,
     deadline: Option<Instant>,
 ) -> Result<(Outcome, usize), ProveError> {
-    let (outcome, nodes) = search_after(tables, solver, position, counters, mv, budget.nodes, deadline)?;
+    let (outcome, nodes) = search_after((tables, leaves), solver, position, counters, mv, budget.nodes, deadline)?;
     match &outcome {
         Outcome::Win(tree) => check_proof(tables, solver, tree).map_err(ProveError::CheckerRefused)?,
         Outcome::NotWin(r) => check_disproof(tables, solver, &r.disproof).map_err(ProveError::CheckerRefused)?,
@@ -145,7 +147,7 @@ pub(super) fn search_move(
 /// win, with its counts), `found` being the refutation the first move's search found:
 /// each other defence searched within a share of `budget` for the solver's win.
 fn defences_to(
-    tables: &Tablebase,
+    tables: (&Tablebase, &LeafVerdicts),
     solver: Color,
     (after, counters): (&Position, &Counters),
     found: &Refutation,

@@ -2,8 +2,12 @@
 //! one move, and the proof or disproof read off it (unchecked: `first_moves` has every
 //! one replayed by the checker before it leaves the module).
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::Mutex;
 use std::time::Instant;
 
+use kabe_probe::rules::exact::Verdict;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Color, Counters, Move, PieceKind, Position, Variant, Wld};
 
@@ -12,9 +16,85 @@ use super::{DisproofStep, DisproofTree, Outcome, ProofStep, ProofTree, ProveErro
 /// Proof and disproof numbers at or above this are infinite.
 const INFINITE: u32 = u32::MAX / 4;
 
+/// The verdicts of positions within the tables that the searches of one proof have
+/// probed: the searches of the first moves, of their defences and of the duals meet the
+/// same leaves again and again, and a probe costs a block lookup and decode (and for a
+/// capture position a search) where a hit costs a hash. Shared by the searching threads,
+/// in shards that each lock on their own; bounded, after which new leaves are probed
+/// and not kept.
+pub(super) struct LeafVerdicts {
+    shards: Box<[Mutex<LeafShard>]>,
+}
+
+type LeafShard = HashMap<(Position, Counters), Verdict, BuildHasherDefault<LeafHasher>>;
+
+/// Shards of [`LeafVerdicts`] (threads rarely meet on one).
+const LEAF_SHARDS: usize = 64;
+/// Verdicts a shard keeps (about 200 bytes each with the map's own: some 100 MiB in all).
+const LEAF_SHARD_ENTRIES: usize = 8 << 10;
+
+impl LeafVerdicts {
+    pub(super) fn new() -> LeafVerdicts {
+        LeafVerdicts { shards: (0..LEAF_SHARDS).map(|_| Mutex::new(LeafShard::default())).collect() }
+    }
+
+    /// The verdict of `position` with `counters`, probed once.
+    fn probe(&self, tables: &Tablebase, position: &Position, counters: &Counters) -> Result<Verdict, ProbeError> {
+        let key = (*position, *counters);
+        let mut hasher = LeafHasher::default();
+        key.hash(&mut hasher);
+        let shard = &self.shards[(hasher.finish() >> 58) as usize % LEAF_SHARDS];
+        if let Some(v) = shard.lock().map_or(None, |map| map.get(&key).copied()) {
+            return Ok(v);
+        }
+        let verdict = tables.probe(position, counters)?;
+        if let Ok(mut map) = shard.lock()
+            && map.len() < LEAF_SHARD_ENTRIES
+        {
+            map.insert(key, verdict);
+        }
+        Ok(verdict)
+    }
+}
+
+/// A multiply-rotate hash of a few words (a position's bitboards, its variant's fields,
+/// its counts): the keys are the program's own, so no defence against chosen
+/// collisions is needed, and SipHash cost more than the probe it saves.
+#[derive(Default)]
+pub(super) struct LeafHasher(u64);
+
+impl Hasher for LeafHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u16(&mut self, n: u16) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
 /// The search of one position: its rules, tables, budget and node arena.
 struct Search<'a> {
     tables: &'a Tablebase,
+    leaves: &'a LeafVerdicts,
     solver: Color,
     reach: u32,
     nodes: Vec<Node>,
@@ -65,18 +145,25 @@ struct Start {
 }
 
 impl<'a> Search<'a> {
-    fn new(tables: &'a Tablebase, variant: &Variant, solver: Color, limit: usize, deadline: Option<Instant>) -> Self {
+    fn new(
+        (tables, leaves): (&'a Tablebase, &'a LeafVerdicts),
+        variant: &Variant,
+        solver: Color,
+        limit: usize,
+        deadline: Option<Instant>,
+    ) -> Self {
         let reach = tables.max_pieces_of(variant);
-        Search { tables, solver, reach, nodes: Vec::new(), limit, deadline }
+        Search { tables, leaves, solver, reach, nodes: Vec::new(), limit, deadline }
     }
 
     /// The value of a position seen for the first time.
     fn start(&self, position: &Position, counters: &Counters) -> Result<Start, ProveError> {
         let attack = position.turn() == self.solver;
-        let moves = position.legal_moves();
+        // Counted, not listed: most new nodes are never expanded.
+        let moves = position.count_legal_moves();
         let proved = |plies: u16, table: bool| Start { pn: 0, dn: INFINITE, plies, table };
         let disproved = |table: bool| Start { pn: INFINITE, dn: 0, plies: 0, table };
-        if moves.is_empty() {
+        if moves == 0 {
             // The side to move has lost (no piece or no move).
             return Ok(if attack { disproved(false) } else { proved(0, false) });
         }
@@ -85,9 +172,9 @@ impl<'a> Search<'a> {
         }
         if position.piece_count() <= self.reach {
             // A set may lack some tables of its largest size (a closure build): search on.
-            let verdict = match self.tables.probe(position, counters) {
+            let verdict = match self.leaves.probe(self.tables, position, counters) {
                 Err(ProbeError::NoTable { .. } | ProbeError::TooManyPieces { .. }) => {
-                    return Ok(self.open(position, moves.len()))
+                    return Ok(self.open(position, moves))
                 }
                 other => other?,
             };
@@ -99,7 +186,7 @@ impl<'a> Search<'a> {
             let plies = verdict.within.decided().map_or(0, |(_, p)| p);
             return Ok(if wins { proved(plies, true) } else { disproved(true) });
         }
-        Ok(self.open(position, moves.len()))
+        Ok(self.open(position, moves))
     }
 
     /// An undecided node's numbers, from its mobility.
@@ -261,7 +348,7 @@ impl<'a> Search<'a> {
         let n = &self.nodes[id as usize];
         let step = if !n.expanded {
             if n.table {
-                ProofStep::Table(self.tables.probe(&n.position, &n.counters)?)
+                ProofStep::Table(self.leaves.probe(self.tables, &n.position, &n.counters)?)
             } else {
                 ProofStep::GameOver
             }
@@ -295,7 +382,7 @@ impl<'a> Search<'a> {
             if n.legal_moves_empty() {
                 DisproofStep::SolverHasNoMove
             } else if n.table {
-                DisproofStep::Table(self.tables.probe(&n.position, &n.counters)?)
+                DisproofStep::Table(self.leaves.probe(self.tables, &n.position, &n.counters)?)
             } else {
                 DisproofStep::Drawn
             }
@@ -371,7 +458,7 @@ impl Node {
 /// Searches the position after `mv` (the other side to move) for a win of `solver`,
 /// creating at most `nodes` nodes; returns the outcome, unchecked, and the nodes created.
 pub(super) fn search_after(
-    tables: &Tablebase,
+    (tables, leaves): (&Tablebase, &LeafVerdicts),
     solver: Color,
     position: &Position,
     counters: &Counters,
@@ -381,7 +468,7 @@ pub(super) fn search_after(
 ) -> Result<(Outcome, usize), ProveError> {
     let child = position.play(mv);
     let after = counters.after(mv, &child);
-    let mut search = Search::new(tables, position.variant(), solver, nodes, deadline);
+    let mut search = Search::new((tables, leaves), position.variant(), solver, nodes, deadline);
     // The thread's arena of the last search, its pages already touched: a new search
     // per first move and per defence made allocating and growing it a tenth of the work.
     search.nodes = ARENA.with(|a| std::mem::take(&mut *a.borrow_mut()));

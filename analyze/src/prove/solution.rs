@@ -6,6 +6,7 @@ use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{Color, Move, Wld};
 
 use super::first_moves::search_move;
+use super::search::LeafVerdicts;
 use super::{Budget, Outcome, PositionProof, ProofStep, ProofTree, ProveError};
 
 /// What checking a published solution found.
@@ -55,7 +56,8 @@ pub fn check_solution(
         check.faults.push("not every first move of the defender is proved to lose".to_string());
     }
     check.plies_checked = 1;
-    let step = Step { tables, solver: proof.solver, budget: &budget };
+    let leaves = LeafVerdicts::new();
+    let step = Step { tables, leaves: &leaves, solver: proof.solver, budget: &budget };
     for (ply, mv) in moves.iter().enumerate().skip(1) {
         let here = &tree.position;
         let at = format!("{} {}", crate::replay::move_number(start, ply), here.move_text(mv));
@@ -88,6 +90,7 @@ fn key_proof(proof: &PositionProof, first: &Move, check: &mut SolutionCheck) -> 
 /// search for a move the proof does not take.
 struct Step<'a> {
     tables: &'a Tablebase,
+    leaves: &'a LeafVerdicts,
     solver: Color,
     budget: &'a Budget,
 }
@@ -107,7 +110,8 @@ impl Step<'_> {
         Ok(match &tree.step {
             ProofStep::Move(m, next) if m == mv => Some((**next).clone()),
             ProofStep::Move(m, _) => {
-                let (outcome, nodes) = search_move(self.tables, self.solver, here, counters, mv, self.budget, None)?;
+                let (outcome, nodes) =
+                    search_move((self.tables, self.leaves), self.solver, here, counters, mv, self.budget, None)?;
                 match outcome {
                     Outcome::Win(t) => {
                         check.remarks.push(format!("{at}: wins too (the proof plays {})", here.move_text(m)));
