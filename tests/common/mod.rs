@@ -48,3 +48,27 @@ pub fn table_files(dir: &Path, variant: &str) -> Vec<(String, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// `actual` equals the committed snapshot `tests/snapshots/{name}`; with `KABE_BLESS=1`
+/// the snapshot is written instead (a deliberate change of what users read).
+#[track_caller]
+pub fn assert_snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(name);
+    if std::env::var_os("KABE_BLESS").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("snapshot folder");
+        std::fs::write(&path, actual).expect("write the snapshot");
+        return;
+    }
+    let expected =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (KABE_BLESS=1 writes it)", path.display()));
+    assert!(
+        actual == expected,
+        "{name} changed (KABE_BLESS=1 rewrites it)\n--- written\n{actual}\n--- expected\n{expected}"
+    );
+}
+
+/// The small tables committed with the probe crate: international and Russian, 2-3
+/// pieces, with their usual rule tables.
+pub fn committed_tables() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("probe/tests/tables")
+}
