@@ -18,10 +18,11 @@ use kabe_analyze::{replay, PdnReader};
 use kabe_generator::Scope;
 use kabe_probe::notation::fen::quoted;
 use kabe_probe::notation::plies;
+use kabe_probe::request::{read_counters, Game, Limits, ProbeRequest};
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Color, Counters, DrawRuleSet, Position, Signature, Variant, Wld};
 
-use crate::args::{default_memory, rules_arg, table_dir};
+use crate::args::{default_memory, request_error, rules_arg, table_dir};
 use crate::commands::generate::build_with_progress;
 
 /// Arguments of `kabe study`.
@@ -72,11 +73,6 @@ pub struct StudyArgs {
 /// to decoding blocks again.
 const STUDY_CACHE_BYTES: usize = 256 << 20;
 
-/// The variant of a study: given, or guessed from its FEN as every front end guesses it.
-fn study_variant(args: &StudyArgs, fen: &str) -> anyhow::Result<Variant> {
-    Ok(args.variant.unwrap_or_else(|| kabe_probe::notation::fen::guess_variant(fen, None)))
-}
-
 /// The winner a PDN Result tag names, if it names one.
 fn winner_of(result: Option<&str>) -> Option<Color> {
     match result.map(str::trim) {
@@ -98,8 +94,11 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
         return study_pdn(args, pdn);
     }
     let fen = args.fen.as_deref().unwrap_or_default();
-    let variant = study_variant(args, fen)?;
-    let position = Position::from_fen(variant, fen)?;
+    // The game given, or guessed from the FEN, as every front end reads a probe request.
+    let game = args.variant.map_or(Game::Guessed(None), Game::Known);
+    let request = ProbeRequest { game, rules: None, fen: Some(fen), counters: None, limits: Limits::NONE };
+    let position = request.position().map_err(|e| request_error(e, "give a FEN"))?;
+    let variant = *position.variant();
     let rules = rules_arg(args.rules, &variant)?;
     let budget = budget_arg(args)?;
     let solver = args.solver.map(crate::args::Side::color);
@@ -126,10 +125,8 @@ pub fn study(args: &StudyArgs) -> anyhow::Result<ExitCode> {
         .cache_bytes(STUDY_CACHE_BYTES)
         .open()
         .with_context(|| format!("opening the tables in {}", dir.display()))?;
-    let counters = match &args.counters {
-        Some(text) => Counters::parse(&rules, &position, text)?,
-        None => Counters::fresh(&rules, &position),
-    };
+    let counters = read_counters(&rules, &position, args.counters.as_deref(), Limits::NONE)
+        .map_err(|e| request_error(e, "give a FEN"))?;
     // Within the tables (its own table, or captures into them) the tables decide the study
     // exactly; beyond them, or for a solver not to move, the proof search does.
     let in_tables = match tables.probe(&position, &counters) {
