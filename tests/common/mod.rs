@@ -61,10 +61,17 @@ pub fn assert_snapshot(name: &str, actual: &str) {
     }
     let expected =
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (KABE_BLESS=1 writes it)", path.display()));
-    assert!(
-        actual == expected,
-        "{name} changed (KABE_BLESS=1 rewrites it)\n--- written\n{actual}\n--- expected\n{expected}"
-    );
+    if actual != expected {
+        let line = actual.lines().zip(expected.lines()).position(|(a, e)| a != e);
+        let line = line.unwrap_or_else(|| actual.lines().count().min(expected.lines().count()));
+        let at = |text: &str| text.lines().nth(line).unwrap_or("(the end)").chars().take(2000).collect::<String>();
+        panic!(
+            "{name} changed at line {} (KABE_BLESS=1 rewrites it)\n--- written\n{}\n--- expected\n{}",
+            line + 1,
+            at(actual),
+            at(&expected)
+        );
+    }
 }
 
 /// The small tables committed with the probe crate: international and Russian, 2-3
