@@ -39,6 +39,8 @@ pub use build::budget::{parse_cache_bytes, MemoryBudget};
 pub use build::lock::BuildLock;
 pub use build::one_side::{keep_one_side, DroppedFiles, OneSide, SidesKept};
 pub use build::plan::{Job, Plan, Rates};
+pub use build::plan_report::{duration_text, PlanReport};
+pub use build::slurm::{write_slurm, SlurmError};
 pub use build::write::{
     table_bytes, write_rule_table, write_table, write_tables, BLOCK_POSITIONS, WLD_BLOCK_POSITIONS,
 };
