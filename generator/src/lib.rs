@@ -60,10 +60,12 @@ pub use pair::{TableId, TablePair};
 pub use solve::checkpoint::{CheckpointEvent, PassStage};
 pub use solve::rules::{solve_rule_pair, MemoryTables, RuleRegistry, RuleTable};
 pub use solve::whole::{solve_pair, STATE_BYTES_PER_POSITION};
+pub use verify::figures::{count_figures, Figures, FiguresError, FiguresEvent, FiguresOptions};
 pub use verify::manifest::{
     check_manifest, manifest_of, sha256_file, Difference, Manifest, ManifestEntry, ManifestError,
 };
 pub use verify::statistics::{RuleStats, TableStats};
+pub use verify::stats_report::StatsReport;
 pub use verify::{
     positions_to_verify, recorded_statistics, tables_in, verify, verify_with, Disagreement, RuleDisagreement,
     VerifyOptions, VerifyReport, LEDGER_NAME,
