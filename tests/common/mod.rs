@@ -49,8 +49,9 @@ pub fn table_files(dir: &Path, variant: &str) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// `actual` equals the committed snapshot `tests/snapshots/{name}`; with `KABE_BLESS=1`
-/// the snapshot is written instead (a deliberate change of what users read).
+/// `actual` equals the committed snapshot `tests/snapshots/{name}` of the crate under test;
+/// with `KABE_BLESS=1` the snapshot is written instead (a deliberate change of what users
+/// read).
 #[track_caller]
 pub fn assert_snapshot(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(name);
@@ -75,7 +76,9 @@ pub fn assert_snapshot(name: &str, actual: &str) {
 }
 
 /// The small tables committed with the probe crate: international and Russian, 2-3
-/// pieces, with their usual rule tables.
+/// pieces, with their usual rule tables (found from any crate of the workspace).
 pub fn committed_tables() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("probe/tests/tables")
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let found = crate_dir.ancestors().map(|d| d.join("probe/tests/tables")).find(|d| d.is_dir());
+    found.expect("the committed tables, probe/tests/tables")
 }
