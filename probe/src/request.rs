@@ -161,7 +161,17 @@ impl RequestError {
     }
 }
 
-impl ProbeRequest<'_> {
+impl<'a> ProbeRequest<'a> {
+    /// The request one line of text makes, `FEN` or `FEN<TAB>COUNTERS` (`kabe probe
+    /// --stdin`), in `game` under the rules named `rules`.
+    pub fn from_line(game: Game<'a>, rules: Option<&'a str>, line: &'a str, limits: Limits) -> ProbeRequest<'a> {
+        let (fen, counters) = match line.split_once('\t') {
+            Some((fen, counters)) => (fen, Some(counters)),
+            None => (line, None),
+        };
+        ProbeRequest { game, rules, fen: Some(fen), counters, limits }
+    }
+
     /// The game: named, known, or guessed from the FEN.
     ///
     /// # Errors
@@ -291,5 +301,16 @@ mod tests {
         let e = r.read().expect_err("junk");
         assert_eq!(e.field(), Field::Counters);
         assert!(e.into_cause().to_string().starts_with("bad counters 'junk'"));
+    }
+
+    #[test]
+    fn a_line_is_a_fen_and_counters_after_a_tab() {
+        let read = |line| {
+            let asked = ProbeRequest::from_line(Game::Guessed(None), None, line, Limits::NONE).read().expect("read");
+            (asked.position.fen(), asked.counters.describe_at(&asked.position))
+        };
+        assert_eq!(read(" W:WK46,K47:BK5\t 6.4=3 "), ("W:WK46,K47:BK5".into(), "6.2=0,6.4=3".into()));
+        assert_eq!(read("W:WK46,K47:BK5\t"), ("W:WK46,K47:BK5".into(), "6.2=0,6.4=0".into()));
+        assert_eq!(read("W:WKa1:BKh8"), ("W:WKa1:BKh8".into(), "16b=0".into()));
     }
 }

@@ -40,23 +40,10 @@ pub struct ProbeArgs {
 /// Longest line of best play shown (a draw no count ends stops here).
 const MAX_LINE: usize = 120;
 
-/// The answer for `fen` with `counters`, read through the one probe request every front
-/// end reads; probed through the block-cached tablebase (a fresh process reads only the
-/// blocks the position and its moves need).
-fn probe_one(
-    variant: Variant,
-    rules: &DrawRules,
-    tables: &Tablebase,
-    fen: &str,
-    counters: Option<&str>,
-) -> anyhow::Result<ProbeAnswer> {
-    let request = ProbeRequest {
-        game: Game::Known(variant),
-        rules: Some(rules.set.name()),
-        fen: Some(fen),
-        counters,
-        limits: Limits::NONE,
-    };
+/// The answer to `request`, read as every front end reads one, probed through the
+/// block-cached tablebase (a fresh process reads only the blocks the position and its
+/// moves need).
+fn probe_one(tables: &Tablebase, request: &ProbeRequest<'_>) -> anyhow::Result<ProbeAnswer> {
     let asked = request.read().map_err(|e| request_error(e, "give a FEN (or --stdin)"))?;
     Ok(ProbeAnswer::probe(tables, &asked, Some(MAX_LINE))?)
 }
@@ -114,11 +101,8 @@ fn probe_stdin(variant: Variant, rules: &DrawRules, tables: &Tablebase) -> anyho
                 if text.trim().is_empty() {
                     continue;
                 }
-                let (fen, counters) = match text.split_once('\t') {
-                    Some((fen, c)) => (fen.trim(), Some(c.trim()).filter(|c| !c.is_empty())),
-                    None => (text.trim(), None),
-                };
-                match probe_one(variant, rules, tables, fen, counters) {
+                let request = ProbeRequest::from_line(Game::Known(variant), Some(rules.set.name()), text, Limits::NONE);
+                match probe_one(tables, &request) {
                     Ok(answer) => answer.to_json(),
                     Err(e) => {
                         let said = format!("{e:#}");
@@ -150,7 +134,14 @@ pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
         return probe_stdin(variant, &rules, &tables);
     }
     let fen = args.fen.as_deref().ok_or_else(|| anyhow::anyhow!("give a FEN (or --stdin)"))?;
-    let answer = probe_one(variant, &rules, &tables, fen, args.counters.as_deref())?;
+    let request = ProbeRequest {
+        game: Game::Known(variant),
+        rules: Some(rules.set.name()),
+        fen: Some(fen),
+        counters: args.counters.as_deref(),
+        limits: Limits::NONE,
+    };
+    let answer = probe_one(&tables, &request)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&answer.to_json())?)?;
     } else {
