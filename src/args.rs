@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use kabe_generator::{MemoryBudget, Scope, SidesKept};
 use kabe_probe::internal::MaterialIndex;
+use kabe_probe::request::RequestError;
 use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
 /// The table directory: `given` (`--tables`), else `$KABE_TABLES`, else
@@ -104,10 +105,19 @@ impl TableSet {
 
 /// The draw rules named by `--rules`, or the variant's usual set.
 pub fn rules_arg(set: Option<DrawRuleSet>, variant: &Variant) -> anyhow::Result<DrawRules> {
-    let set = DrawRuleSet::for_game(set.map(DrawRuleSet::name), variant)?;
-    let rules = DrawRules::new(set, variant);
+    let rules =
+        kabe_probe::request::read_rules(set.map(DrawRuleSet::name), variant).map_err(|e| request_error(e, ""))?;
     rules.check().map_err(anyhow::Error::msg)?;
     Ok(rules)
+}
+
+/// A probe request's error as the CLI says it: the reader's own words (the CLI names no
+/// fields), `missing` for a FEN not given.
+pub fn request_error(e: RequestError, missing: &str) -> anyhow::Error {
+    match e {
+        RequestError::MissingFen => anyhow::anyhow!("{missing}"),
+        e => anyhow::Error::from_boxed(e.into_cause()),
+    }
 }
 
 /// The most worker threads a command takes (`--threads`).

@@ -361,3 +361,65 @@ fn every_numeric_flag_takes_extreme_values_without_a_panic_or_a_hang() {
         }
     }
 }
+
+/// Every answer of `kabe probe` on the committed tables, as text, JSON and `--stdin`
+/// lines (errors included), byte for byte as committed.
+#[test]
+fn probe_answers_are_their_snapshots() {
+    let tables = common::committed_tables();
+    let tables = tables.to_str().expect("a UTF-8 path");
+    let cases: [(&str, &[&str]); 8] = [
+        ("kings", &["W:WK46,K47:BK5"]),
+        ("kings-count", &["W:WK46,K47:BK5", "--counters", "6.4=3"]),
+        ("man-and-king", &["W:W28,K46:BK5"]),
+        ("men", &["W:W32:B27"]),
+        ("draw", &["W:WK1:BK50"]),
+        ("russian", &["-v", "russian", "W:WKa1,Kc1:BKh8"]),
+        ("russian-count", &["-v", "russian", "W:WKa1,Kc1:BKh8", "--counters", "16b=58"]),
+        ("no-moves", &["B:W32:B"]),
+    ];
+    let mut errors = String::new();
+    for (name, args) in cases {
+        for json in [false, true] {
+            let mut all = vec!["probe", "--tables", tables];
+            all.extend(args);
+            if json {
+                all.push("--json");
+            }
+            let out = kabe(&all);
+            assert!(out.status.success(), "{name}: {}", stderr(&out));
+            common::assert_snapshot(&format!("probe/{name}.{}", if json { "json" } else { "txt" }), &stdout(&out));
+        }
+    }
+    for args in [
+        &["W:W99:B1"][..],
+        &["W:WK46,K47:BK5", "--counters", "6.9=1"],
+        &["W:WK46,K47:BK5", "--counters", "junk"],
+        &["W:WK46,K47,K48:BK5"],
+        &["-v", "russian", "W:WKa1:BKh8", "--rules", "fmjd"],
+        &[""],
+    ] {
+        let mut all = vec!["probe", "--tables", tables];
+        all.extend(args);
+        let out = kabe(&all);
+        let said = stderr(&out).replace(tables, "<tables>");
+        errors += &format!("{args:?}: exit {:?}: {said}", out.status.code());
+    }
+    common::assert_snapshot("probe/errors.txt", &errors);
+    let mut input = b"W:WK46,K47:BK5\t6.4=3\n\n  W:W32:B27  \njunk\nW:WK46,K47:BK5\t6.9=1\n".to_vec();
+    input.extend(b"W:WK1:BK50\t\r\n\xff\xfe\nB:W32:B\n");
+    input.extend(std::iter::repeat_n(b'x', 70_000));
+    input.extend(b"\nW:WK46,K47:BK5\t6.4=3");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kabe"))
+        .args(["probe", "--stdin", "--tables", tables])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kabe probe --stdin");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &input));
+    let out = child.wait_with_output().expect("output");
+    writer.join().expect("writer").expect("written");
+    assert_eq!(out.status.code(), Some(1), "some lines fail");
+    common::assert_snapshot("probe/stdin.jsonl", &stdout(&out));
+}

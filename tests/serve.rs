@@ -410,3 +410,42 @@ fn sigterm_lets_the_request_in_flight_finish_then_the_server_exits() {
     };
     assert!(exit.success(), "{exit:?} (the request took {took:?})");
 }
+
+/// The API's answers and errors on the committed tables, byte for byte as committed:
+/// positions, lines, and every kind of bad request.
+#[test]
+fn the_api_answers_are_their_snapshots() {
+    let server = serve(&common::committed_tables());
+    let long = "1,".repeat(300);
+    let paths = [
+        "/api/international?fen=W:WK46,K47:BK5".to_string(),
+        format!("/api/international?fen={}&counters={}", query("W:WK46,K47:BK5"), query("6.4=3")),
+        "/api/international?fen=W:W28,K46:BK5".into(),
+        "/api/international?fen=W:W32:B27".into(),
+        "/api/international?fen=B:W32:B".into(),
+        "/api/russian?fen=W:WKa1,Kc1:BKh8&counters=16b%3D58".into(),
+        "/api/russian?fen=W:WKa1,Kc1:BKh8&rules=none".into(),
+        "/api/international/mainline?fen=W:W28,K46:BK5".into(),
+        "/api/international/mainline?fen=W:WK1:BK50".into(),
+        "/api/russian/mainline?fen=W:WKa1,Kc1:BKh8&counters=16b%3D58".into(),
+        "/api/international?fen=W:W99:B1".into(),
+        "/api/international?fen=%20".into(),
+        "/api/international".into(),
+        format!("/api/international?fen=W:W{long}:B1"),
+        "/api/international?fen=W:W31:B1&rules=fide".into(),
+        "/api/russian?fen=W:Wa1:Bh8&rules=fmjd".into(),
+        "/api/international?fen=W:WK46,K47:BK5&counters=6.4=99".into(),
+        format!("/api/international?fen=W:W31:B1&counters={}", "6.2=1,".repeat(20)),
+        "/api/international?fen=W:W31:B1&counters=junk".into(),
+        "/api/nosuchgame?fen=W:W31:B1".into(),
+        "/api/turkish?fen=W:W31:B1".into(),
+        "/api/international?fen=W:W31,32,33:B1,2".into(),
+    ];
+    let mut answers = String::new();
+    for path in paths {
+        let (status, body) =
+            raw(&server.addr, format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes());
+        answers += &format!("GET {path}\n{status} {body}\n\n");
+    }
+    common::assert_snapshot("serve/answers.txt", &answers);
+}

@@ -10,6 +10,8 @@
 //! - [`study`]: the study checker (key move, main line, duals);
 //! - [`prove`]: proof-number search from any position down into the tables, every proof
 //!   replayed by an independent checker (compositions of any size);
+//! - [`present`]: every answer a user reads as data, with its JSON and text (a move
+//!   list, a probe, a line of best play, a study, a proof, a file of compositions);
 //! - [`json`]: the presentation layer: every JSON shape a user reads (verdict, move,
 //!   line, study, proof, report) and the words for a result, which every front end writes.
 //!
@@ -20,6 +22,7 @@ pub mod analysis;
 pub mod annotate;
 pub mod json;
 pub mod pdn;
+pub mod present;
 pub mod prove;
 pub mod repetition;
 pub mod replay;

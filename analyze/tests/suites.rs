@@ -3,10 +3,15 @@
 //! build).
 
 mod common;
+// The workspace's snapshot and temporary-folder helpers, shared with the root crate's tests.
+#[path = "../../tests/common/mod.rs"]
+mod workspace;
 
 #[path = "analysis.rs"]
 mod analysis;
 #[path = "pdn_corpus.rs"]
 mod pdn_corpus;
+#[path = "present.rs"]
+mod present;
 #[path = "prove.rs"]
 mod prove;

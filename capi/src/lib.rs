@@ -22,10 +22,11 @@ use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
+use kabe_probe::request::read_rules;
 use kabe_probe::rules::MaterialCount;
 use kabe_probe::table::TableError;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
-use kabe_probe::{Color, Counters, DrawRuleSet, DrawRules, PieceKind, Position, Setup, SetupPiece, Variant, Wld};
+use kabe_probe::{Color, Counters, DrawRuleSet, PieceKind, Position, Setup, SetupPiece, Variant, Wld};
 
 /// Success.
 pub const KABE_OK: c_int = 0;
@@ -304,9 +305,11 @@ unsafe fn counters_of(tb: &Tablebase, position: &Position, counters: *const Kabe
     let Some(c) = (unsafe { counters.as_ref() }) else { return Ok(Counters::fresh(&default, position)) };
     // SAFETY: `c.rules` is null or NUL-terminated, as this function's contract says of the
     // counters' strings.
-    let rules = match unsafe { optional_str(c.rules) }? {
+    // A rule-set name is read as every front end reads a probe request's (a blank one, as
+    // NULL, is the set chosen at open).
+    let rules = match unsafe { optional_str(c.rules) }?.filter(|name| !name.trim().is_empty()) {
         None => default,
-        Some(name) => DrawRules::new(name.parse::<DrawRuleSet>().map_err(|_| KABE_ERR_COUNTERS)?, position.variant()),
+        Some(name) => read_rules(Some(name), position.variant()).map_err(|_| KABE_ERR_COUNTERS)?,
     };
     let rules = &rules;
     // SAFETY: `c.material_article` is null or NUL-terminated, as this function's contract

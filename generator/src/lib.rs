@@ -39,6 +39,8 @@ pub use build::budget::{parse_cache_bytes, MemoryBudget};
 pub use build::lock::BuildLock;
 pub use build::one_side::{keep_one_side, DroppedFiles, OneSide, SidesKept};
 pub use build::plan::{Job, Plan, Rates};
+pub use build::plan_report::{duration_text, PlanReport};
+pub use build::slurm::{write_slurm, SlurmError};
 pub use build::write::{
     table_bytes, write_rule_table, write_table, write_tables, BLOCK_POSITIONS, WLD_BLOCK_POSITIONS,
 };
@@ -58,10 +60,12 @@ pub use pair::{TableId, TablePair};
 pub use solve::checkpoint::{CheckpointEvent, PassStage};
 pub use solve::rules::{solve_rule_pair, MemoryTables, RuleRegistry, RuleTable};
 pub use solve::whole::{solve_pair, STATE_BYTES_PER_POSITION};
+pub use verify::figures::{count_figures, Figures, FiguresError, FiguresEvent, FiguresOptions};
 pub use verify::manifest::{
     check_manifest, manifest_of, sha256_file, Difference, Manifest, ManifestEntry, ManifestError,
 };
 pub use verify::statistics::{RuleStats, TableStats};
+pub use verify::stats_report::StatsReport;
 pub use verify::{
     positions_to_verify, recorded_statistics, tables_in, verify, verify_with, Disagreement, RuleDisagreement,
     VerifyOptions, VerifyReport, LEDGER_NAME,

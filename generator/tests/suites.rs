@@ -10,6 +10,8 @@ mod common;
 mod brute_force;
 #[path = "draw_rules.rs"]
 mod draw_rules;
+#[path = "figures.rs"]
+mod figures;
 #[path = "reference.rs"]
 mod reference;
 #[path = "tablebase.rs"]

@@ -15,6 +15,7 @@
 #![warn(clippy::missing_errors_doc)]
 
 mod index;
+pub mod request;
 pub mod rules;
 mod successors;
 pub mod table;

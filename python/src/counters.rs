@@ -1,5 +1,6 @@
 //! The running counts of the draw rules at one position of a game.
 
+use kabe_probe::request::{read_counters, read_rules, Limits};
 use kabe_probe::{DrawRuleSet, DrawRules, Variant};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -18,7 +19,8 @@ pub struct Counters {
 
 /// The rule set named `name`, or the variant's usual one; checked against the board.
 pub fn rule_set(name: Option<&str>, variant: &Variant) -> PyResult<DrawRuleSet> {
-    DrawRuleSet::for_game(name, variant).map_err(|e| CounterError::new_err(e.to_string()))
+    let rules = read_rules(name, variant).map_err(|e| CounterError::new_err(e.into_cause().to_string()))?;
+    Ok(rules.set)
 }
 
 impl Counters {
@@ -71,8 +73,8 @@ impl Counters {
                 "counters are a kabe.Counters, a string such as '6.2=14', or a dict such as {'6.2': 14}",
             ));
         };
-        kabe_probe::Counters::parse(&rules, position, &text)
-            .map_err(|e| CounterError::new_err(format!("{e} (position {})", position.fen())))
+        read_counters(&rules, position, Some(&text), Limits::NONE)
+            .map_err(|e| CounterError::new_err(format!("{} (position {})", e.into_cause(), position.fen())))
     }
 }
 

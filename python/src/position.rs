@@ -2,7 +2,7 @@
 //! a `kabe.Position`, a FEN string, or a board of another library with a `fen`
 //! attribute (py-draughts) or a `get_fen()` method (pydraughts), read by duck typing.
 
-use kabe_probe::notation::fen::guess_variant;
+use kabe_probe::request::{read_variant, Game, Limits, ProbeRequest, RequestError};
 use kabe_probe::{notation, Color, PieceKind, Signature, Variant};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -34,12 +34,22 @@ impl Move {
 
 /// A variant by kabe's name or by the names other libraries give it.
 pub fn variant_named(name: &str) -> PyResult<Variant> {
-    name.parse::<Variant>().map_err(|e| PositionError::new_err(e.to_string()))
+    read_variant(name).map_err(position_error)
 }
 
-fn parse_fen(variant: Variant, fen: &str) -> PyResult<kabe_probe::Position> {
-    kabe_probe::Position::from_fen(variant, fen)
-        .map_err(|e| PositionError::new_err(format!("{e} (read as {})", variant.name)))
+/// A request's game or FEN that cannot be read, as `PositionError` (a FEN's error says
+/// which game it was read as).
+fn position_error(e: RequestError) -> PyErr {
+    match e {
+        RequestError::Fen { variant, source } => PositionError::new_err(format!("{source} (read as {})", variant.name)),
+        e => PositionError::new_err(e.into_cause().to_string()),
+    }
+}
+
+/// The position `fen` gives in `game`, read as every front end reads a probe request's.
+fn parse_fen(game: Game<'_>, fen: &str) -> PyResult<kabe_probe::Position> {
+    let request = ProbeRequest { game, rules: None, fen: Some(fen), counters: None, limits: Limits::NONE };
+    request.position().map_err(position_error)
 }
 
 /// Reads `obj` as a position. `variant` (given by the caller) wins over the variant a
@@ -65,7 +75,7 @@ pub fn position_arg(
     }
     if let Ok(s) = obj.cast::<PyString>() {
         let fen: String = s.extract()?;
-        return parse_fen(explicit.unwrap_or_else(|| guess_variant(&fen, default)), &fen);
+        return parse_fen(explicit.map_or(Game::Guessed(default), Game::Known), &fen);
     }
     // A board of another library: its FEN, and the variant it names.
     let fen_value = if obj.hasattr("fen")? {
@@ -85,8 +95,7 @@ pub fn position_arg(
     };
     let fen: String = fen_value.extract().map_err(|_| PositionError::new_err("the board's fen is not a string"))?;
     let board_variant = board_variant(obj)?;
-    let variant = explicit.or(board_variant).unwrap_or_else(|| guess_variant(&fen, default));
-    parse_fen(variant, &fen)
+    parse_fen(explicit.or(board_variant).map_or(Game::Guessed(default), Game::Known), &fen)
 }
 
 /// The variant a board of another library says it plays, if it says.
@@ -114,11 +123,7 @@ impl Position {
     #[new]
     #[pyo3(signature = (fen, variant=None))]
     fn py_new(fen: &str, variant: Option<&str>) -> PyResult<Position> {
-        let variant = match variant {
-            Some(v) => variant_named(v)?,
-            None => guess_variant(fen, None),
-        };
-        Ok(Position { inner: parse_fen(variant, fen)? })
+        Ok(Position { inner: parse_fen(variant.map_or(Game::Guessed(None), Game::Named), fen)? })
     }
 
     /// The start position of a variant.

@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use kabe_analyze::json::{color_word, line_end_text, line_json, move_json, proof_summary_json, verdict_json};
+use kabe_analyze::json::{color_word, proof_summary_json};
+use kabe_analyze::present::{BestLine, ProbeAnswer};
 use kabe_analyze::prove::{prove, Budget, ProveError};
+use kabe_probe::request::{read_rules, Field, Game, Limits, ProbeRequest, RequestError};
 use kabe_probe::rules::exact::MoveVerdict;
 use kabe_probe::table::TableError;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
@@ -16,8 +18,6 @@ use serde_json::{json, Value};
 use crate::error::ApiError;
 use crate::Explorer;
 
-/// Longest FEN accepted: 50 pieces of 4 characters and more than enough separators.
-const MAX_FEN: usize = 512;
 /// Longest line of best play returned (a draw no count ends stops here).
 const MAX_LINE: usize = 300;
 
@@ -44,19 +44,41 @@ pub const MAX_PROVE_NODES: usize = 2_000_000;
 /// Wall-clock time of one proof search, within the server's request timeout.
 const PROVE_TIME: std::time::Duration = std::time::Duration::from_secs(6);
 
-/// A question read: the tablebase applying the rules, the position and its counters.
+/// A question read: the tablebase applying the rules, and the position with its counters.
 struct Asked<'a> {
     tb: &'a Tablebase,
-    rules: DrawRules,
-    position: Position,
-    counters: Counters,
+    asked: kabe_probe::request::Asked,
 }
 
+/// A request's field that cannot be read, as the API says it: an unknown variant is not
+/// found, the rest a bad request of its field's kind.
+fn request_error(e: RequestError) -> ApiError {
+    match e {
+        RequestError::Variant { .. } => ApiError::NotFound(e.to_string()),
+        RequestError::MissingFen => ApiError::bad("missing_fen", "fen: give a position, e.g. ?fen=W:WK46,K47,K48:BK5"),
+        e => {
+            let kind = match e.field() {
+                Field::Variant | Field::Rules => "bad_rules",
+                Field::Fen => "bad_fen",
+                Field::Counters => "bad_counters",
+            };
+            ApiError::bad(kind, e.to_string())
+        }
+    }
+}
+
+/// The question read through the one probe request every front end reads, the variant
+/// first checked against the tables served.
 fn read<'a>(explorer: &'a Explorer, q: &Question) -> Result<Asked<'a>, ApiError> {
-    let variant: Variant =
-        q.variant.parse().map_err(|e| ApiError::NotFound(format!("variant '{}': {e}", q.variant)))?;
-    let set = DrawRuleSet::for_game(q.rules.as_deref(), &variant)
-        .map_err(|e| ApiError::bad("bad_rules", format!("rules: {e}")))?;
+    let request = ProbeRequest {
+        game: Game::Named(&q.variant),
+        rules: q.rules.as_deref(),
+        fen: q.fen.as_deref(),
+        counters: q.counters.as_deref(),
+        limits: Limits::QUERY,
+    };
+    let variant = request.variant().map_err(request_error)?;
+    read_rules(request.rules, &variant).map_err(request_error)?;
     let tb = explorer.tablebase();
     if tb.draw_rules(&variant).is_none() {
         return Err(ApiError::NotFound(format!(
@@ -64,20 +86,7 @@ fn read<'a>(explorer: &'a Explorer, q: &Question) -> Result<Asked<'a>, ApiError>
             variant.name
         )));
     }
-    let rules = DrawRules::new(set, &variant);
-    let fen = q.fen.as_deref().map(str::trim).filter(|f| !f.is_empty());
-    let fen = fen.ok_or_else(|| ApiError::bad("missing_fen", "fen: give a position, e.g. ?fen=W:WK46,K47,K48:BK5"))?;
-    if fen.len() > MAX_FEN {
-        return Err(ApiError::bad("bad_fen", format!("fen: {} characters, at most {MAX_FEN}", fen.len())));
-    }
-    let position = Position::from_fen(variant, fen).map_err(|e| ApiError::bad("bad_fen", format!("fen: {e}")))?;
-    let counters = match q.counters.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-        Some(text) if text.len() > 64 => return Err(ApiError::bad("bad_counters", "counters: too long")),
-        Some(text) => Counters::parse(&rules, &position, text)
-            .map_err(|e| ApiError::bad("bad_counters", format!("counters: {e}")))?,
-        None => Counters::fresh(&rules, &position),
-    };
-    Ok(Asked { tb, rules, position, counters })
+    Ok(Asked { tb, asked: request.read().map_err(request_error)? })
 }
 
 fn probe_error(tb: &Tablebase, e: ProbeError) -> ApiError {
@@ -236,9 +245,10 @@ fn counts_json(rules: &DrawRules, counters: &Counters) -> Value {
     Value::Array(counts)
 }
 
-fn move_detail(asked: &Asked<'_>, m: &MoveVerdict) -> Value {
-    let variant = asked.position.variant();
-    let mut value = move_json(&asked.position, m);
+/// What the page needs of a move beyond `kabe probe --json`'s: its path, the pieces it
+/// takes, and the position, counts and distances after it.
+fn add_move_detail(value: &mut Value, m: &MoveVerdict) {
+    let variant = m.position.variant();
     let mut path = vec![m.mv.from().number()];
     path.extend(m.mv.landings().map(|s| s.number()));
     if path.len() == 1 {
@@ -250,58 +260,37 @@ fn move_detail(asked: &Asked<'_>, m: &MoveVerdict) -> Value {
     value["counters_after"] = json!(m.counters.describe_at(&m.position));
     value["within_count_plies"] = json!(m.child.within.decided().map(|(_, p)| p + 1));
     value["theoretical_plies"] = json!(m.child.theoretical.plies().map(|p| p + 1));
-    value
 }
 
-/// Everything about one position: its verdict, its counts and every legal move with its
-/// verdict and distance, best first (the shape of `kabe probe --json`, with more).
+/// Everything about one position: the probe answer of `kabe probe --json` (without the
+/// line), with the side to move, the board, the pieces, the counts and each move's detail.
 pub fn explore(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
-    let asked = read(explorer, q)?;
-    let p = &asked.position;
-    let verdict = asked.tb.probe(p, &asked.counters).map_err(|e| probe_error(asked.tb, e))?;
-    let ranked = asked.tb.ranked_moves(p, &asked.counters).map_err(|e| probe_error(asked.tb, e))?;
-    let best: Vec<String> = ranked
-        .iter()
-        .take_while(|m| Some(m.exact) == ranked.first().map(|b| b.exact))
-        .map(|m| p.move_text(&m.mv))
-        .collect();
-    let variant = p.variant();
-    Ok(json!({
-        "fen": p.fen(),
-        "variant": variant.name,
-        "rules": asked.rules.set.name(),
-        "counters": asked.counters.describe_at(p),
-        "turn": color_word(p.turn()),
-        "board": board_json(variant),
-        "pieces": pieces_json(p),
-        "counts": counts_json(&asked.rules, &asked.counters),
-        "verdict": verdict_json(&verdict),
-        "best_moves": best,
-        "moves": ranked.iter().map(|m| move_detail(&asked, m)).collect::<Vec<_>>(),
-    }))
+    let Asked { tb, asked } = read(explorer, q)?;
+    let answer = ProbeAnswer::probe(tb, &asked, None).map_err(|e| probe_error(tb, e))?;
+    let p = &answer.position;
+    let mut value = answer.to_json();
+    value["turn"] = json!(color_word(p.turn()));
+    value["board"] = board_json(p.variant());
+    value["pieces"] = pieces_json(p);
+    value["counts"] = counts_json(&asked.rules, &asked.counters);
+    for (json, m) in value["moves"].as_array_mut().into_iter().flatten().zip(&answer.moves) {
+        add_move_detail(json, m);
+    }
+    Ok(value)
 }
 
 /// A line of best play from the position to the end of the game, until a count draws
 /// it, or for [`MAX_LINE`] plies of a draw that nothing ends.
 pub fn mainline(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
-    let asked = read(explorer, q)?;
-    let start = asked.position;
-    let (line, end) = asked.tb.best_line(&start, &asked.counters, MAX_LINE).map_err(|e| probe_error(asked.tb, e))?;
-    Ok(json!({
-        "fen": start.fen(),
-        "variant": start.variant().name,
-        "rules": asked.rules.set.name(),
-        "counters": asked.counters.describe_at(&start),
-        "moves": line_json(&start, &line),
-        "end": line_end_text(end, MAX_LINE),
-    }))
+    let Asked { tb, asked } = read(explorer, q)?;
+    Ok(BestLine::probe(tb, &asked, MAX_LINE).map_err(|e| probe_error(tb, e))?.to_json())
 }
 
 /// A proof by search that the side to move wins, for a position of any size: every
 /// first move searched down into the tables within the request's node budget and a time
 /// limit (the record of `kabe study --json` beyond the tables, without the proof tree).
 pub fn proof(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
-    let asked = read(explorer, q)?;
+    let Asked { tb, asked } = read(explorer, q)?;
     let nodes = match q.nodes.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
         None => PROVE_NODES,
         Some(text) => match text.parse::<usize>() {
@@ -320,15 +309,15 @@ pub fn proof(explorer: &Explorer, q: &Question) -> Result<Value, ApiError> {
         return Err(ApiError::bad("no_moves", "fen: the side to move has no legal move: nothing to prove"));
     }
     let budget = Budget { nodes, time: Some(PROVE_TIME) };
-    let found = prove(asked.tb, p, &asked.counters, p.turn(), budget).map_err(|e| match e {
-        ProveError::Probe(e) => probe_error(asked.tb, e),
-        other => ApiError::Table(relative_to(asked.tb.dir(), &other.to_string())),
+    let found = prove(tb, p, &asked.counters, p.turn(), budget).map_err(|e| match e {
+        ProveError::Probe(e) => probe_error(tb, e),
+        other => ApiError::Table(relative_to(tb.dir(), &other.to_string())),
     })?;
     let mut answer = proof_summary_json(&found);
     if let Some(map) = answer.as_object_mut() {
         map.insert("variant".into(), json!(p.variant().name));
         map.insert("rules".into(), json!(asked.rules.set.name()));
-        map.insert("tables_reach".into(), json!(asked.tb.max_pieces_of(p.variant())));
+        map.insert("tables_reach".into(), json!(tb.max_pieces_of(p.variant())));
     }
     Ok(answer)
 }

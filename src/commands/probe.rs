@@ -5,15 +5,14 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use kabe_analyze::json::{line_end_text, line_json, move_json, verdict_json};
+use kabe_analyze::present::ProbeAnswer;
 use kabe_probe::notation::fen::{quoted, QUOTED};
-use kabe_probe::notation::plies;
-use kabe_probe::rules::exact::{MoveVerdict, Verdict};
+use kabe_probe::request::{Game, Limits, ProbeRequest};
 use kabe_probe::tablebase::Tablebase;
-use kabe_probe::{Counters, DrawRules, Position, Variant, Wld};
+use kabe_probe::{DrawRules, Variant};
 use serde_json::json;
 
-use crate::args::{rules_arg, TableSet};
+use crate::args::{request_error, rules_arg, TableSet};
 
 /// Arguments of `kabe probe`.
 #[derive(Args)]
@@ -38,77 +37,15 @@ pub struct ProbeArgs {
     stdin: bool,
 }
 
-fn describe(v: &Verdict) -> String {
-    let theory = match v.theoretical.plies() {
-        Some(p) => format!("{} in {}", v.theoretical.wld().word(), plies(p)),
-        None => Wld::Draw.to_string(),
-    };
-    let mut out = format!("exact: {}   theoretical: {theory}", v.exact.word());
-    if let Some((article, left)) = v.count {
-        out += &format!("   count {article}: {} left", plies(left));
-        if let Some((_, p)) = v.within.decided() {
-            out += &format!(", decided within it in {}", plies(p));
-        }
-    }
-    if v.rule_decides()
-        && let Some((article, left)) = v.count
-    {
-        out += &format!(
-            "\n{article} decides: the {} needs more than the {} the count leaves",
-            v.theoretical.wld().word(),
-            plies(left)
-        );
-    }
-    out
-}
-
 /// Longest line of best play shown (a draw no count ends stops here).
 const MAX_LINE: usize = 120;
 
-/// Everything `kabe probe` says about one position: verdict, moves, best line.
-struct Probed {
-    position: Position,
-    counters: Counters,
-    verdict: Verdict,
-    ranked: Vec<MoveVerdict>,
-    best: Vec<MoveVerdict>,
-    line: Vec<MoveVerdict>,
-    end: String,
-}
-
-/// Probes through the block-cached tablebase: a fresh process reads only the blocks the
-/// position and its moves need.
-fn probe_one(
-    rules: &DrawRules,
-    tables: &Tablebase,
-    position: Position,
-    counters: Option<&str>,
-) -> anyhow::Result<Probed> {
-    let counters = match counters {
-        Some(text) => Counters::parse(rules, &position, text)?,
-        None => Counters::fresh(rules, &position),
-    };
-    let v = tables.probe(&position, &counters)?;
-    let ranked = tables.ranked_moves(&position, &counters)?;
-    let best: Vec<MoveVerdict> =
-        ranked.iter().take_while(|m| Some(m.exact) == ranked.first().map(|b| b.exact)).copied().collect();
-    let (line, end) = tables.best_line(&position, &counters, MAX_LINE)?;
-    let end = line_end_text(end, MAX_LINE);
-    Ok(Probed { position, counters, verdict: v, ranked, best, line, end })
-}
-
-fn probed_json(variant: &Variant, rules: &DrawRules, p: &Probed) -> serde_json::Value {
-    json!({
-        "fen": p.position.fen(),
-        "variant": variant.name,
-        "rules": rules.set.name(),
-        "counters": p.counters.describe_at(&p.position),
-        "verdict": verdict_json(&p.verdict),
-        "best_moves": p.best.iter().map(|m| p.position.move_text(&m.mv)).collect::<Vec<_>>(),
-        "moves": p.ranked.iter().map(|m| move_json(&p.position, m)).collect::<Vec<_>>(),
-        "line": line_json(&p.position, &p.line),
-        "line_end": p.end,
-    })
+/// The answer to `request`, read as every front end reads one, probed through the
+/// block-cached tablebase (a fresh process reads only the blocks the position and its
+/// moves need).
+fn probe_one(tables: &Tablebase, request: &ProbeRequest<'_>) -> anyhow::Result<ProbeAnswer> {
+    let asked = request.read().map_err(|e| request_error(e, "give a FEN (or --stdin)"))?;
+    Ok(ProbeAnswer::probe(tables, &asked, Some(MAX_LINE))?)
 }
 
 /// The longest line `kabe probe --stdin` reads; the rest of a longer one is skipped.
@@ -164,15 +101,9 @@ fn probe_stdin(variant: Variant, rules: &DrawRules, tables: &Tablebase) -> anyho
                 if text.trim().is_empty() {
                     continue;
                 }
-                let (fen, counters) = match text.split_once('\t') {
-                    Some((fen, c)) => (fen.trim(), Some(c.trim()).filter(|c| !c.is_empty())),
-                    None => (text.trim(), None),
-                };
-                let result = Position::from_fen(variant, fen)
-                    .map_err(anyhow::Error::from)
-                    .and_then(|position| probe_one(rules, tables, position, counters));
-                match result {
-                    Ok(p) => probed_json(&variant, rules, &p),
+                let request = ProbeRequest::from_line(Game::Known(variant), Some(rules.set.name()), text, Limits::NONE);
+                match probe_one(tables, &request) {
+                    Ok(answer) => answer.to_json(),
                     Err(e) => {
                         let said = format!("{e:#}");
                         json!({"line": n, "input": quoted(text), "error": quoted(&said)})
@@ -203,38 +134,18 @@ pub fn probe(args: &ProbeArgs) -> anyhow::Result<ExitCode> {
         return probe_stdin(variant, &rules, &tables);
     }
     let fen = args.fen.as_deref().ok_or_else(|| anyhow::anyhow!("give a FEN (or --stdin)"))?;
-    let position = Position::from_fen(variant, fen)?;
-    let p = probe_one(&rules, &tables, position, args.counters.as_deref())?;
+    let request = ProbeRequest {
+        game: Game::Known(variant),
+        rules: Some(rules.set.name()),
+        fen: Some(fen),
+        counters: args.counters.as_deref(),
+        limits: Limits::NONE,
+    };
+    let answer = probe_one(&tables, &request)?;
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&probed_json(&variant, &rules, &p))?)?;
-        return Ok(ExitCode::SUCCESS);
+        outln!("{}", serde_json::to_string_pretty(&answer.to_json())?)?;
+    } else {
+        outln!("{answer}")?;
     }
-    outln!(
-        "{}  ({}, {} rules, counts {})",
-        p.position.fen(),
-        variant.name,
-        rules.set.name(),
-        p.counters.describe_at(&p.position)
-    )?;
-    outln!("{}", describe(&p.verdict))?;
-    outln!("moves, best first:")?;
-    for m in &p.ranked {
-        let within =
-            m.child.within.decided().map_or(String::new(), |(_, p)| format!(", {} within the count after", plies(p)));
-        let theory = m.child.theoretical.plies().map_or(Wld::Draw.to_string(), |p| format!("{} after", plies(p)));
-        outln!("  {:<12} {:<5} (theory: {theory}{within})", p.position.move_text(&m.mv), m.exact.word())?;
-    }
-    let mut at = p.position;
-    let moves: Vec<String> = p
-        .line
-        .iter()
-        .map(|m| {
-            let text = at.move_text(&m.mv);
-            at = m.position;
-            text
-        })
-        .collect();
-    let line = if moves.is_empty() { "-".to_string() } else { moves.join(" ") };
-    outln!("best line: {line} ({})", p.end)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -15,6 +15,8 @@ mod error;
 pub mod lock;
 pub mod one_side;
 pub mod plan;
+pub mod plan_report;
+pub mod slurm;
 pub mod write;
 
 use std::collections::BTreeSet;

@@ -11,8 +11,9 @@
 //! longest limit, beyond which a value is stored as undecided).
 
 //!
-//! Beside it: `statistics` (the figures counted while the values are held) and
-//! `manifest` (the reference checksums of a set, checked file by file).
+//! Beside it: `statistics` (the figures counted while the values are held), `figures`
+//! (a set's figures, from the ledger or counted), `stats_report` (them as JSON and text)
+//! and `manifest` (the reference checksums of a set, checked file by file).
 //!
 //! The verifier's rooms, each using only the rooms after it (imports run one way):
 //! this file (the entry: the options, the pairs in build order, the files opened and
@@ -23,9 +24,11 @@
 //! positions lie); `tables` (the files, and what is held of them). `report` (what is
 //! found) lies below every room that says what it finds.
 
+pub mod figures;
 pub mod manifest;
 mod sig_map;
 pub mod statistics;
+pub mod stats_report;
 mod unfinished;
 
 mod check;
