@@ -77,13 +77,30 @@ pub struct SquareSets {
 ///
 /// Bitboards use the ghost-square layout of the board geometry; they are private so
 /// that a position can only be made through validation.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Eq)]
 pub struct Position {
     pub(crate) variant: Variant,
     pub(crate) white: u64,
     pub(crate) black: u64,
     pub(crate) kings: u64,
     pub(crate) turn: Color,
+}
+
+// The pieces first: positions compared in a search or a map nearly always differ there,
+// and the variant, a record of many fields, is compared only when they do not.
+impl PartialEq for Position {
+    fn eq(&self, other: &Position) -> bool {
+        (self.white, self.black, self.kings, self.turn) == (other.white, other.black, other.kings, other.turn)
+            && self.variant == other.variant
+    }
+}
+
+// The pieces alone: equal positions have equal pieces, so their hashes agree, and the
+// variant's many fields would cost more than they separate.
+impl std::hash::Hash for Position {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.white, self.black, self.kings, self.turn).hash(state);
+    }
 }
 
 impl Position {
