@@ -1,6 +1,7 @@
-//! kabe-probe: the endgame table reader for engines ([`tablebase`]), the table index and
-//! file format, and the counted draw rules, over the games of [`kabe_rules`] (re-exported
-//! here, so one dependency serves an engine).
+//! kabe-probe: the endgame table reader for engines ([`tablebase`]) and the counted draw
+//! rules, over the games of [`kabe_rules`] (their positions, moves and variants
+//! re-exported here, so one dependency serves an engine); the table index and the file
+//! format's parts are the tools' ([`internal`]).
 //!
 //! ```
 //! use kabe_probe::{Position, Variant};
@@ -24,9 +25,9 @@ pub mod tablebase;
 pub use index::{Signature, SignatureError};
 pub use kabe_rules::notation;
 pub use kabe_rules::{
-    BoardSize, CaptureChoice, Color, CrowningInCapture, DrawnMaterial, FenError, Goal, KingLanding, KingRange, Move,
-    MoveError, MoveList, NotationStyle, PieceKind, Position, RuleScore, Score, Setup, SetupError, SetupPiece, Square,
-    UnknownVariant, Variant, Wld,
+    BoardSize, CaptureChoice, CapturedPieces, Color, CrowningInCapture, DrawnMaterial, FenError, Goal, KingLanding,
+    KingRange, Move, MoveError, MoveList, NotationStyle, PieceKind, Position, RuleScore, Score, Setup, SetupError,
+    SetupPiece, Square, SquareSets, UnknownVariant, Variant, Wld,
 };
 pub use rules::{Counters, DrawRuleSet, DrawRules, RuleSetError, UnknownDrawRules};
 
@@ -41,8 +42,8 @@ pub mod internal {
         pub use crate::successors::*;
     }
     pub use kabe_rules::{
-        parse_perft_vectors, perft, perft_divide, perft_routes, CapturedPieces, PerftVector, Predecessor, Restore,
-        SquareSets, UncheckedPosition, Unmoves, MAX_CAPTURES,
+        parse_perft_vectors, perft, perft_divide, perft_routes, PerftVector, Predecessor, Restore, UncheckedPosition,
+        Unmoves, MAX_CAPTURES,
     };
 
     /// The table format's parts below [`crate::table`]'s readers.

@@ -4,7 +4,8 @@
 #[path = "../../rules/tests/common/mod.rs"]
 mod common;
 
-use kabe_probe::internal::{MaterialIndex, SquareSets, UncheckedPosition};
+use kabe_probe::internal::{MaterialIndex, UncheckedPosition};
+use kabe_probe::SquareSets;
 use kabe_probe::{Color, PieceKind, Position, Setup, SetupPiece, Signature, Square, Variant};
 use proptest::prelude::*;
 

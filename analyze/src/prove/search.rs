@@ -43,7 +43,8 @@ impl LeafVerdicts {
         let key = (*position, *counters);
         let mut hasher = LeafHasher::default();
         key.hash(&mut hasher);
-        let shard = &self.shards[(hasher.finish() >> 58) as usize % LEAF_SHARDS];
+        // Not the top bits: the map's own slot tags are taken from those.
+        let shard = &self.shards[(hasher.finish() >> 32) as usize % LEAF_SHARDS];
         if let Some(v) = shard.lock().map_or(None, |map| map.get(&key).copied()) {
             return Ok(v);
         }

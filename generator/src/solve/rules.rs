@@ -22,9 +22,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Arc;
 
-use kabe_probe::internal::{MaterialIndex, OneKingMoved, SquareSets, Unmoves};
+use kabe_probe::internal::{MaterialIndex, OneKingMoved, Unmoves};
 use kabe_probe::rules::exact::{exact_result, Oracle};
 use kabe_probe::rules::Context;
+use kabe_probe::SquareSets;
 use kabe_probe::{Counters, DrawRules, MoveList, Position, RuleScore, Score, Signature, Square, Variant, Wld};
 use rayon::prelude::*;
 
