@@ -324,8 +324,14 @@ impl MaterialIndex {
     pub fn index(&self, position: &Position) -> u64 {
         debug_assert_eq!(position.turn(), Color::White);
         debug_assert_eq!(Signature::of(position), self.signature);
-        let sets = position.square_sets();
-        self.men_rank_of(&sets) * self.king_placements + self.king_rank_of(&sets)
+        self.index_of_sets(&position.square_sets())
+    }
+
+    /// [`MaterialIndex::index`] of a position given by its square sets (White to move,
+    /// this signature): for a caller that holds them already.
+    #[inline]
+    pub fn index_of_sets(&self, sets: &SquareSets) -> u64 {
+        self.men_rank_of(sets) * self.king_placements + self.king_rank_of(sets)
     }
 
     /// What ranks the positions that differ from `position` (White to move, this

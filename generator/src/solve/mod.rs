@@ -9,10 +9,13 @@
 //! - `checkpoint`: a pair's working state written to disk now and then, so that a pass
 //!   stopped in the middle goes on from there;
 //! - `rules`: the rule tables, the distance within the count a signature keeps, from the
-//!   pair's own theoretical values and the finished rule tables.
+//!   pair's own theoretical values and the finished rule tables;
+//! - `symmetry`: the board symmetries of kings-only positions, by which `whole` and
+//!   `rules` solve such a pair at one position of each class of four.
 
 pub(crate) mod checkpoint;
 pub(crate) mod components;
 pub mod rules;
 pub(crate) mod slices;
+pub(crate) mod symmetry;
 pub mod whole;

@@ -37,9 +37,10 @@ use crate::solve::components::{
     advancements, components, group_count, groups, levels, part_positions, scanned_by_advancement, Component,
 };
 use crate::solve::slices::FileStore;
+use crate::solve::symmetry::KingSymmetry;
 use crate::solve::whole::{
-    atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, SliceError, CANNOT_LOSE, EXIT_UNKNOWN,
-    PARENT_BATCH, PENDING,
+    atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, PairPass, SliceError, CANNOT_LOSE,
+    EXIT_UNKNOWN, NOT_CANONICAL, PARENT_BATCH, PENDING,
 };
 
 /// The rule values of every position (White to move) of one signature.
@@ -256,7 +257,23 @@ where
     O: Finished,
     O::Error: Send,
 {
-    solve_in_memory(finished, rules, variant, signature, None, progress)
+    solve_in_memory(finished, rules, variant, signature, None, PairPass::Fastest, progress)
+}
+
+/// [`solve_rule_pair`] by the pass `pass`.
+pub fn solve_rule_pair_by<O>(
+    finished: &O,
+    rules: DrawRules,
+    variant: Variant,
+    signature: Signature,
+    pass: PairPass,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Option<Vec<RuleTable>>, O::Error>
+where
+    O: Finished,
+    O::Error: Send,
+{
+    solve_in_memory(finished, rules, variant, signature, None, pass, progress)
 }
 
 /// As [`solve_rule_pair`], the values written to `checkpoint` after a group of components
@@ -273,7 +290,7 @@ where
     O: Finished,
     O::Error: Send,
 {
-    solve_in_memory(finished, rules, variant, signature, Some(checkpoint), progress)
+    solve_in_memory(finished, rules, variant, signature, Some(checkpoint), PairPass::Fastest, progress)
 }
 
 fn solve_in_memory<O>(
@@ -282,6 +299,7 @@ fn solve_in_memory<O>(
     variant: Variant,
     signature: Signature,
     checkpoint: Option<&Checkpoint<'_>>,
+    pass: PairPass,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Option<Vec<RuleTable>>, O::Error>
 where
@@ -291,6 +309,10 @@ where
     if rules.context(signature).is_none() {
         return Ok(None);
     }
+    let symmetry = match pass {
+        PairPass::Plain => None,
+        PairPass::Fastest => KingSymmetry::of(&variant, signature),
+    };
     let tables = pair_tables(variant, signature);
     // Counted only where a checkpoint needs them (its last group is not saved, and a
     // stage beyond it is refused).
@@ -309,7 +331,7 @@ where
         }
     }
     let pair = PairValues { tables, values };
-    solve_components(finished, rules, &pair, progress).map_err(never_paused)?;
+    solve_components(finished, rules, &pair, symmetry, progress).map_err(never_paused)?;
     let PairValues { tables, values: InMemory { values, .. } } = pair;
     Ok(Some(
         tables
@@ -342,7 +364,7 @@ where
         return Ok(false);
     }
     let pair = PairValues { tables: pair_tables(variant, signature), values: store };
-    solve_components(finished, rules, &pair, progress)?;
+    solve_components(finished, rules, &pair, None, progress)?;
     Ok(true)
 }
 
@@ -350,6 +372,7 @@ fn solve_components<O, V>(
     finished: &O,
     rules: DrawRules,
     pair: &PairValues<V>,
+    symmetry: Option<KingSymmetry>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(), SliceError<O::Error, V::Error>>
 where
@@ -359,7 +382,7 @@ where
 {
     let context = rules.context(pair.tables[0].signature()).expect("checked by the caller");
     let oracle = PairOracle { finished, pair };
-    let solver = ComponentSolver { rules, context, cap: context.max_plies(&rules), pair, oracle: &oracle };
+    let solver = ComponentSolver { rules, context, cap: context.max_plies(&rules), pair, oracle: &oracle, symmetry };
     let resume = pair.values.groups_done();
     let kings = pair.tables[0].king_placements();
     if scanned_by_advancement(&pair.tables) {
@@ -398,6 +421,9 @@ struct ComponentSolver<'a, O, V> {
     cap: u16,
     pair: &'a PairValues<V>,
     oracle: &'a PairOracle<'a, O, V>,
+    /// A pair of kings only, solved in memory: one position of each class of images
+    /// solved, the others copy it ([`crate::solve::symmetry`]).
+    symmetry: Option<KingSymmetry>,
 }
 
 /// The nodes of one component, numbered part after part (a part: one men placement of
@@ -452,6 +478,12 @@ impl<'a, V: RuleValues> Nodes<'a, V> {
             let end = range.end.min((part + 1) * kings) - part * kings;
             self.part_slots(part)[first..end].iter()
         })
+    }
+
+    /// The slot of node `local`.
+    #[inline]
+    fn slot(&self, local: usize) -> &AtomicU16 {
+        &self.part_slots(local / self.kings)[local % self.kings]
     }
 
     #[inline]
@@ -529,6 +561,9 @@ where
             }
             resolved_total += self.propagate(&nodes, next >> 1, progress)?;
         }
+        if let Some(symmetry) = &self.symmetry {
+            self.copy_canonical(symmetry, &nodes);
+        }
         // 3. Nodes left pending are undecided within the cap.
         (0..nodes.chunk_min.len()).into_par_iter().for_each(|c| {
             for slot in nodes.slots_in(nodes.chunk_range(c)) {
@@ -545,6 +580,21 @@ where
             }
         }
         Ok(nodes.n as u64)
+    }
+
+    /// Each node a pass by symmetry left to its class's canonical member takes that
+    /// member's state.
+    fn copy_canonical(&self, symmetry: &KingSymmetry, nodes: &Nodes<'_, V>) {
+        (0..nodes.chunk_min.len()).into_par_iter().for_each(|c| {
+            let range = nodes.chunk_range(c);
+            for (slot, position) in nodes.slots_in(range.clone()).zip(nodes.positions_in(range)) {
+                if slot.load(Ordering::Relaxed) == NOT_CANONICAL {
+                    let canonical = KingSymmetry::canonical(&symmetry.images(&position.square_sets()));
+                    let from = self.local_of_sets(nodes, &canonical);
+                    slot.store(nodes.slot(from).load(Ordering::Relaxed), Ordering::Relaxed);
+                }
+            }
+        });
     }
 
     /// Solves the positions of a pair without kings whose men have advanced `level`
@@ -618,6 +668,9 @@ where
             for ((slot, position), result) in nodes.slots_in(range.clone()).zip(positions.iter()).zip(stored.iter()) {
                 let state = match result {
                     Some(Wld::Draw) => CANNOT_LOSE,
+                    _ if self.symmetry.as_ref().is_some_and(|s| !s.is_canonical(&position.square_sets())) => {
+                        NOT_CANONICAL
+                    }
                     _ => self.first_state(position, moves)?,
                 };
                 if state < PENDING {
@@ -724,6 +777,24 @@ where
     fn parents_into<'n>(&self, nodes: &'n Nodes<'_, V>, local: usize, batch: &mut Vec<(usize, &'n AtomicU16)>) {
         let kings = nodes.kings;
         let turned_back = nodes.position_of(local).flipped();
+        if let Some(symmetry) = &self.symmetry {
+            // As the theoretical pass by symmetry: each canonical parent as many times
+            // as it has moves into the node's class.
+            let distinct = KingSymmetry::distinct_images(&symmetry.images(&nodes.position_of(local).square_sets()));
+            let child_images = symmetry.images(&turned_back.square_sets());
+            turned_back.for_each_quiet_predecessor(Unmoves::KINGS, |_, step| {
+                let images = symmetry.king_moved_back(&child_images, step.to.index(), step.from.index());
+                let canonical = KingSymmetry::canonical(&images);
+                let moves = KingSymmetry::moves_into_class(&images, &canonical, distinct);
+                if moves > 0 {
+                    let p = self.local_of_sets(nodes, &canonical);
+                    let slot = nodes.slot(p);
+                    prefetch(slot);
+                    (0..moves).for_each(|_| batch.push((p, slot)));
+                }
+            });
+            return;
+        }
         // The parents share their men: one part, found once.
         let mut part_base: Option<(usize, usize, &[AtomicU16])> = None;
         let (mut ranks_for, mut ranks): (Option<Square>, OneKingMoved) = (None, OneKingMoved::EMPTY);
@@ -746,9 +817,21 @@ where
 
     /// The node of a position of the component (normalized, White to move).
     fn local_of(&self, nodes: &Nodes<'_, V>, normalized: &Position) -> usize {
+        self.local_of_sets(nodes, &normalized.square_sets())
+    }
+
+    /// [`ComponentSolver::local_of`] of a position given by its square sets.
+    fn local_of_sets(&self, nodes: &Nodes<'_, V>, sets: &SquareSets) -> usize {
         let kings = nodes.kings;
-        let t = self.table_of(normalized);
-        let index = self.pair.tables[t].index(normalized);
+        let count = |squares: u64| squares.count_ones() as u8;
+        let sig = Signature::new(
+            count(sets.white_men),
+            count(sets.white_kings),
+            count(sets.black_men),
+            count(sets.black_kings),
+        );
+        let t = self.pair.tables.iter().position(|t| t.signature() == sig).expect("a quiet move keeps the material");
+        let index = self.pair.tables[t].index_of_sets(sets);
         let part = nodes
             .component
             .parts()
@@ -814,10 +897,5 @@ where
             }
         }
         Ok(e)
-    }
-
-    fn table_of(&self, normalized: &Position) -> usize {
-        let sig = Signature::of(normalized);
-        self.pair.tables.iter().position(|t| t.signature() == sig).expect("a quiet move keeps the material")
     }
 }

@@ -11,10 +11,11 @@ use std::ops::Range;
 #[cfg(test)]
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
+use kabe_probe::internal::UncheckedPosition;
 use kabe_probe::internal::{MaterialIndex, Unmoves};
 #[cfg(test)]
 use kabe_probe::Variant;
-use kabe_probe::{MoveList, Position, Score, Signature};
+use kabe_probe::{Color, MoveList, Position, Score, Signature, SquareSets};
 use rayon::prelude::*;
 
 use crate::finished::lookup::Finished;
@@ -316,16 +317,23 @@ impl<F: Finished, S: PairStore> Graph for ComponentGraph<'_, F, S> {
     /// Positions one quiet king move earlier.
     fn for_each_parent(&self, node: &Position, mut visit: impl FnMut(u64)) {
         let child = node.flipped();
-        child.for_each_quiet_predecessor(Unmoves::KINGS, |parent, _| {
-            let t = self.table_of(parent);
-            let index = self.tables[t].index(parent);
-            let part = self
-                .parts
-                .iter()
-                .position(|&(pt, pm)| pt == t && index / self.kings == pm)
-                .expect("a king move keeps the men: same component");
-            visit(part as u64 * self.kings + index % self.kings)
-        })
+        child.for_each_quiet_predecessor(Unmoves::KINGS, |parent, _| visit(self.node_of(parent)))
+    }
+
+    /// A position of the component (a king move keeps the men).
+    fn node_of(&self, position: &Position) -> u64 {
+        let t = self.table_of(position);
+        let index = self.tables[t].index(position);
+        let part = self
+            .parts
+            .iter()
+            .position(|&(pt, pm)| pt == t && index / self.kings == pm)
+            .expect("a king move keeps the men: same component");
+        part as u64 * self.kings + index % self.kings
+    }
+
+    fn node_of_sets(&self, sets: &SquareSets) -> u64 {
+        self.node_of(&Position::from_square_sets(*self.tables[0].variant(), Color::White, sets))
     }
 }
 

@@ -28,13 +28,14 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use kabe_probe::internal::{LastMen, MaterialIndex, OneKingMoved, Unmoves};
-use kabe_probe::{MoveList, PieceKind, Position, Score, Signature, Square, Variant, Wld};
+use kabe_probe::{MoveList, PieceKind, Position, Score, Signature, Square, SquareSets, Variant, Wld};
 use rayon::prelude::*;
 
 use crate::finished::lookup::Finished;
 use crate::finished::registry::{CaptureFlags, SolvedTable};
 use crate::memory::prefetch;
 use crate::solve::checkpoint::{Checkpoint, PassStage};
+use crate::solve::symmetry::KingSymmetry;
 
 /// Node state below this: a value (plies; final once the scan reaches it, a win may
 /// still be lowered before). From it up: unresolved, `PENDING | exit_loss << 8 | moves`:
@@ -48,6 +49,10 @@ pub(crate) const EXIT_UNKNOWN: u16 = 0x7F;
 pub(crate) const CANNOT_LOSE: u16 = u16::MAX;
 /// Chunk minimum when the chunk holds no pending value.
 const NOTHING: u16 = u16::MAX;
+
+/// A node a pass by symmetry leaves to its class's canonical member: pending, as no
+/// node of its own ever is (it would have 255 moves), and never counted down.
+pub(crate) const NOT_CANONICAL: u16 = PENDING | (EXIT_UNKNOWN - 1) << 8 | 0xFF;
 
 /// Nodes per chunk: the unit of parallel work and of the scan's skip summary.
 pub(crate) const CHUNK: usize = 4096;
@@ -148,8 +153,18 @@ pub(crate) trait Graph: Sync {
         Ok(())
     }
     /// Hands `visit` the nodes one move inside the graph earlier than `node`, a node's
-    /// position.
+    /// position. Solved by symmetry ([`Graph::symmetry`]): the canonical nodes, each as
+    /// many times as it has moves into the node's class.
     fn for_each_parent(&self, node: &Position, visit: impl FnMut(u64));
+    /// The board symmetries the graph is solved by, if any: only the canonical node of
+    /// each class is initialised and propagated, the others copy it at the end.
+    fn symmetry(&self) -> Option<&KingSymmetry> {
+        None
+    }
+    /// The node of a position of the graph (White to move).
+    fn node_of(&self, position: &Position) -> u64;
+    /// [`Graph::node_of`] of a position given by its square sets.
+    fn node_of_sets(&self, sets: &SquareSets) -> u64;
 }
 
 /// What [`Graph::exits_of`] gathers for a batch of positions: their exits' positions,
@@ -166,11 +181,17 @@ pub(crate) struct ExitBuffers {
 struct Pair<'a, F> {
     tables: Vec<MaterialIndex>,
     finished: &'a F,
+    /// A pair of kings only: solved one position of each class of images.
+    symmetry: Option<KingSymmetry>,
 }
 
 impl<'a, F: Finished> Pair<'a, F> {
-    fn new(finished: &'a F, variant: Variant, signature: Signature) -> Self {
-        Pair { tables: pair_tables(variant, signature), finished }
+    fn new(finished: &'a F, variant: Variant, signature: Signature, pass: PairPass) -> Self {
+        let symmetry = match pass {
+            PairPass::Plain => None,
+            PairPass::Fastest => KingSymmetry::of(&variant, signature),
+        };
+        Pair { tables: pair_tables(variant, signature), finished, symmetry }
     }
 
     /// The table of a position (White to move) whose material is in the pair, and the
@@ -270,6 +291,24 @@ impl<F: Finished> Graph for Pair<'_, F> {
     fn for_each_parent(&self, node: &Position, mut visit: impl FnMut(u64)) {
         // The node is the mover's child seen from the other side: turn it back.
         let child = node.flipped();
+        if let Some(symmetry) = &self.symmetry {
+            // The maps commute with the colour flip: the node's images and its child's
+            // are taken by the same elements.
+            let distinct = KingSymmetry::distinct_images(&symmetry.images(&node.square_sets()));
+            // A parent is the child with one White king moved back: its images are the
+            // child's with that king's image moved.
+            let child_images = symmetry.images(&child.square_sets());
+            child.for_each_quiet_predecessor(Unmoves::KEEPING_MATERIAL, |_, step| {
+                let images = symmetry.king_moved_back(&child_images, step.to.index(), step.from.index());
+                let canonical = KingSymmetry::canonical(&images);
+                let moves = KingSymmetry::moves_into_class(&images, &canonical, distinct);
+                if moves > 0 {
+                    let node = self.node_of_sets(&canonical);
+                    (0..moves).for_each(|_| visit(node));
+                }
+            });
+            return;
+        }
         // A king's moves keep the men: once one such parent's index is known, the others
         // differ from it in the king placement alone, and the parents one king's moves
         // lead to differ in that king's square alone.
@@ -293,6 +332,41 @@ impl<F: Finished> Graph for Pair<'_, F> {
             }
         });
     }
+
+    fn symmetry(&self) -> Option<&KingSymmetry> {
+        self.symmetry.as_ref()
+    }
+
+    fn node_of(&self, position: &Position) -> u64 {
+        let (table, first) = self.table_of(position);
+        first + table.index(position)
+    }
+
+    fn node_of_sets(&self, sets: &SquareSets) -> u64 {
+        let count = |squares: u64| squares.count_ones() as u8;
+        let signature = Signature::new(
+            count(sets.white_men),
+            count(sets.white_kings),
+            count(sets.black_men),
+            count(sets.black_kings),
+        );
+        let (table, first) = if self.tables[0].signature() == signature {
+            (&self.tables[0], 0)
+        } else {
+            (&self.tables[1], self.tables[0].len())
+        };
+        first + table.index_of_sets(sets)
+    }
+}
+
+/// Which pass solves a pair whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairPass {
+    /// Every position initialised and propagated.
+    Plain,
+    /// A pair of kings only by its board symmetries ([`KingSymmetry`]), a quarter of
+    /// the positions solved; any other pair as [`PairPass::Plain`].
+    Fastest,
 }
 
 /// What a node's moves out of the graph give.
@@ -344,7 +418,18 @@ pub fn solve_pair<F: Finished>(
     signature: Signature,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<SolvedTable>, F::Error> {
-    let pair = Pair::new(finished, variant, signature);
+    solve_pair_by(finished, variant, signature, PairPass::Fastest, progress)
+}
+
+/// [`solve_pair`] by the pass `pass`.
+pub fn solve_pair_by<F: Finished>(
+    finished: &F,
+    variant: Variant,
+    signature: Signature,
+    pass: PairPass,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<SolvedTable>, F::Error> {
+    let pair = Pair::new(finished, variant, signature, pass);
     let state = new_state(pair.len());
     let captures = new_flags(pair.len());
     let fresh = solve_graph(&pair, &state, Some(&captures), &Straight, progress).map_err(never_paused)?;
@@ -372,11 +457,13 @@ pub(crate) fn solve_pair_pausing_every<F: Finished>(
     segment_nodes: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<SolvedTable>, F::Error> {
-    let pair = Pair::new(finished, variant, signature);
+    let pair = Pair::new(finished, variant, signature, PairPass::Fastest);
+    let by_symmetry = pair.symmetry.is_some();
     let state = new_state(pair.len());
-    // A stage this pass never records is no state of it: every node is initialised again.
-    let resumed = checkpoint.load(&[&state], CANNOT_LOSE).and_then(Stage::of_code);
-    let pauses = Checkpointed { checkpoint, resumed, segment_nodes };
+    // A stage this pass never records is no state of it: every node is initialised
+    // again. The passes by symmetry and without mark their stages apart.
+    let resumed = checkpoint.load(&[&state], CANNOT_LOSE).and_then(|code| Stage::of_pass_code(code, by_symmetry));
+    let pauses = Checkpointed { checkpoint, resumed, segment_nodes, by_symmetry };
     let captures = new_flags(pair.len());
     let fresh = solve_graph(&pair, &state, Some(&captures), &pauses, progress).map_err(never_paused)?;
     Ok(into_tables(pair.tables, state, fresh.then_some(captures)))
@@ -433,6 +520,9 @@ const _: () = assert!(CHUNK.is_multiple_of(64));
 
 /// The bit of [`Stage::code`] that tells propagation from initialisation.
 const PROPAGATED: u64 = 1 << 32;
+/// The bit of a checkpoint's stage that says the pass solved by symmetry: its state
+/// holds only the canonical positions' values.
+const BY_SYMMETRY: u64 = 1 << 33;
 
 impl Stage {
     /// The stage as a checkpoint records it.
@@ -441,6 +531,20 @@ impl Stage {
             Stage::Initialised(chunks) => chunks.into(),
             Stage::Propagated(ply) => PROPAGATED | u64::from(ply),
         }
+    }
+
+    /// The stage of a pass by symmetry or not, as its checkpoint records it.
+    fn pass_code(self, by_symmetry: bool) -> u64 {
+        self.code() | if by_symmetry { BY_SYMMETRY } else { 0 }
+    }
+
+    /// The stage a checkpoint of a pass by symmetry or not records; `None` where it is
+    /// none, or the other kind of pass's.
+    fn of_pass_code(code: u64, by_symmetry: bool) -> Option<Stage> {
+        if (code & BY_SYMMETRY != 0) != by_symmetry {
+            return None;
+        }
+        Stage::of_code(code & !BY_SYMMETRY)
     }
 
     /// The stage a checkpoint records; `None` where the code is none.
@@ -456,7 +560,7 @@ impl Stage {
 /// The stage of a theoretical pass recorded as `code` ([`Stage::code`]), as a
 /// checkpoint's log line says it.
 pub(crate) fn theory_pass_stage(code: u64) -> PassStage {
-    match Stage::of_code(code) {
+    match Stage::of_code(code & !BY_SYMMETRY) {
         Some(Stage::Initialised(chunks)) => PassStage::Initialised { positions: u64::from(chunks) * CHUNK as u64 },
         Some(Stage::Propagated(ply)) => PassStage::Propagated { ply },
         None => PassStage::Unknown { code },
@@ -498,6 +602,7 @@ struct Checkpointed<'c> {
     checkpoint: &'c Checkpoint<'c>,
     resumed: Option<Stage>,
     segment_nodes: usize,
+    by_symmetry: bool,
 }
 
 impl Pauses for Checkpointed<'_> {
@@ -508,7 +613,7 @@ impl Pauses for Checkpointed<'_> {
     }
 
     fn at(&self, stage: Stage, state: &[AtomicU16]) -> Result<(), Infallible> {
-        self.checkpoint.save_if_due(stage.code(), &[state]);
+        self.checkpoint.save_if_due(stage.pass_code(self.by_symmetry), &[state]);
         Ok(())
     }
 
@@ -615,7 +720,47 @@ pub(crate) fn solve_graph<G: Graph, P: Pauses>(
         start = end;
     }
     propagate(graph, state, &chunk_min, ply, pauses, progress)?;
+    if let Some(symmetry) = graph.symmetry() {
+        copy_canonical(graph, symmetry, state, captures, progress);
+    }
     Ok(first == 0)
+}
+
+/// Step 3 of a pass by symmetry: each node that is not its class's canonical member
+/// takes that member's state and capture flag.
+fn copy_canonical<G: Graph>(
+    graph: &G,
+    symmetry: &KingSymmetry,
+    state: &[AtomicU16],
+    captures: Option<&[AtomicU64]>,
+    progress: &(dyn Fn(u64) + Sync),
+) {
+    let n = graph.len();
+    (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+        let (start, end) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+        let mut flags = [0u64; CHUNK / 64];
+        let mut copied = 0;
+        for (offset, position) in graph.positions(start as u64..end as u64).enumerate() {
+            if state[start + offset].load(Ordering::Relaxed) != NOT_CANONICAL {
+                continue;
+            }
+            let sets = position.square_sets();
+            let canonical = KingSymmetry::canonical(&symmetry.images(&sets));
+            let from = graph.node_of_sets(&canonical);
+            state[start + offset].store(state[from as usize].load(Ordering::Relaxed), Ordering::Relaxed);
+            if let Some(captures) = captures {
+                let set = captures[from as usize / 64].load(Ordering::Relaxed) >> (from % 64) & 1;
+                flags[offset / 64] |= set << (offset % 64);
+            }
+            copied += 1;
+        }
+        if let Some(captures) = captures {
+            for (word, &bits) in captures[start / 64..].iter().zip(&flags[..(end - start).div_ceil(64)]) {
+                word.fetch_or(bits, Ordering::Relaxed);
+            }
+        }
+        progress(copied);
+    });
 }
 
 /// Step 1: the first value of every node of `chunks` from its moves.
@@ -645,20 +790,30 @@ fn initialise<G: Graph>(
             let mut flags = [0u64; CHUNK / 64];
             for (b, slots) in nodes.chunks(EXITS_BATCH).enumerate() {
                 positions.clear();
-                positions.extend(all.by_ref().take(slots.len()));
+                // The nodes of the batch that are solved (by symmetry, the canonical
+                // ones: the others wait, never lost, until they copy theirs).
+                let mut solved = [0u8; EXITS_BATCH];
+                let mut count = 0;
+                for (k, position) in all.by_ref().take(slots.len()).enumerate() {
+                    if graph.symmetry().is_none_or(|s| s.is_canonical(&position.square_sets())) {
+                        positions.push(position);
+                        solved[count] = k as u8;
+                        count += 1;
+                    } else {
+                        slots[k].store(NOT_CANONICAL, Ordering::Relaxed);
+                    }
+                }
                 exits.clear();
                 if let Err(err) = graph.exits_of(positions, moves, buffers, exits) {
                     return failed.set(err);
                 }
-                for (k, ((slot, position), &(ref e, no_move))) in
-                    slots.iter().zip(positions.iter()).zip(exits.iter()).enumerate()
-                {
+                for ((&k, position), &(ref e, no_move)) in solved.iter().zip(positions.iter()).zip(exits.iter()) {
                     let value = initial_state(position, e, no_move);
                     if value < PENDING {
                         lowest = lowest.min(value);
                     }
-                    slot.store(value, Ordering::Relaxed);
-                    let node = b * EXITS_BATCH + k;
+                    slots[k as usize].store(value, Ordering::Relaxed);
+                    let node = b * EXITS_BATCH + k as usize;
                     flags[node / 64] |= (e.capture as u64) << (node % 64);
                 }
             }
