@@ -7,7 +7,9 @@
 //! `rules-only` from the pair's own theoretical files in DIR (which must then be there). Prints
 //! each round's times and positions/s. The tables read are decoded into their working
 //! form first, as a build does (timed apart), every one counted whole as a build with
-//! room for them all counts them.
+//! room for them all counts them. `KABE_PASS=plain` times the plain pass where a build
+//! would solve the pair by symmetry (a pair of kings only), to compare the two on one
+//! binary.
 use kabe_generator::finished::results::{PairResults, WithResults};
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
@@ -31,6 +33,11 @@ fn main() {
     }
     let tb = builder.open().expect("open");
     let threads = rayon::current_num_threads();
+    let pass = match std::env::var("KABE_PASS").as_deref() {
+        Ok("plain") => kabe_generator::PairPass::Plain,
+        Ok("fastest") | Err(_) => kabe_generator::PairPass::Fastest,
+        Ok(other) => panic!("KABE_PASS is `plain` or `fastest`, not `{other}`"),
+    };
     let pair = kabe_generator::TablePair::of(sig);
     let decode = |rules: DrawRules| {
         let start = std::time::Instant::now();
@@ -58,13 +65,13 @@ fn main() {
         let mut results = None;
         if let Some(working) = &theory_inputs {
             let start = std::time::Instant::now();
-            let tables =
-                kabe_generator::solve_pair(&working.view(&tb), variant, sig, &|_| {}).expect("the tables it reads");
+            let tables = kabe_generator::solve_pair_by(&working.view(&tb), variant, sig, pass, &|_| {})
+                .expect("the tables it reads");
             let secs = start.elapsed().as_secs_f64();
             let positions: u64 = tables.iter().map(|t| t.scores.len() as u64).sum();
             let draws = tables.iter().flat_map(|t| &t.scores).filter(|s| s.wld() == kabe_probe::Wld::Draw).count();
             println!(
-                "round {round}: {} theory, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads), {:.1}% drawn",
+                "round {round}: {} theory ({pass:?} pass), {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads), {:.1}% drawn",
                 kabe_generator::TablePair::of(sig),
                 positions as f64 / secs / 1e6,
                 100.0 * draws as f64 / positions as f64,
@@ -77,12 +84,12 @@ fn main() {
             let finished = rule_inputs.as_ref().expect("decoded").view(&tb);
             let from = if results.is_some() { "the theory's results" } else { "the pair's files" };
             let oracle = WithResults { finished: &finished, results: results.take() };
-            let tables =
-                kabe_generator::solve_rule_pair(&oracle, rules, variant, sig, &|_| {}).expect("the tables it reads");
+            let tables = kabe_generator::solve_rule_pair_by(&oracle, rules, variant, sig, pass, &|_| {})
+                .expect("the tables it reads");
             let secs = start.elapsed().as_secs_f64();
             let positions: u64 = tables.iter().flatten().map(|t| t.values.len() as u64).sum();
             println!(
-                "round {round}: {} {set:?} rules, {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads), drawn in theory from {from}",
+                "round {round}: {} {set:?} rules ({pass:?} pass), {positions} positions in {secs:.1} s, {:.2} M positions/s ({threads} threads), drawn in theory from {from}",
                 kabe_generator::TablePair::of(sig),
                 positions as f64 / secs / 1e6,
             );

@@ -331,6 +331,10 @@ impl MaterialIndex {
     /// this signature): for a caller that holds them already.
     #[inline]
     pub fn index_of_sets(&self, sets: &SquareSets) -> u64 {
+        if self.men_configurations == 1 {
+            // No men, or one way to place them: the king rank is the index.
+            return self.king_rank_of(sets);
+        }
         self.men_rank_of(sets) * self.king_placements + self.king_rank_of(sets)
     }
 

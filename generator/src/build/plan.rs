@@ -55,8 +55,10 @@ impl Job {
 /// (docs/benchmarks.md, "Six-piece pairs solved alone"; `examples/time_pair`, 2 threads,
 /// alone): with men, 0321+2103's theory 1.39 M a thread (0510+1005 1.76 M), the rule
 /// tables of 0321+2103, 0222+2202 and 0312+1203 1.1-1.4 M (0510+1005 1.3 M); kings only,
-/// 0501+0105's theory 1.29 M and rule tables 1.24 M, 0303's rule tables 1.2 M before
-/// the last changes.
+/// 0501+0105's theory 1.29 M and rule tables 1.24 M, 0303's rule tables 1.2 M by the
+/// plain pass, taken here as 1.2 M and 1.0 M and scaled by what solving such a pair by
+/// symmetry gave on a 2-core AMD EPYC VM (`KABE_PASS=plain` against the default,
+/// `examples/time_pair`, 0105+0501 and 0204+0402): theory 1.85x, rule tables 1.7x.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rates {
     /// Theory positions a second per thread, a pair with men.
@@ -106,9 +108,9 @@ impl Default for Rates {
     fn default() -> Rates {
         Rates {
             theory_per_thread: 1.4e6,
-            kings_theory_per_thread: 1.2e6,
+            kings_theory_per_thread: 2.2e6,
             rules_per_thread: 1.3e6,
-            kings_rules_per_thread: 1.0e6,
+            kings_rules_per_thread: 1.7e6,
             overhead: 0.5,
             scaling: MEASURED_SCALING,
         }

@@ -779,18 +779,22 @@ where
         let turned_back = nodes.position_of(local).flipped();
         if let Some(symmetry) = &self.symmetry {
             // As the theoretical pass by symmetry: each canonical parent as many times
-            // as it has moves into the node's class.
-            let distinct = KingSymmetry::distinct_images(&symmetry.images(&nodes.position_of(local).square_sets()));
-            let child_images = symmetry.images(&turned_back.square_sets());
+            // as it has moves into the node's class; the parents' part found once.
+            let node_images = symmetry.images(&nodes.position_of(local).square_sets());
+            let distinct = KingSymmetry::distinct_images(&node_images);
+            let child_images = KingSymmetry::flipped_images(&node_images);
+            let part = self.local_of_sets(nodes, &child_images[0]) / kings;
+            let (table, slots) = (&self.pair.tables[nodes.component.parts()[part].0], nodes.part_slots(part));
             turned_back.for_each_quiet_predecessor(Unmoves::KINGS, |_, step| {
                 let images = symmetry.king_moved_back(&child_images, step.to.index(), step.from.index());
-                let canonical = KingSymmetry::canonical(&images);
-                let moves = KingSymmetry::moves_into_class(&images, &canonical, distinct);
+                let (canonical, moves) = KingSymmetry::canonical_and_moves(&images, distinct);
                 if moves > 0 {
-                    let p = self.local_of_sets(nodes, &canonical);
-                    let slot = nodes.slot(p);
+                    // Kings only: the index is the king rank, the part's own.
+                    let rank = table.index_of_sets(&canonical) as usize;
+                    debug_assert!(rank < kings, "no men: the index is the king rank");
+                    let slot = &slots[rank];
                     prefetch(slot);
-                    (0..moves).for_each(|_| batch.push((p, slot)));
+                    (0..moves).for_each(|_| batch.push((part * kings + rank, slot)));
                 }
             });
             return;

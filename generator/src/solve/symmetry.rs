@@ -95,13 +95,42 @@ impl KingSymmetry {
     /// The canonical member of a class given its images: the least by White's kings,
     /// then Black's.
     pub(crate) fn canonical(images: &Images) -> SquareSets {
-        *images.iter().min_by_key(|s| (s.white_kings, s.black_kings)).expect("four images")
+        KingSymmetry::canonical_and_moves(images, 0).0
     }
 
     /// Whether a position (its square sets) is its class's canonical member.
     pub(crate) fn is_canonical(&self, sets: &SquareSets) -> bool {
-        let key = (sets.white_kings, sets.black_kings);
-        (0..3).all(|g| (self.map(g, sets.white_kings), self.map(g, sets.black_kings)) >= key)
+        let least = key(sets);
+        (0..3).all(|g| key_of(self.map(g, sets.white_kings), self.map(g, sets.black_kings)) >= least)
+    }
+
+    /// The images of a position's colour flip (the half turn with the colours swapped),
+    /// from the position's own: the maps commute with the flip, so image `g` of the flip
+    /// is the flip of image `g` after the half turn, another of the four.
+    #[inline]
+    pub(crate) fn flipped_images(images: &Images) -> Images {
+        let swap = |s: &SquareSets| SquareSets { white_kings: s.black_kings, black_kings: s.white_kings, ..*s };
+        // With the half turn r: e r = r, r r = e, t r = a, a r = t.
+        [swap(&images[1]), swap(&images[0]), swap(&images[3]), swap(&images[2])]
+    }
+
+    /// The canonical member of a class given its images, and how many moves a
+    /// canonical parent makes into a node's class where `images` are one of the node's
+    /// predecessors' images: of the elements of `distinct` (from
+    /// [`KingSymmetry::distinct_images`] of the node), those that take the predecessor
+    /// to the canonical member, each a move to another member of the node's class.
+    #[inline]
+    pub(crate) fn canonical_and_moves(images: &Images, distinct: u8) -> (SquareSets, u32) {
+        let keys = [key(&images[0]), key(&images[1]), key(&images[2]), key(&images[3])];
+        let least = keys[0].min(keys[1]).min(keys[2].min(keys[3]));
+        let (mut at, mut moves) = (0, 0);
+        for (g, &k) in keys.iter().enumerate().rev() {
+            if k == least {
+                at = g;
+                moves += u32::from(distinct >> g & 1);
+            }
+        }
+        (images[at], moves)
     }
 
     /// Of the group's elements, one from each coset of the stabiliser of a position
@@ -116,14 +145,17 @@ impl KingSymmetry {
         }
         chosen
     }
+}
 
-    /// How many moves a canonical parent makes into the class of a node: of a parent
-    /// `images` (of one of the node's predecessors), the elements of `distinct` (from
-    /// [`KingSymmetry::distinct_images`] of the node) that take it to `canonical`. Each
-    /// is a move of the canonical parent to another member of the node's class.
-    pub(crate) fn moves_into_class(images: &Images, canonical: &SquareSets, distinct: u8) -> u32 {
-        (0..4).filter(|&g| distinct & 1 << g != 0 && images[g] == *canonical).count() as u32
-    }
+/// The order of canonical members: White's kings, then Black's.
+#[inline]
+fn key(sets: &SquareSets) -> u128 {
+    key_of(sets.white_kings, sets.black_kings)
+}
+
+#[inline]
+fn key_of(white_kings: u64, black_kings: u64) -> u128 {
+    u128::from(white_kings) << 64 | u128::from(black_kings)
 }
 
 #[cfg(test)]
@@ -253,6 +285,21 @@ mod tests {
             total += compared;
         }
         assert!(total >= 3, "{total} pairs compared");
+    }
+
+    /// The images of a colour flip found from the position's equal those found afresh.
+    #[test]
+    fn a_flip_s_images_follow_from_the_position_s() {
+        for variant in [Variant::INTERNATIONAL, Variant::RUSSIAN] {
+            let sym = KingSymmetry::of(&variant, Signature::new(0, 2, 0, 3)).expect("kings only");
+            let n = variant.board.squares() as u64;
+            for s in 0..n * n {
+                let sets =
+                    SquareSets { white_men: 0, white_kings: 1 << (s % n), black_men: 0, black_kings: 1 << (s / n) | 1 };
+                let flip = Position::from_square_sets(variant, Color::White, &sets).flipped().square_sets();
+                assert_eq!(KingSymmetry::flipped_images(&sym.images(&sets)), sym.images(&flip), "{}", variant.name);
+            }
+        }
     }
 
     #[test]

@@ -294,16 +294,17 @@ impl<F: Finished> Graph for Pair<'_, F> {
         if let Some(symmetry) = &self.symmetry {
             // The maps commute with the colour flip: the node's images and its child's
             // are taken by the same elements.
-            let distinct = KingSymmetry::distinct_images(&symmetry.images(&node.square_sets()));
+            let node_images = symmetry.images(&node.square_sets());
+            let distinct = KingSymmetry::distinct_images(&node_images);
             // A parent is the child with one White king moved back: its images are the
-            // child's with that king's image moved.
-            let child_images = symmetry.images(&child.square_sets());
+            // child's with that king's image moved; its table is the child's material.
+            let child_images = KingSymmetry::flipped_images(&node_images);
+            let (table, first) = self.table_of(&child.with_turn(kabe_probe::Color::White));
             child.for_each_quiet_predecessor(Unmoves::KEEPING_MATERIAL, |_, step| {
                 let images = symmetry.king_moved_back(&child_images, step.to.index(), step.from.index());
-                let canonical = KingSymmetry::canonical(&images);
-                let moves = KingSymmetry::moves_into_class(&images, &canonical, distinct);
+                let (canonical, moves) = KingSymmetry::canonical_and_moves(&images, distinct);
                 if moves > 0 {
-                    let node = self.node_of_sets(&canonical);
+                    let node = first + table.index_of_sets(&canonical);
                     (0..moves).for_each(|_| visit(node));
                 }
             });
