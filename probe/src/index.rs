@@ -43,6 +43,12 @@ impl Signature {
         )
     }
 
+    /// The signature of a position given by its square sets, White to move.
+    pub fn of_sets(sets: &SquareSets) -> Signature {
+        let count = |squares: u64| squares.count_ones() as u8;
+        Signature::new(count(sets.white_men), count(sets.white_kings), count(sets.black_men), count(sets.black_kings))
+    }
+
     /// The same material with the sides exchanged.
     #[must_use]
     pub fn flipped(self) -> Signature {

@@ -827,13 +827,7 @@ where
     /// [`ComponentSolver::local_of`] of a position given by its square sets.
     fn local_of_sets(&self, nodes: &Nodes<'_, V>, sets: &SquareSets) -> usize {
         let kings = nodes.kings;
-        let count = |squares: u64| squares.count_ones() as u8;
-        let sig = Signature::new(
-            count(sets.white_men),
-            count(sets.white_kings),
-            count(sets.black_men),
-            count(sets.black_kings),
-        );
+        let sig = Signature::of_sets(sets);
         let t = self.pair.tables.iter().position(|t| t.signature() == sig).expect("a quiet move keeps the material");
         let index = self.pair.tables[t].index_of_sets(sets);
         let part = nodes

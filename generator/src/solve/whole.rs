@@ -344,13 +344,7 @@ impl<F: Finished> Graph for Pair<'_, F> {
     }
 
     fn node_of_sets(&self, sets: &SquareSets) -> u64 {
-        let count = |squares: u64| squares.count_ones() as u8;
-        let signature = Signature::new(
-            count(sets.white_men),
-            count(sets.white_kings),
-            count(sets.black_men),
-            count(sets.black_kings),
-        );
+        let signature = Signature::of_sets(sets);
         let (table, first) = if self.tables[0].signature() == signature {
             (&self.tables[0], 0)
         } else {
