@@ -33,7 +33,8 @@
 # Interrupt it at any time: a run goes on with the pair then cheapest, the pair it was
 # building unless the listed pairs it had rebuilt made another cheaper (the passes of a
 # pair stopped in the middle resume from their checkpoints when it is built). KABE names the
-# binary (default: target/release/kabe, built here); NICE the niceness (default 19);
+# binary (default: target/release/kabe, built here); NICE the niceness (default 19; on
+# Linux the session's scheduling group's too);
 # MANIFESTS the folder of the manifests (default: data/manifests); STATS the folder of the
 # statistics page (default: docs/stats).
 set -euo pipefail
@@ -55,6 +56,11 @@ if [ -z "${KABE:-}" ]; then
   KABE=target/release/kabe
 fi
 kabe() { nice -n "${NICE:-19}" "$KABE" "$@"; }
+# Linux schedules each session as one group (autogroup): a nice build still takes half
+# the cores from the work of another session. So the group is made nice too (the other
+# work of this session with it: start the script in a session of its own, setsid, to
+# spare it).
+if [ -w /proc/self/autogroup ]; then echo "${NICE:-19}" > /proc/self/autogroup 2>/dev/null || true; fi
 say() { echo "grow-set: $*"; }
 
 # Signatures of PIECES pieces (or, with "up", up to PIECES) in build order, from the plan.

@@ -120,20 +120,43 @@ fn bad_files_are_errors_naming_the_file() {
 /// Writes `sig`'s Russian 2-3 DTW table again (checksum correct) with one decided
 /// distance that it stores made two plies longer; the FEN of that position.
 fn plant_wrong_distance(dir: &Path, sig: Signature) -> String {
-    let v = Variant::RUSSIAN;
+    plant_wrong_distance_where(dir, Variant::RUSSIAN, sig, |_, _| true)
+}
+
+/// As [`plant_wrong_distance`], in `variant`'s 2-3 tables, at the first position that
+/// `pick` (given the index and the position's index) takes.
+fn plant_wrong_distance_where(
+    dir: &Path,
+    v: Variant,
+    sig: Signature,
+    pick: impl Fn(&MaterialIndex, u64) -> bool,
+) -> String {
     let registry = solve_all(v, 3, |_| {});
     let table = registry.table(sig).expect("solved");
     let target = (0..table.scores.len())
-        .find(|&i| table.scores[i].plies().is_some_and(|p| p >= 3) && !table.index.position(i as u64).has_capture())
+        .find(|&i| {
+            table.scores[i].plies().is_some_and(|p| p >= 3)
+                && !table.index.position(i as u64).has_capture()
+                && pick(&table.index, i as u64)
+        })
         .expect("a decided position that holds its value");
     let mut scores = table.scores.clone();
     scores[target] = Score::from_raw(scores[target].raw() + 2);
     let index = MaterialIndex::new(v, sig).expect("index");
     let fen = index.position(target as u64).fen();
     let bad = SolvedTable { index, scores, captures: table.captures.clone() };
-    fs::write(table_path(dir, &v, sig, Metric::Dtw), table_bytes("russian", &bad, Metric::Dtw).expect("bytes"))
+    fs::write(table_path(dir, &v, sig, Metric::Dtw), table_bytes(v.name, &bad, Metric::Dtw).expect("bytes"))
         .expect("write");
     fen
+}
+
+/// Whether the position at `at` of a table of kings is not the least index of its class:
+/// its half turn (the colour flip with the colours swapped back) lies before it.
+fn half_turn_lies_before(index: &MaterialIndex, at: u64) -> bool {
+    let flipped = index.position(at).flipped().square_sets();
+    let half_turn =
+        kabe_probe::SquareSets { white_kings: flipped.black_kings, black_kings: flipped.white_kings, ..flipped };
+    index.index_of_sets(&half_turn) < at
 }
 
 #[test]
@@ -338,6 +361,38 @@ fn verify_finds_a_wrong_rule_value_behind_a_valid_checksum() {
         "{:?}",
         report.rule_disagreements
     );
+}
+
+/// A table of kings is derived once for each class of positions that the board's
+/// symmetries make one: a wrong value at a member that is not derived, in the DTW table
+/// or a rule table, is found all the same, held in memory or read through the files.
+#[test]
+fn verify_finds_a_wrong_value_at_a_member_of_a_class_of_kings_it_does_not_derive() {
+    let v = Variant::INTERNATIONAL;
+    let dir = build_with_rules("verify-king-class");
+    let sig = Signature::new(0, 2, 0, 1);
+    let fen = plant_wrong_distance_where(&dir, v, sig, half_turn_lies_before);
+    let set = DrawRuleSet::Fmjd;
+    let file =
+        TableFile::open(&table_path(&dir, &v, sig, Metric::Rules(set)), &v, sig, Metric::Rules(set)).expect("open");
+    let mut values = file.all_rule_scores().expect("values");
+    let index = MaterialIndex::new(v, sig).expect("index");
+    let target = (0..values.len())
+        .find(|&i| values[i].decided().is_some_and(|(_, p)| p >= 2) && half_turn_lies_before(&index, i as u64))
+        .expect("a decided value");
+    let (wld, plies) = values[target].decided().expect("decided");
+    values[target] = if wld == kabe_probe::Wld::Win { RuleScore::win(plies + 2) } else { RuleScore::loss(plies + 2) };
+    let rule_fen = index.position(target as u64).fen();
+    write_rule_table(&dir, "international", &RuleTable { index, values }, set, None).expect("write");
+    for resident_bytes in [VerifyOptions::default().resident_bytes, 0] {
+        let options = VerifyOptions { resident_bytes, max_reported: 100, ..VerifyOptions::default() };
+        let report = verify_with(&dir, v, &options, &|_| {}).expect("verify");
+        assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
+        let theory: Vec<_> = report.disagreements.iter().map(|d| (d.signature, d.fen.as_str())).collect();
+        assert_eq!(theory, [(sig, fen.as_str())], "resident bytes {resident_bytes}");
+        let rules: Vec<_> = report.rule_disagreements.iter().map(|d| (d.signature, d.fen.as_str())).collect();
+        assert_eq!(rules, [(sig, rule_fen.as_str())], "resident bytes {resident_bytes}");
+    }
 }
 
 #[test]

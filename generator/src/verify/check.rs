@@ -19,6 +19,7 @@ use crate::verify::report::{Disagreement, Findings, RuleDisagreement};
 use crate::verify::resident::{hold_inputs, hold_resident_dtw, hold_resident_rules, hold_resident_together};
 use crate::verify::statistics::{RuleStats, TableStats};
 use crate::verify::successors::CaptureTest;
+use crate::verify::symmetry::{KingClasses, Members};
 use crate::verify::tables::Tables;
 use crate::verify::worker::{Worker, CHECK_CHUNK};
 
@@ -102,13 +103,22 @@ fn check_signature(
     let index = &tables.index[&sig];
     let kinds = check.theory_files.is_some() as u64 + check.rule_file.is_some() as u64;
     let chunks = index.len().div_ceil(CHECK_CHUNK);
+    let classes = KingClasses::of(index.variant(), sig);
     (0..chunks).into_par_iter().for_each_init(
         || Worker::new(shared),
         |worker, c| {
             let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
             let n = range.end - range.start;
             for (at, position) in range.clone().zip(index.positions(range)) {
-                match check.position(worker, at, &position, findings) {
+                // Of a class of kings, the member of least index derives the class.
+                let members = match &classes {
+                    Some(classes) => match classes.members_if_canonical(index, at, &position) {
+                        Some(members) => members,
+                        None => continue,
+                    },
+                    None => Members::NONE,
+                };
+                match check.position(worker, at, &position, &members, findings) {
                     Ok(true) => {}
                     Ok(false) => break,
                     Err(e) => return findings.bad(e),
@@ -155,13 +165,15 @@ impl<'t> SignatureCheck<'t> {
         Some(SignatureCheck { tables, sig, theory_files, rule_file, resident_dtw, resident_rules })
     }
 
-    /// Checks the values the files hold for `position` (index `at`); `Ok(false)` where
-    /// the rest of the chunk cannot be read.
+    /// Checks the values the files hold for `position` (index `at`), and for the other
+    /// `members` of its class (kings only) the same values; `Ok(false)` where the rest
+    /// of the chunk cannot be read.
     fn position(
         &self,
         worker: &mut Worker,
         at: u64,
         position: &Position,
+        members: &Members,
         findings: &Findings,
     ) -> Result<bool, TableError> {
         let capture = CaptureTest::new(position);
@@ -182,34 +194,56 @@ impl<'t> SignatureCheck<'t> {
             worker.gather(self.tables, &capture, dtw_held, rules);
         }
         if dtw_held || wld_held {
-            self.theory(worker, at, position, (dtw_held, wld_held), findings)?;
+            self.theory(worker, at, position, members, (dtw_held, wld_held), findings)?;
         }
         if rule_held {
-            return self.rule(worker, at, position, rule_from_children, findings);
+            return self.rule(worker, at, position, members, rule_from_children, findings);
         }
         Ok(true)
     }
 
-    /// Checks the DTW and WLD values held for `position` against the DTW its successors
-    /// give (a position whose DTW is not stored by its WLD alone).
+    /// Checks the DTW and WLD values held for `position` and the other `members` of its
+    /// class against the DTW its successors give (a position whose DTW is not stored by
+    /// its WLD alone).
     fn theory(
         &self,
         worker: &mut Worker,
         at: u64,
         position: &Position,
+        members: &Members,
+        held: (bool, bool),
+        findings: &Findings,
+    ) -> Result<(), TableError> {
+        let derived = match position.settled_score() {
+            Some(settled) => Some(settled),
+            None if held.0 => worker.derive(self.tables, position)?,
+            None => self.tables.score(position, &mut worker.cache)?,
+        };
+        let Some(derived) = derived else {
+            let unverified = 1 + members.indices().len() as u64;
+            findings.unverified.fetch_add(unverified, Ordering::Relaxed);
+            return Ok(());
+        };
+        self.compare_theory(worker, at, || position.fen(), derived, held, findings)?;
+        for &member in members.indices() {
+            let fen = || self.tables.index[&self.sig].position(member).fen();
+            self.compare_theory(worker, member, fen, derived, held, findings)?;
+        }
+        Ok(())
+    }
+
+    /// Compares the DTW and WLD values held at `at` (those `dtw_held`, `wld_held`) with
+    /// `derived`, the position's (`fen`) value from its successors.
+    fn compare_theory(
+        &self,
+        worker: &mut Worker,
+        at: u64,
+        fen: impl FnOnce() -> String,
+        derived: Score,
         (dtw_held, wld_held): (bool, bool),
         findings: &Findings,
     ) -> Result<(), TableError> {
         let Some((dtw, wld)) = self.theory_files else { return Ok(()) };
-        let derived = match position.settled_score() {
-            Some(settled) => Some(settled),
-            None if dtw_held => worker.derive(self.tables, position)?,
-            None => self.tables.score(position, &mut worker.cache)?,
-        };
-        let Some(derived) = derived else {
-            findings.unverified.fetch_add(1, Ordering::Relaxed);
-            return Ok(());
-        };
         let stored = match self.resident_dtw {
             Some(values) if dtw_held => Some(Score::from_raw(values[at as usize])),
             _ if dtw_held => worker.cache.value(self.sig, dtw, at)?,
@@ -223,43 +257,64 @@ impl<'t> SignatureCheck<'t> {
         };
         findings.checked.fetch_add(1, Ordering::Relaxed);
         if stored != derived || stored_wld != derived.wld() {
-            let fen = position.fen();
-            findings.disagreement(Disagreement { signature: self.sig, fen, stored, stored_wld, derived });
+            findings.disagreement(Disagreement { signature: self.sig, fen: fen(), stored, stored_wld, derived });
         }
         Ok(())
     }
 
-    /// Checks the rule value held for `position` against the one its successors give
-    /// (undecided where it is drawn in theory or by its material); `Ok(false)` past the
-    /// table's end.
+    /// Checks the rule value held for `position` and the other `members` of its class
+    /// against the one its successors give (undecided where it is drawn in theory or by
+    /// its material); `Ok(false)` past the table's end.
     fn rule(
         &self,
         worker: &mut Worker,
         at: u64,
         position: &Position,
+        members: &Members,
         from_children: bool,
         findings: &Findings,
     ) -> Result<bool, TableError> {
-        let Some((rules, context, file)) = self.rule_file else { return Ok(true) };
-        let stored = match self.resident_rules {
-            Some(values) => decode_rule_entry(values, at as usize),
-            None => worker.cache.rule_value(self.sig, file, at)?,
-        };
-        let Some(stored) = stored else { return Ok(false) };
+        let Some((rules, context, _)) = self.rule_file else { return Ok(true) };
         let derived =
             if from_children { worker.derive_rule(self.tables, rules, context, position) } else { Ok(RuleScore::NONE) };
         let derived = match derived {
             Ok(d) => d,
             Err(Gap::Missing) => {
-                findings.unverified.fetch_add(1, Ordering::Relaxed);
+                let unverified = 1 + members.indices().len() as u64;
+                findings.unverified.fetch_add(unverified, Ordering::Relaxed);
                 return Ok(true);
             }
             Err(Gap::Bad(e)) => return Err(e),
         };
+        for &member in members.indices() {
+            let fen = || self.tables.index[&self.sig].position(member).fen();
+            if !self.compare_rule(worker, member, fen, derived, findings)? {
+                return Ok(false);
+            }
+        }
+        self.compare_rule(worker, at, || position.fen(), derived, findings)
+    }
+
+    /// Compares the rule value held at `at` with `derived`, the position's (`fen`) value
+    /// from its successors; `Ok(false)` past the table's end.
+    fn compare_rule(
+        &self,
+        worker: &mut Worker,
+        at: u64,
+        fen: impl FnOnce() -> String,
+        derived: RuleScore,
+        findings: &Findings,
+    ) -> Result<bool, TableError> {
+        let Some((rules, _, file)) = self.rule_file else { return Ok(true) };
+        let stored = match self.resident_rules {
+            Some(values) => decode_rule_entry(values, at as usize),
+            None => worker.cache.rule_value(self.sig, file, at)?,
+        };
+        let Some(stored) = stored else { return Ok(false) };
         findings.rule_checked.fetch_add(1, Ordering::Relaxed);
         if stored != derived {
-            let (set, signature, fen) = (rules.set, self.sig, position.fen());
-            findings.rule_disagreement(RuleDisagreement { set, signature, fen, stored, derived });
+            let (set, signature) = (rules.set, self.sig);
+            findings.rule_disagreement(RuleDisagreement { set, signature, fen: fen(), stored, derived });
         }
         Ok(true)
     }

@@ -21,7 +21,8 @@
 //! (one pair's check); `resident` (the values held in memory for it); `counting` (its
 //! figures); `worker` (one worker's reader and successors); `rule_values` (rule values
 //! and the rule oracle); `reader` (blocks read, and DTW values); `successors` (where
-//! positions lie); `tables` (the files, and what is held of them). `report` (what is
+//! positions lie); `symmetry` (the classes of positions of kings only, derived once);
+//! `tables` (the files, and what is held of them). `report` (what is
 //! found) lies below every room that says what it finds.
 
 pub mod figures;
@@ -39,6 +40,7 @@ mod report;
 mod resident;
 mod rule_values;
 mod successors;
+mod symmetry;
 mod tables;
 mod worker;
 

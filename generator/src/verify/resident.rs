@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use kabe_probe::internal::table::{rule_code, BlockReader};
 use kabe_probe::internal::MaterialIndex;
 use kabe_probe::table::{TableError, TableFile};
-use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score, Signature, Variant};
+use kabe_probe::{DrawRuleSet, DrawRules, RuleScore, Score, Signature, Variant};
 use rayon::prelude::*;
 
 use crate::finished::working::tables_read;
@@ -20,6 +20,7 @@ use crate::pair::TablePair;
 use crate::verify::reader::Gap;
 use crate::verify::report::Findings;
 use crate::verify::successors::CaptureTest;
+use crate::verify::symmetry::KingClasses;
 use crate::verify::tables::Tables;
 use crate::verify::worker::{Worker, CHECK_CHUNK};
 
@@ -110,19 +111,26 @@ fn resident_together(
     let len = index.len() as usize;
     let mut dtw = crate::memory::huge_vec(len, 0u16);
     let mut rule_values = crate::memory::huge_vec(len, 0u8);
+    let classes = KingClasses::of(index.variant(), sig);
+    let mut marked = Marked::new(len);
     let missing = AtomicBool::new(false);
     dtw.par_chunks_mut(CHECK_CHUNK as usize)
         .zip(rule_values.par_chunks_mut(CHECK_CHUNK as usize))
+        .zip(marked.par_chunks_mut())
         .enumerate()
         .try_for_each_init(
             || Worker::new(shared),
-            |worker, (c, (dtw_out, rule_out))| {
+            |worker, (c, ((dtw_out, rule_out), marks))| {
                 let start = c as u64 * CHECK_CHUNK;
                 let range = start..start + dtw_out.len() as u64;
-                for ((at, position), (dtw_slot, rule_slot)) in
-                    range.clone().zip(index.positions(range)).zip(dtw_out.iter_mut().zip(rule_out.iter_mut()))
-                {
+                for (offset, (at, position)) in range.clone().zip(index.positions(range)).enumerate() {
                     let capture = CaptureTest::new(&position);
+                    // Copied only where both values are derived: a stored one is read.
+                    let derived = !capture.held_by(dtw_file) && !capture.held_by(rule_file);
+                    if derived && classes.as_ref().is_some_and(|k| k.canonical_index(index, at, &position) < at) {
+                        Marked::mark(marks, offset);
+                        continue;
+                    }
                     let (score, gathered) = held_dtw(worker, tables, sig, dtw_file, at, &capture, Some(rules.set))?;
                     let Some(score) = score else {
                         missing.store(true, Ordering::Relaxed);
@@ -135,12 +143,15 @@ fn resident_together(
                         missing.store(true, Ordering::Relaxed);
                         break;
                     };
-                    *dtw_slot = score.raw();
-                    *rule_slot = rule_code(rule);
+                    dtw_out[offset] = score.raw();
+                    rule_out[offset] = rule_code(rule);
                 }
                 Ok::<(), TableError>(())
             },
         )?;
+    if let Some(classes) = &classes {
+        marked.copy_from_classes(classes, index, &mut dtw, Some(&mut rule_values));
+    }
     Ok((!missing.into_inner()).then_some((dtw, Some(rule_values))))
 }
 
@@ -190,25 +201,36 @@ fn stored_first(pair: &[Signature], files: &BTreeMap<Signature, TableFile>) -> V
     members
 }
 
-/// The values of every position of `index` in memory, `value` giving each (stored, or
-/// derived where the file leaves the position out); `Ok(None)` when some value cannot be
-/// found (a table it leads to is missing: the positions are then counted unverified by
-/// the check itself).
+/// The values of every position of `sig` in memory, `value` giving each (stored, or
+/// derived where the file leaves the position out, as `stored` says); `Ok(None)` when
+/// some value cannot be found (a table it leads to is missing: the positions are then
+/// counted unverified by the check itself). Of a class of kings only its canonical
+/// member's left-out value is derived; the other members copy it.
 fn fill_resident<T: Copy + Default + Send + Sync>(
-    index: &MaterialIndex,
+    tables: &Tables,
+    sig: Signature,
     shared: &BlockReader,
-    value: impl Fn(&mut Worker, u64, &Position) -> Result<Option<T>, TableError> + Sync,
+    stored: impl Fn(&CaptureTest) -> bool + Sync,
+    value: impl Fn(&mut Worker, u64, &CaptureTest) -> Result<Option<T>, TableError> + Sync,
 ) -> Result<Option<Vec<T>>, TableError> {
+    let index = &tables.index[&sig];
     let mut values = crate::memory::huge_vec(index.len() as usize, T::default());
+    let classes = KingClasses::of(index.variant(), sig);
+    let mut marked = Marked::new(values.len());
     let missing = AtomicBool::new(false);
-    values.par_chunks_mut(CHECK_CHUNK as usize).enumerate().try_for_each_init(
+    values.par_chunks_mut(CHECK_CHUNK as usize).zip(marked.par_chunks_mut()).enumerate().try_for_each_init(
         || Worker::new(shared),
-        |worker, (c, out)| {
+        |worker, (c, (out, marks))| {
             let start = c as u64 * CHECK_CHUNK;
             let range = start..start + out.len() as u64;
-            for ((at, position), slot) in range.clone().zip(index.positions(range)).zip(out) {
-                match value(worker, at, &position)? {
-                    Some(v) => *slot = v,
+            for (offset, (at, position)) in range.clone().zip(index.positions(range)).enumerate() {
+                let capture = CaptureTest::new(&position);
+                if !stored(&capture) && classes.as_ref().is_some_and(|k| k.canonical_index(index, at, &position) < at) {
+                    Marked::mark(marks, offset);
+                    continue;
+                }
+                match value(worker, at, &capture)? {
+                    Some(v) => out[offset] = v,
                     None => {
                         missing.store(true, Ordering::Relaxed);
                         break;
@@ -218,15 +240,22 @@ fn fill_resident<T: Copy + Default + Send + Sync>(
             Ok::<(), TableError>(())
         },
     )?;
+    if let Some(classes) = &classes {
+        marked.copy_from_classes(classes, index, &mut values, None::<&mut Vec<u8>>);
+    }
     Ok((!missing.into_inner()).then_some(values))
 }
 
 /// Every DTW value of `sig` ([`Score::raw`]), as [`fill_resident`] gives them.
 fn resident_dtw(tables: &Tables, sig: Signature, shared: &BlockReader) -> Result<Option<Vec<u16>>, TableError> {
     let file = &tables.dtw[&sig];
-    fill_resident(&tables.index[&sig], shared, |worker, at, position| {
-        Ok(held_dtw(worker, tables, sig, file, at, &CaptureTest::new(position), None)?.0.map(Score::raw))
-    })
+    fill_resident(
+        tables,
+        sig,
+        shared,
+        |capture| capture.held_by(file),
+        |worker, at, capture| Ok(held_dtw(worker, tables, sig, file, at, capture, None)?.0.map(Score::raw)),
+    )
 }
 
 /// Every rule value of `sig` under `rules` (the file's one-byte codes), as
@@ -240,10 +269,92 @@ fn resident_rules(
 ) -> Result<Option<Vec<u8>>, TableError> {
     let file = &tables.rules[&rules.set][&sig];
     let drawn = |at: u64| tables.resident_dtw.get(&sig).is_some_and(|v| v[at as usize] == Score::DRAW.raw());
-    fill_resident(&tables.index[&sig], shared, |worker, at, position| {
-        let capture = CaptureTest::new(position);
-        Ok(held_rule(worker, tables, rules, context, sig, file, at, &capture, drawn(at), false)?.map(rule_code))
-    })
+    fill_resident(
+        tables,
+        sig,
+        shared,
+        |capture| capture.held_by(file),
+        |worker, at, capture| {
+            Ok(held_rule(worker, tables, rules, context, sig, file, at, capture, drawn(at), false)?.map(rule_code))
+        },
+    )
+}
+
+/// The positions a fill left to copy from their class's canonical member, one bit each,
+/// a chunk's words apart from the others' so that each worker marks its own.
+struct Marked {
+    bits: Vec<u64>,
+}
+
+impl Marked {
+    const WORDS_PER_CHUNK: usize = CHECK_CHUNK as usize / 64;
+    /// Chunks whose copies are found at a time (their sources held meanwhile).
+    const CHUNKS_AT_ONCE: usize = 256;
+
+    fn new(positions: usize) -> Marked {
+        Marked { bits: vec![0; positions.div_ceil(CHECK_CHUNK as usize) * Self::WORDS_PER_CHUNK] }
+    }
+
+    fn par_chunks_mut(&mut self) -> rayon::slice::ChunksMut<'_, u64> {
+        self.bits.par_chunks_mut(Self::WORDS_PER_CHUNK)
+    }
+
+    fn mark(words: &mut [u64], offset: usize) {
+        words[offset / 64] |= 1 << (offset % 64);
+    }
+
+    /// Copies into each marked position of `values` (and of `more`, filled alike) the
+    /// value of its class's canonical member, which is never marked: a batch of chunks at
+    /// a time, their sources found first, then written.
+    fn copy_from_classes<T: Copy + Send + Sync, U: Copy + Send + Sync>(
+        &self,
+        classes: &KingClasses,
+        index: &MaterialIndex,
+        values: &mut [T],
+        mut more: Option<&mut Vec<U>>,
+    ) {
+        let chunk = CHECK_CHUNK as usize;
+        let chunks = values.len().div_ceil(chunk);
+        for first in (0..chunks).step_by(Self::CHUNKS_AT_ONCE) {
+            let batch = first..(first + Self::CHUNKS_AT_ONCE).min(chunks);
+            let sources: Vec<Vec<(usize, usize)>> = batch
+                .clone()
+                .into_par_iter()
+                .map(|c| {
+                    let words = &self.bits[c * Self::WORDS_PER_CHUNK..(c + 1) * Self::WORDS_PER_CHUNK];
+                    let mut found = Vec::new();
+                    for (w, &word) in words.iter().enumerate() {
+                        let mut rest = word;
+                        while rest != 0 {
+                            let offset = w * 64 + rest.trailing_zeros() as usize;
+                            let at = (c * chunk + offset) as u64;
+                            found.push((offset, classes.canonical_index(index, at, &index.position(at)) as usize));
+                            rest &= rest - 1;
+                        }
+                    }
+                    found
+                })
+                .collect();
+            copy_batch(values, batch.start, &sources);
+            if let Some(more) = more.as_deref_mut() {
+                copy_batch(more, batch.start, &sources);
+            }
+        }
+    }
+}
+
+/// Writes into the chunks from `first_chunk` on, at each `(offset, source)` of
+/// `sources` (one list a chunk), the value at `source`.
+fn copy_batch<T: Copy + Send + Sync>(values: &mut [T], first_chunk: usize, sources: &[Vec<(usize, usize)>]) {
+    let copied: Vec<Vec<T>> =
+        sources.par_iter().map(|list| list.iter().map(|&(_, source)| values[source]).collect()).collect();
+    values.par_chunks_mut(CHECK_CHUNK as usize).skip(first_chunk).zip(sources).zip(copied).for_each(
+        |((out, list), copied)| {
+            for (&(offset, _), value) in list.iter().zip(copied) {
+                out[offset] = value;
+            }
+        },
+    );
 }
 
 /// The DTW value of `position` (index `at` of `sig`) as the verifier holds it: stored,
