@@ -73,7 +73,11 @@ bash "$work/s2/submit.sh" >/dev/null
 victim=$(id_of "$work/s2" 1111)
 for _ in $(seq 1200); do [ "$(state_of "$victim")" = PENDING ] || break; sleep 0.1; done
 [ "$(state_of "$victim")" = RUNNING ] || { echo "FAIL: 1111 is $(state_of "$victim"), not running" >&2; exit 1; }
-sleep 1
+# Cancelled in the middle of its work however fast the machine builds 1111 (1.6 s on a
+# 2-core VM): once it says it is building, its process is stopped, then cancelled
+# (Slurm continues it to deliver SIGTERM, or kills it after KillWait).
+for _ in $(seq 3000); do grep -qs building "$work/s2/logs/"*"-$victim.out" && break; sleep 0.02; done
+pkill -STOP -f -- "generate --pair 1111 .*$work/t2" || { echo "FAIL: no process of 1111 to stop" >&2; exit 1; }
 scancel "$victim"
 ! bash scripts/slurm/wait.sh "$work/s2" 600 >"$work/s2/wait.txt" 2>&1 || { echo "FAIL: nothing was cancelled" >&2; exit 1; }
 [ "$(state_of "$victim")" = CANCELLED ] || { echo "FAIL: 1111 is $(state_of "$victim")" >&2; exit 1; }
