@@ -96,13 +96,17 @@ impl KingClasses {
         })
     }
 
+    /// The indices in `index` of the images of `position`.
+    fn image_indices(&self, index: &MaterialIndex, position: &Position) -> [u64; 3] {
+        self.images(position).map(|image| index.index_of_sets(&image))
+    }
+
     /// The other members of the class of `position` (index `at` of `index`) when it is
     /// the class's canonical member, the one of least index; `None` when another member
     /// is, which derives the class.
     pub(super) fn members_if_canonical(&self, index: &MaterialIndex, at: u64, position: &Position) -> Option<Members> {
         let mut members = Members::NONE;
-        for image in self.images(position) {
-            let image_at = index.index_of_sets(&image);
+        for image_at in self.image_indices(index, position) {
             if image_at < at {
                 return None;
             }
@@ -116,7 +120,7 @@ impl KingClasses {
 
     /// The index of the canonical member of the class of `position` (index `at`).
     pub(super) fn canonical_index(&self, index: &MaterialIndex, at: u64, position: &Position) -> u64 {
-        self.images(position).iter().map(|image| index.index_of_sets(image)).fold(at, u64::min)
+        self.image_indices(index, position).into_iter().fold(at, u64::min)
     }
 }
 
