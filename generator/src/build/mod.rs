@@ -538,13 +538,15 @@ fn build_pair(
         })?,
         Pass::Theory { .. } => {
             let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
-            for table in &solve_pair_resumable(finished, variant, pair[0], &checkpoint, &progress)? {
+            // Each table let go once written: the second is written beside the first's
+            // memory given back.
+            for table in solve_pair_resumable(finished, variant, pair[0], &checkpoint, &progress)? {
                 let sig = table.index.signature();
                 let write_error =
                     |source| BuildError::Write { path: table_path(dir, &variant, sig, Metric::Dtw), source };
-                write_tables(dir, variant.name, table, &metrics).map_err(write_error)?;
+                write_tables(dir, variant.name, &table, &metrics).map_err(write_error)?;
                 if pass.leaves_results(pair) {
-                    write_results(dir, &variant, table, dtw_checksum(dir, variant, sig)?)
+                    write_results(dir, &variant, &table, dtw_checksum(dir, variant, sig)?)
                         .map_err(|source| BuildError::Write { path: results_path(dir, &variant, sig), source })?;
                 }
             }

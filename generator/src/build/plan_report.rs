@@ -87,6 +87,7 @@ impl PlanReport<'_> {
             "rule_positions": job.rule_positions,
             "memory_bytes": job.memory.bytes,
             "sliced": job.sliced,
+            "inputs_held": job.inputs_held,
             "over_job_memory": plan.job_memory.is_some_and(|cap| job.memory.bytes > cap.bytes),
             "seconds": job.seconds,
             "depends_on": self.names(&job.depends_on),
@@ -125,7 +126,12 @@ impl PlanReport<'_> {
         let (a, b, c, d, e, g, h) = header;
         writeln!(f, "{a:<10} {b:>15} {c:>15} {d:>9} {e:>11} {g:>7}  {h:<8} needs the tables of")?;
         for (i, job) in self.plan.jobs.iter().enumerate() {
-            let memory = format!("{}{}", mebibytes(job.memory.bytes), if job.sliced { "*" } else { "" });
+            let mark = match (job.sliced, job.inputs_held) {
+                (true, _) => "*",
+                (false, false) => "+",
+                (false, true) => "",
+            };
+            let memory = format!("{}{mark}", mebibytes(job.memory.bytes));
             writeln!(
                 f,
                 "{:<10} {:>15} {:>15} {:>9} {:>11} {:>7}  {:<8} {}",
@@ -185,6 +191,12 @@ impl fmt::Display for PlanReport<'_> {
         self.jobs_text(f)?;
         if plan.jobs.iter().any(|j| j.sliced) {
             writeln!(f, "*: solved one men placement at a time within --job-memory")?;
+        }
+        if plan.jobs.iter().any(|j| !j.sliced && !j.inputs_held) {
+            writeln!(
+                f,
+                "+: its inputs do not all fit beside its state within --job-memory: read through the cache, slower than estimated"
+            )?;
         }
         writeln!(
             f,

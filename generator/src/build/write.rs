@@ -76,9 +76,15 @@ pub fn write_tables(
             },
         )
         .collect::<std::io::Result<_>>()?;
+    // Each metric's blocks moved out, not copied: a 6-piece DTW file is hundreds of MB.
+    let mut by_metric: Vec<Vec<Vec<u8>>> = metrics.iter().map(|_| Vec::with_capacity(blocks.len())).collect();
+    for block in blocks {
+        for (k, bytes) in block.into_iter().enumerate() {
+            by_metric[k].push(bytes);
+        }
+    }
     let mut paths = Vec::new();
-    for (k, &metric) in metrics.iter().enumerate() {
-        let of_metric: Vec<Vec<u8>> = blocks.iter().map(|b| b[k].clone()).collect();
+    for ((k, &metric), of_metric) in metrics.iter().enumerate().zip(by_metric) {
         let bytes = frame(variant, &table.index, Layout::stored(metric, bits[k], per), table.scores.len(), of_metric);
         paths.push(write_file(dir.join(file_name(variant, table.index.signature(), metric)), &bytes)?);
     }
@@ -353,22 +359,24 @@ fn frame(variant: &str, index: &MaterialIndex, layout: Layout, positions: usize,
         blocks: blocks.len() as u32,
         checksum: 0,
     };
-    let mut body = Vec::new();
+    // The file built once, not a body and then a copy of it; the header, whose checksum
+    // covers what follows it, filled in last.
+    let mut out = vec![0u8; HEADER_LEN];
+    out.reserve(8 * (blocks.len() + 1) + blocks.iter().map(Vec::len).sum::<usize>());
     let mut offset = (HEADER_LEN + 8 * (blocks.len() + 1)) as u64;
     for b in &blocks {
-        body.extend_from_slice(&offset.to_le_bytes());
+        out.extend_from_slice(&offset.to_le_bytes());
         offset += b.len() as u64;
     }
-    body.extend_from_slice(&offset.to_le_bytes());
-    for b in &blocks {
-        body.extend_from_slice(b);
+    out.extend_from_slice(&offset.to_le_bytes());
+    for b in blocks {
+        out.extend_from_slice(&b);
     }
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(&header.to_bytes()[..56]);
-    hasher.update(&body);
+    hasher.update(&out[HEADER_LEN..]);
     header.checksum = hasher.digest();
-    let mut out = header.to_bytes().to_vec();
-    out.extend_from_slice(&body);
+    out[..HEADER_LEN].copy_from_slice(&header.to_bytes());
     out
 }
 

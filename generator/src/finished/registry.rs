@@ -91,6 +91,7 @@ impl CaptureFlags {
         let mut rest = CaptureFlags { words, len: rest_len };
         rest.clear_past_end();
         self.words.truncate(at.div_ceil(64) as usize);
+        self.words.shrink_to_fit();
         self.len = at;
         self.clear_past_end();
         rest
