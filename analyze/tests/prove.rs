@@ -70,7 +70,7 @@ fn a_composition_is_proved_from_fourteen_pieces_down_into_the_tables() {
     for m in proof.moves.iter().filter(|m| m.text != "46-41") {
         match &m.outcome {
             Outcome::NotWin(r) => assert!(!r.line.is_empty(), "{}", m.text),
-            Outcome::Unresolved { nodes } => assert!(*nodes >= 400_000, "{}", m.text),
+            Outcome::Unresolved { nodes, .. } => assert!(*nodes >= 400_000, "{}", m.text),
             Outcome::Win(_) => panic!("{} is no key", m.text),
         }
     }

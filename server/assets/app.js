@@ -471,6 +471,8 @@ function composerTable(p) {
     } else {
       status = "unresolved";
       detail = `no win found within ${m.no_win_found_within_nodes} nodes`;
+      const beyond = m.beyond_tables || [];
+      if (beyond.length) detail += "; open beyond the tables: " + beyond.map((b) => `${b.material} (${b.positions} positions)`).join(", ");
     }
     row.className = status.split(" ")[0];
     for (const text of [m.move, status, detail]) row.insertCell().textContent = text;

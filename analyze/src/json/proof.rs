@@ -70,9 +70,11 @@ fn first_move_json(first: &FirstMove) -> Value {
                 });
             }
         }
-        Outcome::Unresolved { nodes } => {
+        Outcome::Unresolved { nodes, beyond } => {
             out["outcome"] = json!("unresolved");
             out["no_win_found_within_nodes"] = json!(nodes);
+            out["beyond_tables"] =
+                beyond.iter().map(|b| json!({ "material": b.material, "positions": b.positions })).collect::<Value>();
         }
     }
     out
@@ -212,7 +214,7 @@ mod tests {
             vec![Dual { ply: 2, played: "38-33".into(), duals: vec!["38-32".into()], unresolved: Vec::new() }],
         )];
         for mv in moves.iter().copied().filter(|m| *m != key) {
-            let mut first = first(mv, Outcome::Unresolved { nodes: 7 }, Vec::new());
+            let mut first = first(mv, Outcome::Unresolved { nodes: 7, beyond: Vec::new() }, Vec::new());
             if position.move_text(&mv) == "32-27" {
                 // The shape only: no checker runs here, and the end is made up.
                 let after = position.play(&mv);
@@ -255,7 +257,8 @@ mod tests {
                   {"move": "32-28", "nodes": 7, "outcome": "win", "plies": 5, "main_line": ["32-28"],
                    "proof_positions": 1,
                    "duals": [{"ply": 2, "played": "38-33", "duals": ["38-32"], "unresolved": []}]},
-                  {"move": "38-33", "nodes": 7, "outcome": "unresolved", "no_win_found_within_nodes": 7}
+                  {"move": "38-33", "nodes": 7, "outcome": "unresolved", "no_win_found_within_nodes": 7,
+                   "beyond_tables": []}
                 ],
                 "budget": {"nodes_per_move": 7, "time_s": 2.0}, "elapsed_s": 0.25, "checked": true,
                 "proof": {"move": "32-28", "next": {"fen": "B:W28,38:B23", "plies": 4,

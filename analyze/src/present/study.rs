@@ -8,7 +8,7 @@ use kabe_probe::{Color, DrawRuleSet, Position, Wld};
 use serde_json::Value;
 
 use crate::json::{proof_json, study_json};
-use crate::prove::{main_line, FirstMove, Outcome, PositionProof, ProofTree};
+use crate::prove::{main_line, BeyondTables, FirstMove, Outcome, PositionProof, ProofTree};
 use crate::replay::move_number;
 use crate::study::{LineEnd, StudyReport};
 
@@ -174,7 +174,13 @@ pub(super) fn first_move_failing(m: &FirstMove) -> String {
             let (line, end, size) = (r.line.join(" "), &r.end, r.disproof.size());
             format!("{}: not a win: {line} ({end}; disproof of {size} positions)", m.text)
         }
-        (Outcome::Unresolved { nodes }, _) => format!("{}: no win found within {nodes} nodes", m.text),
+        (Outcome::Unresolved { nodes, beyond }, _) => {
+            let beyond = match beyond.is_empty() {
+                true => String::new(),
+                false => format!("; open beyond the tables: {}", BeyondTables::list(beyond)),
+            };
+            format!("{}: no win found within {nodes} nodes{beyond}", m.text)
+        }
         (Outcome::Win(_), _) => format!("{}: wins", m.text),
     }
 }

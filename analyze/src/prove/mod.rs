@@ -42,8 +42,8 @@ pub use budget::{usable_memory, Budget, BudgetError};
 pub use check::{check_disproof, check_proof, ProofFault};
 pub use first_moves::prove;
 pub use proof::{
-    main_line, Defences, DisproofStep, DisproofTree, Dual, FirstMove, Outcome, PositionProof, ProofStep, ProofTree,
-    Refutation,
+    main_line, BeyondTables, Defences, DisproofStep, DisproofTree, Dual, FirstMove, Outcome, PositionProof, ProofStep,
+    ProofTree, Refutation,
 };
 pub use solution::{check_solution, SolutionCheck};
 

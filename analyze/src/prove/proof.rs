@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use kabe_probe::rules::exact::Verdict;
-use kabe_probe::{Color, Counters, Move, Position};
+use kabe_probe::{Color, Counters, Move, Position, Signature};
 
 use super::Budget;
 
@@ -19,7 +19,50 @@ pub enum Outcome {
     Unresolved {
         /// Nodes searched.
         nodes: usize,
+        /// The materials the search met that the tables in use do not decide, of at
+        /// most one piece more than they reach, most met first: the tables that would
+        /// turn its open positions into leaves.
+        beyond: Vec<BeyondTables>,
     },
+}
+
+/// A material an unresolved search met and the tables did not decide.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BeyondTables {
+    /// The pair of tables that would hold it, as `kabe generate --closure` takes it
+    /// (`1122+2211`; one signature where a material is its own colour flip).
+    pub material: String,
+    /// Positions of it among the search's nodes.
+    pub positions: usize,
+}
+
+impl BeyondTables {
+    /// The materials of `positions` not decided by tables reaching `reach` pieces, of at
+    /// most `reach + 1` pieces, counted and ordered most met first (then by name), at
+    /// most `most` of them.
+    pub(crate) fn count<'p>(positions: impl Iterator<Item = &'p Position>, most: usize) -> Vec<BeyondTables> {
+        let mut counts = std::collections::BTreeMap::<String, usize>::new();
+        for p in positions {
+            let s = Signature::of(p);
+            let (a, b) = if s <= s.flipped() { (s, s.flipped()) } else { (s.flipped(), s) };
+            let material = if a == b { a.to_string() } else { format!("{a}+{b}") };
+            *counts.entry(material).or_default() += 1;
+        }
+        let mut out: Vec<BeyondTables> =
+            counts.into_iter().map(|(material, positions)| BeyondTables { material, positions }).collect();
+        out.sort_by(|x, y| y.positions.cmp(&x.positions).then_with(|| x.material.cmp(&y.material)));
+        out.truncate(most);
+        out
+    }
+
+    /// `1122+2211 (1,234 positions), 1113+1311 (56 positions)`, or "none".
+    pub fn list(beyond: &[BeyondTables]) -> String {
+        if beyond.is_empty() {
+            return "none".to_string();
+        }
+        let each: Vec<String> = beyond.iter().map(|b| format!("{} ({} positions)", b.material, b.positions)).collect();
+        each.join(", ")
+    }
 }
 
 impl Outcome {

@@ -11,7 +11,7 @@ use kabe_probe::rules::exact::Verdict;
 use kabe_probe::tablebase::{ProbeError, Tablebase};
 use kabe_probe::{Color, Counters, Move, PieceKind, Position, Variant, Wld};
 
-use super::{DisproofStep, DisproofTree, Outcome, ProofStep, ProofTree, ProveError, Refutation};
+use super::{BeyondTables, DisproofStep, DisproofTree, Outcome, ProofStep, ProofTree, ProveError, Refutation};
 
 /// Proof and disproof numbers at or above this are infinite.
 const INFINITE: u32 = u32::MAX / 4;
@@ -450,6 +450,26 @@ impl<'a> Search<'a> {
     }
 }
 
+impl Search<'_> {
+    /// The materials of the open positions (no table value, no end by the rules, no
+    /// repetition) of at most one piece beyond the tables' reach: what an unresolved
+    /// search still needs.
+    fn beyond_tables(&self) -> Vec<BeyondTables> {
+        let open = self.nodes.iter().filter(|n| {
+            !n.table
+                && !n.cut
+                && n.position.piece_count() <= self.reach + 1
+                && !n.position.is_drawn_by_material()
+                && !matches!(n.counters.governing(&n.position), Some((_, 0)))
+                && n.position.count_legal_moves() > 0
+        });
+        BeyondTables::count(open.map(|n| &n.position), MATERIALS_REPORTED)
+    }
+}
+
+/// Materials an unresolved search names ([`Search::beyond_tables`]).
+const MATERIALS_REPORTED: usize = 5;
+
 impl Node {
     fn legal_moves_empty(&self) -> bool {
         self.position.legal_moves().is_empty()
@@ -500,7 +520,7 @@ fn search_from(search: &mut Search<'_>, child: Position, after: Counters) -> Res
     } else if root.disproved() && !root.cut {
         Outcome::NotWin(search.refutation(0)?)
     } else {
-        Outcome::Unresolved { nodes: search.nodes.len() }
+        Outcome::Unresolved { nodes: search.nodes.len(), beyond: search.beyond_tables() }
     };
     Ok((outcome, search.nodes.len()))
 }

@@ -79,7 +79,7 @@ fn key_proof(proof: &PositionProof, first: &Move, check: &mut SolutionCheck) -> 
     let fault = match proof.moves.iter().find(|m| m.mv == *first).map(|k| &k.outcome) {
         Some(Outcome::Win(t)) => return Some(t.clone()),
         Some(Outcome::NotWin(r)) => format!("{at}: not a win ({}; {})", r.line.join(" "), r.end),
-        Some(Outcome::Unresolved { nodes }) => format!("{at}: no win found within {nodes} nodes"),
+        Some(Outcome::Unresolved { nodes, .. }) => format!("{at}: no win found within {nodes} nodes"),
         None => format!("{at}: not a legal move"),
     };
     check.faults.push(fault);
