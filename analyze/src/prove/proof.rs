@@ -60,7 +60,10 @@ impl BeyondTables {
         if beyond.is_empty() {
             return "none".to_string();
         }
-        let each: Vec<String> = beyond.iter().map(|b| format!("{} ({} positions)", b.material, b.positions)).collect();
+        let each: Vec<String> = beyond
+            .iter()
+            .map(|b| format!("{} ({} position{})", b.material, b.positions, if b.positions == 1 { "" } else { "s" }))
+            .collect();
         each.join(", ")
     }
 }
@@ -373,4 +376,26 @@ pub fn main_line(tree: &ProofTree) -> Vec<(String, Vec<(String, String)>)> {
         }
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kabe_probe::Variant;
+
+    /// Materials are named by their pair, whichever side is to move, counted together and
+    /// listed most met first, then by name, at most as many as asked.
+    #[test]
+    fn materials_beyond_the_tables_are_named_by_their_pair_and_counted() {
+        let white_to_move = Position::from_fen(Variant::INTERNATIONAL, "W:W28,K46:B19,23,K5").expect("fen");
+        let black_to_move = Position::from_fen(Variant::INTERNATIONAL, "B:W28,K46:B19,23,K5").expect("fen");
+        let kings = Position::from_fen(Variant::INTERNATIONAL, "W:WK46:BK5").expect("fen");
+        let positions = [&white_to_move, &black_to_move, &kings, &white_to_move];
+        let counted = BeyondTables::count(positions.into_iter(), 5);
+        let names: Vec<(&str, usize)> = counted.iter().map(|b| (b.material.as_str(), b.positions)).collect();
+        assert_eq!(names, [("1121+2111", 3), ("0101", 1)]);
+        assert_eq!(BeyondTables::count(positions.into_iter(), 1).len(), 1);
+        assert_eq!(BeyondTables::list(&counted), "1121+2111 (3 positions), 0101 (1 position)");
+        assert_eq!(BeyondTables::list(&[]), "none");
+    }
 }
