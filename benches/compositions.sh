@@ -2,7 +2,8 @@
 # Proof search over the bundled composition collections (data/studies/compositions):
 # per file, how many were proved sound, cooked, refuted or left unresolved, how many have
 # tries, the published solutions that do not hold, and the time each took; over all of
-# them, the median, 95th percentile and longest time and the peak memory; then every try.
+# them, the median, 95th percentile and longest time and the peak memory; then every try,
+# and each unresolved key with the materials beyond the tables its search met most.
 # Prints Markdown tables for docs/compositions.md.
 # Usage: benches/compositions.sh TABLE_DIR [--nodes N] [--variant V] [FILE.pdn ...]
 # (the variant defaults to international: the bundled collections are international
@@ -40,7 +41,7 @@ out, files = sys.argv[1], sys.argv[2:]
 print()
 print("| file | compositions | sound | cooked | refuted | unresolved | unreadable | with duals | with tries | solutions not holding | median s | longest s | peak MiB |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-tries = []
+tries, unresolved = [], []
 times, peak = [], 0
 for f in files:
     name = os.path.basename(f)[:-4]
@@ -60,6 +61,10 @@ for f in files:
             if m.get("try"):
                 r = m["defences"]["holding"][0]
                 tries.append((name, c.get("round") or f"game {c['game']}", c["fen"], m["move"], r["line"], r["end"], r["disproof_positions"]))
+        if verdict(c) == "unresolved":
+            key = c.get("solution", {}).get("published_key")
+            beyond = next((m.get("beyond_tables", []) for m in c.get("moves", []) if m["move"] == key), [])
+            unresolved.append((name, c.get("round") or f"game {c['game']}", c["fen"], key, beyond))
     print(f"| {name} | {len(comps)} | {count('sound')} | {count('cooked')} | {count('refuted')} | {count('unresolved')} | {count('unreadable')} | {duals} | {with_tries} | {faulty} | {statistics.median(t):.2f} | {max(t):.2f} | {rss} |")
 times.sort()
 p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
@@ -73,4 +78,12 @@ print("| file | problem | position | try | refuted only by | line | end | dispro
 print("|---|---|---|---|---|---|---|---|")
 for name, problem, fen, move, line, end, size in tries:
     print(f"| {name} | {problem} | `{fen}` | {move} | {line[0]} | {' '.join(line)} | {end} | {size} |")
+print()
+print(f"Unresolved ({len(unresolved)}): the published key, and the materials beyond the tables its search met most (open positions of one piece more than the tables reach).")
+print()
+print("| file | problem | position | key (published) | open beyond the tables |")
+print("|---|---|---|---|---|")
+for name, problem, fen, key, beyond in unresolved:
+    listed = ", ".join(f"{b['material']} ({b['positions']:,})" for b in beyond) or "none"
+    print(f"| {name} | {problem} | `{fen}` | {key} | {listed} |")
 PY
