@@ -9,7 +9,8 @@
 //! form first, as a build does (timed apart), every one counted whole as a build with
 //! room for them all counts them. `KABE_PASS=plain` times the plain pass where a build
 //! would solve the pair by symmetry (a pair of kings only), to compare the two on one
-//! binary.
+//! binary, `KABE_PASS=words` the pass bit-parallel over a king's square; `KABE_CHECK=fastest`
+//! compares the theory's scores with the default pass's, position by position.
 use kabe_generator::finished::results::{PairResults, WithResults};
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
@@ -36,7 +37,8 @@ fn main() {
     let pass = match std::env::var("KABE_PASS").as_deref() {
         Ok("plain") => kabe_generator::PairPass::Plain,
         Ok("fastest") | Err(_) => kabe_generator::PairPass::Fastest,
-        Ok(other) => panic!("KABE_PASS is `plain` or `fastest`, not `{other}`"),
+        Ok("words") => kabe_generator::PairPass::KingWords,
+        Ok(other) => panic!("KABE_PASS is `plain`, `fastest` or `words`, not `{other}`"),
     };
     let pair = kabe_generator::TablePair::of(sig);
     let decode = |rules: DrawRules| {
@@ -76,6 +78,25 @@ fn main() {
                 positions as f64 / secs / 1e6,
                 100.0 * draws as f64 / positions as f64,
             );
+            if std::env::var("KABE_CHECK").as_deref() == Ok("fastest") {
+                // The same pair by the default pass, compared position by position.
+                let fastest = kabe_generator::solve_pair_by(
+                    &working.view(&tb),
+                    variant,
+                    sig,
+                    kabe_generator::PairPass::Fastest,
+                    &|_| {},
+                )
+                .expect("the tables it reads");
+                for (ours, theirs) in tables.iter().zip(&fastest) {
+                    let differ = ours.scores.iter().zip(&theirs.scores).filter(|(a, b)| a != b).count();
+                    println!(
+                        "{}: {differ} of {} scores differ from the Fastest pass",
+                        ours.index.signature(),
+                        ours.scores.len()
+                    );
+                }
+            }
             results = Some(PairResults::of_solved(&tables));
         }
         if let Some(set) = rules {

@@ -59,7 +59,8 @@ pub use finished::working::{tables_read, Working, WorkingSet};
 pub use pair::{TableId, TablePair};
 pub use solve::checkpoint::{CheckpointEvent, PassStage};
 pub use solve::rules::{solve_rule_pair, solve_rule_pair_by, MemoryTables, RuleRegistry, RuleTable};
-pub use solve::whole::{solve_pair, solve_pair_by, PairPass, STATE_BYTES_PER_POSITION};
+pub use solve::solve_pair_by;
+pub use solve::whole::{solve_pair, PairPass, STATE_BYTES_PER_POSITION};
 pub use verify::figures::{count_figures, Figures, FiguresError, FiguresEvent, FiguresOptions};
 pub use verify::manifest::{
     check_manifest, manifest_of, sha256_file, Difference, Manifest, ManifestEntry, ManifestError,

@@ -540,7 +540,16 @@ fn build_pair(
             let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
             // Each table let go once written: the second is written beside the first's
             // memory given back.
-            for table in solve_pair_resumable(finished, variant, pair[0], &checkpoint, &progress)? {
+            // One king against kings bit-parallel where its words fit the budget (it
+            // keeps no checkpoint: a run stopped inside it solves the pair again).
+            let by_words = crate::solve::king_words::pays_off(&variant, pair[0])
+                && crate::solve::king_words::working_bytes(variant, pair[0]) <= budget.pair_bytes();
+            let tables = if by_words {
+                crate::solve::king_words::solve(finished, variant, pair[0], &progress)?
+            } else {
+                solve_pair_resumable(finished, variant, pair[0], &checkpoint, &progress)?
+            };
+            for table in tables {
                 let sig = table.index.signature();
                 let write_error =
                     |source| BuildError::Write { path: table_path(dir, &variant, sig, Metric::Dtw), source };

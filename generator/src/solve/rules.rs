@@ -311,7 +311,7 @@ where
     }
     let symmetry = match pass {
         PairPass::Plain => None,
-        PairPass::Fastest => KingSymmetry::of(&variant, signature),
+        PairPass::Fastest | PairPass::KingWords => KingSymmetry::of(&variant, signature),
     };
     let tables = pair_tables(variant, signature);
     // Counted only where a checkpoint needs them (its last group is not saved, and a

@@ -239,7 +239,7 @@ mod tests {
     /// through `kings_only_pairs`, every smaller pair of kings as the tables below them).
     #[test]
     fn pairs_of_kings_solved_by_symmetry_are_solved_as_without() {
-        use crate::solve::whole::{solve_pair_by, PairPass};
+        use crate::solve::whole::{solve_whole_pair_by as solve_pair_by, PairPass};
         for (variant, _, pieces) in CASES {
             let (registry, pairs) = kings_only_pairs(variant, pieces);
             assert!(pairs.len() >= 2, "{}: {} pairs", variant.name, pairs.len());

@@ -178,20 +178,25 @@ pub(crate) struct ExitBuffers {
 }
 
 /// The pair being solved whole: one or two tables, nodes numbered table after table.
-struct Pair<'a, F> {
-    tables: Vec<MaterialIndex>,
+pub(crate) struct Pair<'a, F> {
+    pub(crate) tables: Vec<MaterialIndex>,
     finished: &'a F,
     /// A pair of kings only: solved one position of each class of images.
     symmetry: Option<KingSymmetry>,
 }
 
 impl<'a, F: Finished> Pair<'a, F> {
-    fn new(finished: &'a F, variant: Variant, signature: Signature, pass: PairPass) -> Self {
+    pub(crate) fn new(finished: &'a F, variant: Variant, signature: Signature, pass: PairPass) -> Self {
         let symmetry = match pass {
             PairPass::Plain => None,
-            PairPass::Fastest => KingSymmetry::of(&variant, signature),
+            PairPass::Fastest | PairPass::KingWords => KingSymmetry::of(&variant, signature),
         };
         Pair { tables: pair_tables(variant, signature), finished, symmetry }
+    }
+
+    /// The variant of the pair's tables.
+    pub(crate) fn variant(&self) -> Variant {
+        *self.tables[0].variant()
     }
 
     /// The table of a position (White to move) whose material is in the pair, and the
@@ -362,6 +367,9 @@ pub enum PairPass {
     /// A pair of kings only by its board symmetries ([`KingSymmetry`]), a quarter of
     /// the positions solved; any other pair as [`PairPass::Plain`].
     Fastest,
+    /// A pair of kings only on the 10x10 board bit-parallel over one king's square
+    /// ([`crate::solve::king_words`]); any other pair as [`PairPass::Fastest`].
+    KingWords,
 }
 
 /// What a node's moves out of the graph give.
@@ -378,6 +386,21 @@ pub(crate) struct Exits {
 }
 
 impl Exits {
+    /// The shortest win through an exit.
+    pub(crate) fn best_win(&self) -> Option<u16> {
+        self.best_win
+    }
+
+    /// Whether an exit leads to a draw.
+    pub(crate) fn draw(&self) -> bool {
+        self.draw
+    }
+
+    /// The longest loss through the exits.
+    pub(crate) fn longest_loss(&self) -> u16 {
+        self.longest_loss
+    }
+
     /// A move leaving the graph for a position of this value (for the opponent).
     pub(crate) fn add(&mut self, score: Score) {
         match score.wld() {
@@ -413,11 +436,11 @@ pub fn solve_pair<F: Finished>(
     signature: Signature,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<SolvedTable>, F::Error> {
-    solve_pair_by(finished, variant, signature, PairPass::Fastest, progress)
+    solve_whole_pair_by(finished, variant, signature, PairPass::Fastest, progress)
 }
 
 /// [`solve_pair`] by the pass `pass`.
-pub fn solve_pair_by<F: Finished>(
+pub fn solve_whole_pair_by<F: Finished>(
     finished: &F,
     variant: Variant,
     signature: Signature,
@@ -465,7 +488,7 @@ pub(crate) fn solve_pair_pausing_every<F: Finished>(
 }
 
 /// Capture flags for `n` nodes, none set: a bit a node, 64 a word.
-fn new_flags(n: usize) -> Vec<AtomicU64> {
+pub(crate) fn new_flags(n: usize) -> Vec<AtomicU64> {
     (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
 }
 
@@ -474,7 +497,7 @@ fn new_flags(n: usize) -> Vec<AtomicU64> {
 /// bytes, and each table after the first is moved off the end of the pair's scores a run
 /// at a time ([`take_tail`]), so the split never holds a second copy of them (4.2 GB for
 /// 1122+2211, which took a 6-piece build past its memory budget).
-fn into_tables(
+pub(crate) fn into_tables(
     tables: Vec<MaterialIndex>,
     state: Vec<AtomicU16>,
     captures: Option<Vec<AtomicU64>>,

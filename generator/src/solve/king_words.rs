@@ -1,0 +1,875 @@
+//! The theory pass of a pair of kings only on the 10x10 board, bit-parallel over one
+//! king's square.
+//!
+//! The ply-ordered pass ([`crate::solve::whole`]) pays, for every decided position, a
+//! ranked unmove per parent. Here a position is one bit of a word: fix every king but
+//! one king of the side with fewer (the *free* king), and the free king's squares are
+//! the 64 bits of a word in the ghost-square layout (square `s` at bit `s + s / 10`, so
+//! the four diagonal steps are shifts by 5 and 6 and the ghosts stop a ray at the edge).
+//! Such a fixed arrangement is a *context*; a position with `k` kings on the free side
+//! is a bit of `k` contexts, one per king taken as the free one, and every copy is
+//! solved alike (each sees all the moves: the free king's as ray fills inside its word,
+//! the other kings' as word-to-word steps masked by the squares the free king would
+//! block). So the free king's moves, its unmoves and "every move reaches a won
+//! position" are a few shifts for all its squares at once, and the other kings' moves
+//! are taken once for up to 44 positions.
+//!
+//! In a pair of kings only a position has captures (every move leaves the pair) or quiet
+//! moves only (every move stays in it). The captures' positions are valued once from the
+//! finished tables as the whole-pair pass values them and enter the propagation at
+//! their ply; the quiet ones are won at ply `n + 1` when a move reaches a position lost
+//! at `n`, lost at `n + 1` when the last of their moves reaches a position won at `n`,
+//! and drawn when never decided: the same distances as the whole-pair pass, which the
+//! tests compare position by position.
+
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+
+use kabe_probe::internal::{MaterialIndex, UncheckedPosition};
+use kabe_probe::{Color, MoveList, Position, Score, Signature, SquareSets, Variant, Wld};
+use rayon::prelude::*;
+
+use crate::finished::lookup::Finished;
+use crate::finished::registry::SolvedTable;
+use crate::solve::symmetry::KingSymmetry;
+use crate::solve::whole::{into_tables, new_flags, new_state, ExitBuffers, Exits, Graph, Pair, PairPass};
+
+/// Squares of the 10x10 board.
+const SQUARES: usize = 50;
+/// Ghost-layout steps: up-left, up-right, down-left, down-right.
+const STEPS: [i32; 4] = [-6, -5, 5, 6];
+
+/// The board in the ghost layout, and each square's rays.
+struct Board {
+    /// Ghost bit of each square.
+    bit: [u8; SQUARES],
+    /// Square of each ghost bit (`u8::MAX` for ghosts and bits past the board).
+    square_of: [u8; 64],
+    /// The ghost bits of real squares.
+    valid: u64,
+    /// The squares along each ray from a square, nearest first.
+    ray: [[[u8; 9]; 4]; SQUARES],
+    ray_len: [[u8; 4]; SQUARES],
+    /// Ghost bits of the first `k + 1` squares of each ray.
+    ray_prefix: [[[u64; 9]; 4]; SQUARES],
+}
+
+impl Board {
+    fn new() -> Board {
+        let mut bit = [0u8; SQUARES];
+        let mut square_of = [u8::MAX; 64];
+        let mut valid = 0u64;
+        for s in 0..SQUARES {
+            bit[s] = (s + s / 10) as u8;
+            square_of[bit[s] as usize] = s as u8;
+            valid |= 1 << bit[s];
+        }
+        let mut ray = [[[0u8; 9]; 4]; SQUARES];
+        let mut ray_len = [[0u8; 4]; SQUARES];
+        let mut ray_prefix = [[[0u64; 9]; 4]; SQUARES];
+        for s in 0..SQUARES {
+            for (d, &step) in STEPS.iter().enumerate() {
+                let mut b = bit[s] as i32;
+                let mut n = 0;
+                let mut prefix = 0u64;
+                loop {
+                    b += step;
+                    if !(0..64).contains(&b) || valid & (1 << b) == 0 {
+                        break;
+                    }
+                    ray[s][d][n] = square_of[b as usize];
+                    prefix |= 1 << b;
+                    ray_prefix[s][d][n] = prefix;
+                    n += 1;
+                }
+                ray_len[s][d] = n as u8;
+            }
+        }
+        Board { bit, square_of, valid, ray, ray_len, ray_prefix }
+    }
+
+    /// The ghost bits of a set of squares (bit `s` for square `s`): each row pair of
+    /// ten squares moved up by one ghost more than the last.
+    #[inline]
+    fn ghost(squares: u64) -> u64 {
+        (0..5).fold(0, |g, k| g | (squares >> (10 * k) & 0x3FF) << (11 * k))
+    }
+
+    /// Squares from which a king slides to one of `targets` through `empty` (ghost bits).
+    fn slides_to(&self, targets: u64, empty: u64) -> u64 {
+        let mut from = 0;
+        for &step in &STEPS {
+            // Back along the step: a king that steps `step` from `x` lands on a target.
+            let mut x = shift(targets, -step) & empty;
+            while x != 0 {
+                from |= x;
+                x = shift(x, -step) & empty;
+            }
+        }
+        from
+    }
+}
+
+#[inline]
+fn shift(x: u64, by: i32) -> u64 {
+    if by >= 0 {
+        x << by
+    } else {
+        x >> -by
+    }
+}
+
+/// The set bits of a word, lowest first.
+struct Bits(u64);
+
+impl Iterator for Bits {
+    type Item = u32;
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        (self.0 != 0).then(|| {
+            let s = self.0.trailing_zeros();
+            self.0 &= self.0 - 1;
+            s
+        })
+    }
+}
+
+/// Binomial coefficients up to 50 choose 8.
+struct Binomials([[u64; 9]; SQUARES + 1]);
+
+impl Binomials {
+    fn new() -> Binomials {
+        let mut c = [[0u64; 9]; SQUARES + 1];
+        for n in 0..=SQUARES {
+            c[n][0] = 1;
+            for k in 1..9 {
+                c[n][k] = if n == 0 { 0 } else { c[n - 1][k - 1] + c[n - 1][k] };
+            }
+        }
+        Binomials(c)
+    }
+
+    /// Colex rank of a set of squares among all 50.
+    #[inline]
+    fn rank(&self, squares: u64) -> u64 {
+        Bits(squares).enumerate().map(|(i, s)| self.0[s as usize][i + 1]).sum()
+    }
+
+    /// The set of `k` squares of colex rank `rank`.
+    fn unrank(&self, mut rank: u64, k: usize) -> u64 {
+        let mut set = 0;
+        let mut top = SQUARES;
+        for i in (1..=k).rev() {
+            let mut s = top - 1;
+            while self.0[s][i] > rank {
+                s -= 1;
+            }
+            rank -= self.0[s][i];
+            set |= 1 << s;
+            top = s;
+        }
+        set
+    }
+}
+
+/// The arrangements of every king but the free one: the free side's other kings and the
+/// other side's kings, each a set of squares, ranked as `rank(fixed) * C(50, other) +
+/// rank(other)` (the sets may meet: those contexts hold nothing).
+struct Contexts {
+    per_fixed: u64,
+    count: u64,
+    binomials: Binomials,
+    /// The sets of each rank, unranked once (C(50, 6) of them at most: 127 MB).
+    fixed_sets: Vec<u64>,
+    other_sets: Vec<u64>,
+}
+
+impl Contexts {
+    /// How many contexts there are.
+    fn count(free_side_kings: usize, other_kings: usize) -> u64 {
+        let c = Binomials::new();
+        c.0[SQUARES][free_side_kings - 1] * c.0[SQUARES][other_kings]
+    }
+
+    fn new(free_side_kings: usize, other_kings: usize) -> Contexts {
+        let binomials = Binomials::new();
+        let fixed_kings = free_side_kings - 1;
+        let per_fixed = binomials.0[SQUARES][other_kings];
+        let count = binomials.0[SQUARES][fixed_kings] * per_fixed;
+        let sets = |k: usize| (0..binomials.0[SQUARES][k]).into_par_iter().map(|r| binomials.unrank(r, k)).collect();
+        let (fixed_sets, other_sets) = (sets(fixed_kings), sets(other_kings));
+        Contexts { per_fixed, count, binomials, fixed_sets, other_sets }
+    }
+
+    #[inline]
+    fn of(&self, fixed: u64, other: u64) -> usize {
+        (self.binomials.rank(fixed) * self.per_fixed + self.binomials.rank(other)) as usize
+    }
+
+    /// The fixed kings of the free side and the other side's kings of a context, `None`
+    /// where they would share a square.
+    #[inline]
+    fn sets(&self, context: usize) -> Option<(u64, u64)> {
+        let context = context as u64;
+        let fixed = self.fixed_sets[(context / self.per_fixed) as usize];
+        let other = self.other_sets[(context % self.per_fixed) as usize];
+        (fixed & other == 0).then_some((fixed, other))
+    }
+}
+
+/// One bit per position in every context: a word a context.
+fn words(n: usize) -> Vec<AtomicU64> {
+    (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect()
+}
+
+/// Everything one context's positions share: its kings, and which squares the free
+/// king may stand on.
+#[derive(Clone, Copy)]
+struct Context {
+    index: usize,
+    /// The free side's other kings, and the other side's kings (squares).
+    fixed: u64,
+    other: u64,
+    /// Ghost bits the free king may stand on.
+    empty: u64,
+}
+
+/// Side to move: the free king's side, or the other.
+const FREE_SIDE: usize = 0;
+const OTHER_SIDE: usize = 1;
+
+struct Solver<'a, F> {
+    board: Board,
+    contexts: Contexts,
+    pair: Pair<'a, F>,
+    /// A bit a node: the positions with a capture to make, for the writer.
+    captures_noted: Vec<AtomicU64>,
+    /// The board's symmetries: a capture's position is valued once a class.
+    symmetry: KingSymmetry,
+    /// The table of the free side to move and of the other side to move, and their
+    /// first node in the pair's state.
+    table: [(MaterialIndex, u64); 2],
+    /// Per side to move: positions not yet decided with quiet moves.
+    undecided: [Vec<AtomicU64>; 2],
+    /// Per side to move: positions known won so far.
+    won: [Vec<AtomicU64>; 2],
+    /// Parents gathered by a scatter, cleared again by the collect that follows it.
+    scratch: Vec<AtomicU64>,
+}
+
+/// A set of positions of one context.
+type Word = (u32, u64);
+
+impl<'a, F: Finished> Solver<'a, F> {
+    fn context(&self, index: usize) -> Option<Context> {
+        let (fixed, other) = self.contexts.sets(index)?;
+        let empty = self.board.valid & !Board::ghost(fixed | other);
+        Some(Context { index, fixed, other, empty })
+    }
+
+    /// The pieces that move for `side`: the fixed kings of the free side, or the other
+    /// side's kings.
+    #[inline]
+    fn movers(c: &Context, side: usize) -> u64 {
+        if side == FREE_SIDE {
+            c.fixed
+        } else {
+            c.other
+        }
+    }
+
+    /// The context after a fixed king of `side` moved from `from` to `to`.
+    #[inline]
+    fn moved(&self, c: &Context, side: usize, from: u32, to: u32) -> usize {
+        let step = (1u64 << from) | (1u64 << to);
+        if side == FREE_SIDE {
+            self.contexts.of(c.fixed ^ step, c.other)
+        } else {
+            self.contexts.of(c.fixed, c.other ^ step)
+        }
+    }
+
+    /// The positions of a context where `side` has a capture to make.
+    fn captures(&self, c: &Context, side: usize) -> u64 {
+        let b = &self.board;
+        let occupied = c.fixed | c.other;
+        let (movers, enemies) = if side == FREE_SIDE { (c.fixed, c.other) } else { (c.other, c.fixed) };
+        let mut capture = 0u64;
+        for p in Bits(movers) {
+            let p = p as usize;
+            for d in 0..4 {
+                let len = b.ray_len[p][d] as usize;
+                let ray = &b.ray[p][d];
+                let blocker = (0..len).find(|&i| occupied & (1 << ray[i]) != 0).unwrap_or(len);
+                // Over a fixed enemy: the free king not on the way nor on the square after.
+                if blocker + 1 < len && enemies & (1 << ray[blocker]) != 0 && occupied & (1 << ray[blocker + 1]) == 0 {
+                    let way = if blocker == 0 { 0 } else { b.ray_prefix[p][d][blocker - 1] };
+                    capture |= c.empty & !way & !(1 << b.bit[ray[blocker + 1] as usize]);
+                }
+                // Over the free king, an enemy of the other side, with an empty square after it.
+                if side == OTHER_SIDE && blocker >= 2 {
+                    capture |= b.ray_prefix[p][d][blocker - 2];
+                }
+            }
+        }
+        if side == FREE_SIDE {
+            // The free king over a fixed enemy: from any square of the ray behind it.
+            for e in Bits(enemies) {
+                let e = e as usize;
+                for d in 0..4 {
+                    if b.ray_len[e][d] == 0 || occupied & (1 << b.ray[e][d][0]) != 0 {
+                        continue;
+                    }
+                    let back = d ^ 3; // the opposite direction
+                    let len = b.ray_len[e][back] as usize;
+                    let free = (0..len).take_while(|&i| occupied & (1 << b.ray[e][back][i]) == 0).count();
+                    if free > 0 {
+                        capture |= b.ray_prefix[e][back][free - 1];
+                    }
+                }
+            }
+        }
+        capture & c.empty
+    }
+
+    /// The positions of a context where `side` has a quiet move (whether or not a capture
+    /// takes its place).
+    fn has_moves(&self, c: &Context, side: usize) -> u64 {
+        let b = &self.board;
+        let occupied = c.fixed | c.other;
+        let mut moves = 0u64;
+        if side == FREE_SIDE {
+            for &step in &STEPS {
+                moves |= shift(c.empty, -step);
+            }
+        }
+        for p in Bits(Self::movers(c, side)) {
+            for d in 0..4 {
+                let p = p as usize;
+                if b.ray_len[p][d] > 0 && occupied & (1 << b.ray[p][d][0]) == 0 {
+                    moves |= !(1u64 << b.bit[b.ray[p][d][0] as usize]);
+                }
+            }
+        }
+        moves & c.empty
+    }
+
+    /// The node of the position of context `c` with the free king on square `free`.
+    #[inline]
+    fn node(&self, c: &Context, side: usize, free: u32) -> u64 {
+        let (table, first) = &self.table[side];
+        first + table.index_of_sets(&Self::sets(c, side, free))
+    }
+
+    /// The position of context `c` with the free king on square `free`, as its table
+    /// holds it (White to move).
+    #[inline]
+    fn sets(c: &Context, side: usize, free: u32) -> SquareSets {
+        let free_kings = c.fixed | 1 << free;
+        if side == FREE_SIDE {
+            SquareSets { white_men: 0, white_kings: free_kings, black_men: 0, black_kings: c.other }
+        } else {
+            SquareSets { white_men: 0, white_kings: rotate(c.other), black_men: 0, black_kings: rotate(free_kings) }
+        }
+    }
+
+    /// The positions of a word whose free king is the lowest king of its side: the
+    /// copy of each position that writes its score.
+    #[inline]
+    fn writers(&self, c: &Context) -> u64 {
+        match c.fixed {
+            0 => u64::MAX,
+            fixed => (1u64 << self.board.bit[fixed.trailing_zeros() as usize]) - 1,
+        }
+    }
+
+    /// The positions of `side` to move with a quiet move into `children` (the other
+    /// side to move, context `c`), added to `into` where they are undecided.
+    fn parents(&self, c: &Context, children: u64, side: usize, into: &[AtomicU64], touched: &mut Vec<u32>) {
+        let b = &self.board;
+        let mut add = |index: usize, bits: u64| {
+            let bits = bits & self.undecided[side][index].load(Relaxed);
+            if bits != 0 && into[index].fetch_or(bits, Relaxed) == 0 {
+                touched.push(index as u32);
+            }
+        };
+        if side == FREE_SIDE {
+            add(c.index, b.slides_to(children, c.empty));
+        }
+        let occupied = c.fixed | c.other;
+        for to in Bits(Self::movers(c, side)) {
+            let t = to as usize;
+            for d in 0..4 {
+                for i in 0..b.ray_len[t][d] as usize {
+                    let from = b.ray[t][d][i];
+                    if occupied & (1 << from) != 0 {
+                        break;
+                    }
+                    // The free king on the way back, or on the square left, blocks it; where it
+                    // blocks every child, it blocks every square further back too.
+                    let unblocked = children & !b.ray_prefix[t][d][i];
+                    if unblocked == 0 {
+                        break;
+                    }
+                    add(self.moved(c, side, to, from as u32), unblocked);
+                }
+            }
+        }
+    }
+
+    /// Of `candidates` (undecided, `side` to move, context `c`), those whose every move
+    /// reaches a position known won.
+    fn all_moves_won(&self, c: &Context, candidates: u64, side: usize) -> u64 {
+        let b = &self.board;
+        let won = &self.won[1 - side];
+        let mut left = candidates;
+        if side == FREE_SIDE {
+            let not_won = c.empty & !won[c.index].load(Relaxed);
+            left &= !b.slides_to(not_won, c.empty);
+        }
+        let occupied = c.fixed | c.other;
+        for from in Bits(Self::movers(c, side)) {
+            let f = from as usize;
+            for d in 0..4 {
+                for i in 0..b.ray_len[f][d] as usize {
+                    if left == 0 {
+                        return 0;
+                    }
+                    let to = b.ray[f][d][i];
+                    if occupied & (1 << to) != 0 {
+                        break;
+                    }
+                    let child = won[self.moved(c, side, from, to as u32)].load(Relaxed);
+                    left &= child | b.ray_prefix[f][d][i];
+                }
+            }
+        }
+        left
+    }
+}
+
+/// A set of squares turned half round (the colour flip's board).
+#[inline]
+fn rotate(squares: u64) -> u64 {
+    squares.reverse_bits() >> (64 - SQUARES)
+}
+
+/// Whether the pass applies: a pair of kings only on the 10x10 board.
+pub(crate) fn applies(variant: &Variant, signature: Signature) -> bool {
+    variant.squares() as usize == SQUARES
+        && variant.board.row_len() == 5
+        && signature.white_men == 0
+        && signature.black_men == 0
+        && signature.white_kings > 0
+        && signature.black_kings > 0
+}
+
+/// Bytes the pass holds for a pair ([`applies`] must hold): the pair's scores and
+/// capture flags (as the whole-pair pass), five words a context (each side's undecided
+/// and won positions, and the scratch of a scatter), the contexts' sets unranked, and
+/// the words of the frontier and of the captures' positions waiting for their ply (at
+/// most two a context and side, as measured: 0105+0501 and 0204+0402 hold fewer).
+pub(crate) fn working_bytes(variant: Variant, signature: Signature) -> u64 {
+    let positions: u64 = crate::solve::whole::pair_tables(variant, signature).iter().map(MaterialIndex::len).sum();
+    let (free, other) = free_and_other(signature);
+    let contexts = Contexts::count(free, other);
+    let c = Binomials::new();
+    2 * positions
+        + positions.div_ceil(64) * 8
+        + 5 * 8 * contexts
+        + 8 * (c.0[SQUARES][free - 1] + c.0[SQUARES][other])
+        + 2 * 2 * std::mem::size_of::<Word>() as u64 * contexts
+}
+
+/// How many kings the free side and the other side have: the free side is the one
+/// with fewer, so that a position has the fewest copies.
+fn free_and_other(signature: Signature) -> (usize, usize) {
+    let (w, b) = (signature.white_kings as usize, signature.black_kings as usize);
+    (w.min(b), w.max(b))
+}
+
+/// Whether a build solves the pair this way: one king against kings, where it is
+/// faster than the pass by symmetry (docs/benchmarks.md). With two kings or more a
+/// side, most positions have a capture to make (70% of 0204+0402's classes), valued from
+/// the finished tables as that pass values them, and each copy of such a position is
+/// then ranked to find its value, which costs more than the propagation saves.
+pub(crate) fn pays_off(variant: &Variant, signature: Signature) -> bool {
+    applies(variant, signature) && free_and_other(signature).0 == 1
+}
+
+/// The theory of a pair of kings only, bit-parallel ([`applies`] must hold).
+pub(crate) fn solve<F: Finished>(
+    finished: &F,
+    variant: Variant,
+    signature: Signature,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<SolvedTable>, F::Error> {
+    debug_assert!(applies(&variant, signature));
+    let (free_kings, other_kings) = free_and_other(signature);
+    let pair = Pair::new(finished, variant, signature, PairPass::Plain);
+    let table_of = |white: usize, black: usize| {
+        let sig = Signature::new(0, white as u8, 0, black as u8);
+        let t = pair.tables.iter().position(|t| t.signature() == sig).expect("a table of the pair");
+        let first: u64 = pair.tables[..t].iter().map(MaterialIndex::len).sum();
+        (pair.tables[t].clone(), first)
+    };
+    let table = [table_of(free_kings, other_kings), table_of(other_kings, free_kings)];
+    let contexts = Contexts::new(free_kings, other_kings);
+    let n = contexts.count as usize;
+    let solver = Solver {
+        board: Board::new(),
+        contexts,
+        table,
+        captures_noted: new_flags(pair.len()),
+        symmetry: KingSymmetry::of(&variant, signature).expect("a pair of kings only has the board's symmetries"),
+        pair,
+        undecided: [words(n), words(n)],
+        won: [words(n), words(n)],
+        scratch: words(n),
+    };
+    let state = new_state(solver.pair.len());
+    let frontier = solver.initialise(&state)?;
+    let positions = solver.pair.len() as u64;
+    progress(positions);
+    let decided = solver.propagate(&state, frontier, progress);
+    progress(positions.saturating_sub(decided));
+    let Solver { pair, captures_noted, .. } = solver;
+    Ok(into_tables(pair.tables, state, Some(captures_noted)))
+}
+
+/// Per side to move: positions lost and positions won at one ply.
+#[derive(Default)]
+struct Frontier {
+    lost: [Vec<Word>; 2],
+    won: [Vec<Word>; 2],
+}
+
+/// Contexts a worker takes at a time in the initialisation.
+const CONTEXT_CHUNK: usize = 1 << 12;
+
+/// The positions with captures, by the ply they are decided at: per side to move, per
+/// ply, the words.
+type Injections = [Vec<Vec<Word>>; 2];
+
+impl<F: Finished> Solver<'_, F> {
+    /// Marks every quiet position undecided, values the captures' positions (written to
+    /// `state` once each), and returns the positions lost at ply 0 (no move at all)
+    /// with the captures' positions by ply.
+    fn initialise(&self, state: &[AtomicU16]) -> Result<(Frontier, Injections), F::Error> {
+        self.value_captures(state)?;
+        Ok(self.captures_by_ply(state))
+    }
+
+    /// Marks every quiet position undecided and values the captures' positions: each
+    /// class's canonical member from its moves, a lone king taken at once.
+    fn value_captures(&self, state: &[AtomicU16]) -> Result<(), F::Error> {
+        let n = self.contexts.count as usize;
+        (0..n.div_ceil(CONTEXT_CHUNK)).into_par_iter().try_for_each(|chunk| {
+            let mut positions = Vec::new();
+            let mut nodes = Vec::new();
+            let mut out: Vec<(Exits, bool)> = Vec::new();
+            let mut moves = MoveList::new();
+            let mut buffers = ExitBuffers::default();
+            for index in chunk * CONTEXT_CHUNK..(n.min((chunk + 1) * CONTEXT_CHUNK)) {
+                let Some(c) = self.context(index) else { continue };
+                let writers = self.writers(&c);
+                for side in [FREE_SIDE, OTHER_SIDE] {
+                    let capture = self.captures(&c, side);
+                    for bit in Bits(capture & writers) {
+                        let free = self.board.square_of[bit as usize] as u32;
+                        let node = self.node(&c, side, free);
+                        self.captures_noted[node as usize / 64].fetch_or(1 << (node % 64), Relaxed);
+                        if side == OTHER_SIDE && c.fixed == 0 {
+                            // The free king is the only piece its side has: taken, the
+                            // capturing side has won.
+                            state[node as usize].store(Score::win(1).raw(), Relaxed);
+                            continue;
+                        }
+                        let sets = Self::sets(&c, side, free);
+                        if !self.symmetry.is_canonical(&sets) {
+                            continue; // copied from its class's canonical member below
+                        }
+                        positions.push(Position::from_square_sets(self.pair.variant(), Color::White, &sets));
+                        nodes.push(node);
+                    }
+                    let quiet = self.has_moves(&c, side) & !capture;
+                    self.undecided[side][index].store(quiet, Relaxed);
+                }
+            }
+            self.pair.exits_of(&positions, &mut moves, &mut buffers, &mut out)?;
+            for ((e, no_move), node) in out.iter().zip(&nodes) {
+                debug_assert!(e.capture && !no_move && e.internal_moves == 0);
+                state[*node as usize].store(capture_score(e).raw(), Relaxed);
+            }
+            Ok(())
+        })
+    }
+
+    /// Every copy of the captures' positions, by ply (each class's value written to its
+    /// members' writer copies); and the positions without a move, lost at ply 0.
+    fn captures_by_ply(&self, state: &[AtomicU16]) -> (Frontier, Injections) {
+        let n = self.contexts.count as usize;
+        let collected: Vec<(Frontier, Injections)> = (0..n.div_ceil(CONTEXT_CHUNK))
+            .into_par_iter()
+            .map(|chunk| {
+                let mut lost_now: [Vec<Word>; 2] = Default::default();
+                let mut by_ply: Injections = Default::default();
+                for index in chunk * CONTEXT_CHUNK..(n.min((chunk + 1) * CONTEXT_CHUNK)) {
+                    let Some(c) = self.context(index) else { continue };
+                    for side in [FREE_SIDE, OTHER_SIDE] {
+                        let capture = self.captures(&c, side);
+                        let mut plies: Vec<(u16, u64)> = Vec::new();
+                        if side == OTHER_SIDE && c.fixed == 0 && capture != 0 {
+                            plies.push((Score::win(1).raw(), capture)); // the lone king taken
+                        }
+                        let writers = self.writers(&c);
+                        for bit in Bits(if side == OTHER_SIDE && c.fixed == 0 { 0 } else { capture }) {
+                            // Valued at its class's canonical member; a writer copy keeps it.
+                            let sets = Self::sets(&c, side, self.board.square_of[bit as usize] as u32);
+                            let canonical = KingSymmetry::canonical(&self.symmetry.images(&sets));
+                            let (table, first) = &self.table[side];
+                            let raw = state[(first + table.index_of_sets(&canonical)) as usize].load(Relaxed);
+                            if writers >> bit & 1 != 0 && canonical != sets {
+                                state[(first + table.index_of_sets(&sets)) as usize].store(raw, Relaxed);
+                            }
+                            if Score::from_raw(raw).wld() == Wld::Draw {
+                                continue;
+                            }
+                            match plies.iter_mut().find(|(p, _)| *p == raw) {
+                                Some((_, bits)) => *bits |= 1 << bit,
+                                None => plies.push((raw, 1 << bit)),
+                            }
+                        }
+                        for (ply, bits) in plies {
+                            let list = &mut by_ply[side];
+                            if list.len() <= ply as usize {
+                                list.resize_with(ply as usize + 1, Vec::new);
+                            }
+                            list[ply as usize].push((index as u32, bits));
+                        }
+                        let none = c.empty & !capture & !self.has_moves(&c, side);
+                        if none != 0 {
+                            lost_now[side].push((index as u32, none));
+                            for bit in Bits(none & self.writers(&c)) {
+                                let node = self.node(&c, side, self.board.square_of[bit as usize] as u32);
+                                state[node as usize].store(Score::loss(0).raw(), Relaxed);
+                            }
+                        }
+                    }
+                }
+                (Frontier { lost: lost_now, won: Default::default() }, by_ply)
+            })
+            .collect();
+        let mut frontier = Frontier::default();
+        let mut injections: Injections = Default::default();
+        for (f, by_ply) in collected {
+            for side in 0..2 {
+                frontier.lost[side].extend(f.lost[side].iter().copied());
+                if injections[side].len() < by_ply[side].len() {
+                    injections[side].resize_with(by_ply[side].len(), Vec::new);
+                }
+                for (ply, words) in by_ply[side].iter().enumerate() {
+                    injections[side][ply].extend(words.iter().copied());
+                }
+            }
+        }
+        (frontier, injections)
+    }
+
+    /// Ply after ply (returns how many positions it decided): the parents of the positions lost at this ply are won at the next,
+    /// those of the positions won whose every move now reaches a win are lost at it.
+    fn propagate(
+        &self,
+        state: &[AtomicU16],
+        (mut frontier, mut injections): (Frontier, Injections),
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> u64 {
+        let mut ply: u16 = 0;
+        let mut decided = 0;
+        loop {
+            // The captures' positions decided at this ply join it.
+            for (side, by_ply) in injections.iter_mut().enumerate() {
+                if let Some(words) = by_ply.get_mut(ply as usize) {
+                    let words = std::mem::take(words);
+                    if ply % 2 == 1 {
+                        frontier.won[side].extend(words);
+                    } else {
+                        frontier.lost[side].extend(words);
+                    }
+                }
+                for &(index, bits) in &frontier.won[side] {
+                    self.won[side][index as usize].fetch_or(bits, Relaxed);
+                }
+            }
+            let pending = injections.iter().any(|by_ply| by_ply.len() > ply as usize + 1);
+            if frontier.lost.iter().chain(&frontier.won).all(Vec::is_empty) && !pending {
+                break;
+            }
+            let mut next = Frontier::default();
+            for side in [FREE_SIDE, OTHER_SIDE] {
+                // Won at the next ply: a move reaches a position lost at this one.
+                let touched = self.scatter(&frontier.lost[1 - side], side, &self.scratch);
+                next.won[side] = self.collect(&touched, &self.scratch, side, |_, bits| bits);
+                // Lost at the next ply: a move reaches a position won at this one, and every
+                // move a position won.
+                let touched = self.scatter(&frontier.won[1 - side], side, &self.scratch);
+                next.lost[side] =
+                    self.collect(&touched, &self.scratch, side, |c, bits| self.all_moves_won(c, bits, side));
+            }
+            // A win is an odd number of plies, a loss an even one: only one kind comes next.
+            let score = if ply.is_multiple_of(2) { Score::win(ply + 1) } else { Score::loss(ply + 1) };
+            for side in 0..2 {
+                let words = if ply.is_multiple_of(2) { &next.won[side] } else { &next.lost[side] };
+                debug_assert!(if ply.is_multiple_of(2) {
+                    next.lost[side].is_empty()
+                } else {
+                    next.won[side].is_empty()
+                });
+                let written: u64 = words
+                    .par_iter()
+                    .map(|&(index, bits)| {
+                        let c = self.context(index as usize).expect("a context with positions");
+                        self.undecided[side][index as usize].fetch_and(!bits, Relaxed);
+                        let writers = bits & self.writers(&c);
+                        for bit in Bits(writers) {
+                            let node = self.node(&c, side, self.board.square_of[bit as usize] as u32);
+                            state[node as usize].store(score.raw(), Relaxed);
+                        }
+                        u64::from(writers.count_ones())
+                    })
+                    .sum();
+                progress(written);
+                decided += written;
+            }
+            frontier = next;
+            ply += 1;
+        }
+        decided
+    }
+
+    /// The parents (`side` to move) of `children` added to `into`; returns the contexts
+    /// it touched.
+    fn scatter(&self, children: &[Word], side: usize, into: &[AtomicU64]) -> Vec<u32> {
+        children
+            .par_iter()
+            .fold(Vec::new, |mut touched, &(index, bits)| {
+                let c = self.context(index as usize).expect("a context with positions");
+                self.parents(&c, bits, side, into, &mut touched);
+                touched
+            })
+            .reduce(Vec::new, |mut a, mut b| {
+                a.append(&mut b);
+                a
+            })
+    }
+
+    /// The words of `touched` contexts in `from`, cleared, kept by `keep` where anything
+    /// is left of them.
+    fn collect(
+        &self,
+        touched: &[u32],
+        from: &[AtomicU64],
+        side: usize,
+        keep: impl Fn(&Context, u64) -> u64 + Sync,
+    ) -> Vec<Word> {
+        touched
+            .par_iter()
+            .filter_map(|&index| {
+                let bits = from[index as usize].swap(0, Relaxed) & self.undecided[side][index as usize].load(Relaxed);
+                if bits == 0 {
+                    return None;
+                }
+                let c = self.context(index as usize).expect("a context with positions");
+                let kept = keep(&c, bits);
+                (kept != 0).then_some((index, kept))
+            })
+            .collect()
+    }
+}
+
+/// The score of a position whose moves are all captures.
+fn capture_score(e: &Exits) -> Score {
+    match e.best_win() {
+        Some(win) => Score::from_raw(win),
+        None if e.draw() => Score::DRAW,
+        None => Score::from_raw(e.longest_loss()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ghost layout's rays are the board's diagonals: a lone king's moves.
+    #[test]
+    fn the_rays_are_a_lone_king_s_moves() {
+        let board = Board::new();
+        let variant = Variant::INTERNATIONAL;
+        for s in 0..SQUARES {
+            // A black king in a far corner that no ray from `s` reaches, or none at all.
+            let sets = SquareSets { white_men: 0, white_kings: 1 << s, black_men: 0, black_kings: 0 };
+            let position = Position::from_square_sets(variant, Color::White, &sets);
+            let mut targets: Vec<u8> = position.legal_moves().iter().map(|m| m.to().index()).collect();
+            targets.sort_unstable();
+            let mut ours: Vec<u8> =
+                (0..4).flat_map(|d| board.ray[s][d][..board.ray_len[s][d] as usize].to_vec()).collect();
+            ours.sort_unstable();
+            assert_eq!(ours, targets, "square index {s}");
+        }
+    }
+
+    #[test]
+    fn the_ghost_layout_is_the_board_s() {
+        let board = Board::new();
+        for s in 0..SQUARES {
+            assert_eq!(Board::ghost(1 << s), 1 << board.bit[s]);
+        }
+    }
+
+    #[test]
+    fn contexts_rank_and_unrank() {
+        let contexts = Contexts::new(2, 3);
+        for index in (0..contexts.count as usize).step_by(997) {
+            if let Some((fixed, other)) = contexts.sets(index) {
+                assert_eq!(contexts.of(fixed, other), index);
+            }
+        }
+    }
+
+    /// Every pair of kings only up to five pieces solved bit-parallel gives the whole-pair
+    /// pass's scores, position for position.
+    #[test]
+    fn pairs_of_kings_solved_by_words_are_solved_as_by_the_plain_pass() {
+        use crate::solve::whole::solve_whole_pair_by as solve_pair_by;
+        let variant = Variant::INTERNATIONAL;
+        let mut registry = crate::solve_all(variant, 3, |_| {});
+        let mut compared = Vec::new();
+        for pieces in 4..=5 {
+            for sig in Signature::all_with(pieces) {
+                if registry.table(sig).is_some() || !applies(&variant, sig) {
+                    continue;
+                }
+                let plain = solve_pair_by(&registry, variant, sig, PairPass::Plain, &|_| {}).expect("solved");
+                let words = solve(&registry, variant, sig, &|_| {}).expect("solved");
+                for (p, w) in plain.iter().zip(&words) {
+                    assert_eq!(p.index.signature(), w.index.signature());
+                    let (pc, wc) = (p.captures.as_ref().expect("noted"), w.captures.as_ref().expect("noted"));
+                    let flags = (0..pc.len()).position(|i| pc.get(i) != wc.get(i));
+                    assert_eq!(flags, None, "{}: capture flags", p.index.signature());
+                    let differ = p.scores.iter().zip(&w.scores).position(|(a, b)| a != b);
+                    if let Some(i) = differ {
+                        panic!(
+                            "{}: index {i} {}: plain {} words {}",
+                            p.index.signature(),
+                            p.index.position(i as u64).fen(),
+                            p.scores[i],
+                            w.scores[i]
+                        );
+                    }
+                }
+                compared.push(sig.to_string());
+                plain.into_iter().for_each(|t| registry.insert(t));
+            }
+        }
+        assert_eq!(compared, ["0103", "0202", "0104", "0203"]);
+    }
+}
