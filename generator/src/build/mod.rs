@@ -375,7 +375,12 @@ pub(crate) fn pair_state_bytes_on(
     budget: MemoryBudget,
     threads: usize,
 ) -> (u64, bool) {
-    let whole = crate::solve::whole::whole_state_bytes(positions_of(variant, pair)).max(rule_pair_bytes(variant, pair));
+    let mut whole =
+        crate::solve::whole::whole_state_bytes(positions_of(variant, pair)).max(rule_pair_bytes(variant, pair));
+    // One king against kings is solved bit-parallel where that fits ([`by_words`]).
+    if by_words(variant, pair, budget) {
+        whole = whole.max(crate::solve::king_words::working_bytes(variant, pair[0]));
+    }
     if whole <= budget.pair_bytes() {
         return (whole, false);
     }
@@ -384,6 +389,13 @@ pub(crate) fn pair_state_bytes_on(
         Some(sliced) if sliced < whole => (sliced, true),
         _ => (whole, false),
     }
+}
+
+/// Whether a pair's theory is solved bit-parallel (`crate::solve::king_words`): one king
+/// against kings, where that pass's words fit the budget beside the pair's scores.
+fn by_words(variant: Variant, pair: &TablePair, budget: MemoryBudget) -> bool {
+    crate::solve::king_words::pays_off(&variant, pair[0])
+        && crate::solve::king_words::working_bytes(variant, pair[0]) <= budget.pair_bytes()
 }
 
 /// How many men placements (components) of a pair solved in slices are solved side by
@@ -540,11 +552,8 @@ fn build_pair(
             let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
             // Each table let go once written: the second is written beside the first's
             // memory given back.
-            // One king against kings bit-parallel where its words fit the budget (it
-            // keeps no checkpoint: a run stopped inside it solves the pair again).
-            let by_words = crate::solve::king_words::pays_off(&variant, pair[0])
-                && crate::solve::king_words::working_bytes(variant, pair[0]) <= budget.pair_bytes();
-            let tables = if by_words {
+            // It keeps no checkpoint: a run stopped inside it solves the pair again.
+            let tables = if by_words(variant, pair, budget) {
                 crate::solve::king_words::solve(finished, variant, pair[0], &progress)?
             } else {
                 solve_pair_resumable(finished, variant, pair[0], &checkpoint, &progress)?

@@ -62,10 +62,11 @@ impl Job {
 /// (docs/benchmarks.md, "Six-piece pairs solved alone"; `examples/time_pair`, 2 threads,
 /// alone): with men, 0321+2103's theory 1.39 M a thread (0510+1005 1.76 M), the rule
 /// tables of 0321+2103, 0222+2202 and 0312+1203 1.1-1.4 M (0510+1005 1.3 M); kings only,
-/// 0501+0105's theory 1.29 M and rule tables 1.24 M, 0303's rule tables 1.2 M by the
-/// plain pass, taken here as 1.2 M and 1.0 M and scaled by what solving such a pair by
-/// symmetry gave on a 2-core AMD EPYC VM (`KABE_PASS=plain` against the default,
-/// `examples/time_pair`, 0105+0501 and 0204+0402): theory 1.85x, rule tables 1.7x.
+/// the seven-piece 0205+0502 built alone by symmetry on the same kind of VM (theory
+/// 775.9 s, `fmjd` rule tables 618.3 s for 4.2 G positions on 2 threads: 2.7 M and 3.4 M
+/// a thread), which gives 0106+0601's build (its theory bit-parallel) 464 s against the
+/// 485.1 s measured (docs/cluster.md). Six-piece pairs of kings run faster than that a
+/// position (0204+0402's theory and rule tables in 91 s, not the 158 s these say).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rates {
     /// Theory positions a second per thread, a pair with men.
@@ -115,9 +116,9 @@ impl Default for Rates {
     fn default() -> Rates {
         Rates {
             theory_per_thread: 1.4e6,
-            kings_theory_per_thread: 2.2e6,
+            kings_theory_per_thread: 2.7e6,
             rules_per_thread: 1.3e6,
-            kings_rules_per_thread: 1.7e6,
+            kings_rules_per_thread: 3.4e6,
             overhead: 0.5,
             scaling: MEASURED_SCALING,
         }
@@ -269,7 +270,15 @@ fn job(
             outputs.push((*sig, Metric::Rules(rules.set)));
         }
     }
-    let theory_bytes = crate::solve::whole::whole_state_bytes(positions);
+    let theory_bytes = crate::solve::whole::whole_state_bytes(positions).max(
+        // One king against kings is solved bit-parallel where this much fits (the rate
+        // below assumes it).
+        if crate::solve::king_words::pays_off(&variant, pair[0]) {
+            crate::solve::king_words::working_bytes(variant, pair[0])
+        } else {
+            0
+        },
+    );
     // Sized as the build sizes it (`pair_state_bytes`), whether or not it makes rule tables.
     let rule_bytes = rule_pair_bytes(variant, &pair);
     let kings_only = pair[0].white_men == 0 && pair[0].black_men == 0;
@@ -445,11 +454,19 @@ mod tests {
 
     #[test]
     fn a_job_budget_covers_its_working_state_and_its_inputs() {
+        let mut by_words = 0;
         for job in plan(5).jobs {
-            let needed = crate::solve::whole::whole_state_bytes(job.positions)
-                + held_input_bytes(Variant::INTERNATIONAL, &job.inputs);
+            let inputs = held_input_bytes(Variant::INTERNATIONAL, &job.inputs);
+            let needed = crate::solve::whole::whole_state_bytes(job.positions) + inputs;
             assert!(job.memory.pair_bytes() >= needed && !job.sliced && job.inputs_held, "{}", job.name());
+            // One king against kings: room for the bit-parallel pass the rates assume.
+            if crate::solve::king_words::pays_off(&Variant::INTERNATIONAL, job.pair[0]) {
+                let words = crate::solve::king_words::working_bytes(Variant::INTERNATIONAL, job.pair[0]);
+                assert!(job.memory.pair_bytes() >= words + inputs, "{}", job.name());
+                by_words += 1;
+            }
         }
+        assert_eq!(by_words, 4, "0101, 0102+0201, 0103+0301, 0104+0401");
     }
 
     /// Under a cap, the pairs too large for it are sized as the job will solve them: in
