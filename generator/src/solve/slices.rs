@@ -141,7 +141,9 @@ impl FileStore {
             crate::files::remove_own(journal)?;
         }
         let kings = tables[0].king_placements();
-        let slots = (cache_bytes as u64 / (2 * kings)).max(64);
+        // As many placements as the bytes hold, one at least: a floor of 64 held 1.2 GB
+        // for 0114+1401 (19 MB a placement) under a budget of 1 GiB.
+        let slots = (cache_bytes as u64 / (2 * kings)).max(1);
         Ok(FileStore {
             files,
             kings,
@@ -419,6 +421,24 @@ mod tests {
                 whole.into_iter().for_each(|t| registry.insert(t));
             }
             assert!(compared > 3, "{}: only {compared} pairs", variant.name);
+        }
+    }
+
+    /// The cache of placements holds what its bytes allow, one placement at least,
+    /// however large the placements.
+    #[test]
+    fn a_store_s_cache_stays_within_its_bytes() {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let variant = Variant::INTERNATIONAL;
+        for (sig, cache) in [("0114", 64 << 20), ("0114", 1), ("1111", 64 << 20)] {
+            let tables = pair_tables(variant, sig.parse().expect("a signature"));
+            let paths: Vec<_> =
+                tables.iter().map(|t| folder.path().join(format!("{}.slices", t.signature()))).collect();
+            let store = FileStore::open(&paths, &tables, cache, &folder.path().join("journal"), "test").expect("files");
+            let placement = 2 * tables[0].king_placements();
+            let held = store.slots.len() as u64 * placement;
+            assert!(held <= (cache as u64).max(placement), "{sig}: {held} bytes for a cache of {cache}");
+            assert!(held + placement > cache as u64, "{sig}: as many as fit");
         }
     }
 
