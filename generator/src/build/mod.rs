@@ -354,9 +354,21 @@ fn hold_inputs(
 }
 
 /// Bytes of the cache through which a pair solved in slices reads its solved men
-/// placements back: a quarter of what the budget leaves for pairs, at most 64 MiB.
-fn slice_store_cache(budget: MemoryBudget) -> u64 {
-    (budget.pair_bytes() / 4).min(SLICE_STORE_CACHE_MAX)
+/// placements back: what the `at_once` components solved side by side read
+/// ([`placement_reads`]), so that none is read twice while they are solved.
+fn slice_store_cache(variant: Variant, pair: &TablePair, at_once: u64) -> u64 {
+    at_once * placement_reads(pair) * 2 * king_placements(variant, pair)
+}
+
+/// The most men placements one component reads back: a component has a part in each
+/// table (the placement and its colour flip), and in each part a man of the side to move
+/// steps to one of two squares, another placement of the other table.
+fn placement_reads(pair: &TablePair) -> u64 {
+    2 * pair[0].men() as u64
+}
+
+fn king_placements(variant: Variant, pair: &TablePair) -> u64 {
+    MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements())
 }
 
 /// Working state of a pair's solve (theory or rule tables alike), and whether it is
@@ -385,7 +397,7 @@ pub(crate) fn pair_state_bytes_on(
         return (whole, false);
     }
     let at_once = components_at_once(variant, pair, budget, threads);
-    match sliced_state_bytes(variant, pair, at_once, slice_store_cache(budget)) {
+    match sliced_state_bytes(variant, pair, at_once) {
         Some(sliced) if sliced < whole => (sliced, true),
         _ => (whole, false),
     }
@@ -403,34 +415,35 @@ fn by_words(variant: Variant, pair: &TablePair, budget: MemoryBudget) -> bool {
 /// placement's pass uses every thread, so fewer at once costs little time and more
 /// threads need no more memory), at least one.
 pub(crate) fn components_at_once(variant: Variant, pair: &TablePair, budget: MemoryBudget, threads: usize) -> u64 {
-    let one = sliced_state_bytes(variant, pair, 1, slice_store_cache(budget)).unwrap_or(u64::MAX);
-    let each = placement_bytes(variant, pair).max(1);
-    let fit = budget.pair_bytes().saturating_sub(one) / each + 1;
+    let list = crate::solve::components::component_list_bytes(&pair_indexes(variant, pair));
+    let fit = budget.pair_bytes().saturating_sub(list) / component_bytes(variant, pair).max(1);
     fit.clamp(1, threads.max(1) as u64)
 }
 
 /// Working bytes of one men placement of both tables of a pair: its state, its values
 /// and the bytes written, six bytes a position.
 fn placement_bytes(variant: Variant, pair: &TablePair) -> u64 {
-    6 * MaterialIndex::new(variant, pair[0]).map_or(0, |i| i.king_placements()) * pair.len() as u64
+    6 * king_placements(variant, pair) * pair.len() as u64
+}
+
+/// Working bytes of one component solved: its placements ([`placement_bytes`]) and those
+/// it reads back ([`slice_store_cache`]).
+fn component_bytes(variant: Variant, pair: &TablePair) -> u64 {
+    placement_bytes(variant, pair) + slice_store_cache(variant, pair, 1)
 }
 
 /// Working state of a pair solved one men placement at a time, `at_once` placements side
-/// by side ([`components_at_once`]), each holding one placement of both tables
-/// ([`placement_bytes`]), with a cache of `cache` bytes for the placements solved
-/// before, and the list of placements. `None` where the men cannot be sliced: men that
-/// step sideways (Turkish) can come back, so their placements have no order to solve
-/// them in.
-pub(crate) fn sliced_state_bytes(variant: Variant, pair: &TablePair, at_once: u64, cache: u64) -> Option<u64> {
+/// by side ([`components_at_once`]), each holding one placement of both tables and those
+/// it reads back ([`component_bytes`]), and the list of placements. `None` where the men
+/// cannot be sliced: men that step sideways (Turkish) can come back, so their placements
+/// have no order to solve them in.
+pub(crate) fn sliced_state_bytes(variant: Variant, pair: &TablePair, at_once: u64) -> Option<u64> {
     if variant.board.is_orthogonal() {
         return None;
     }
     let list = crate::solve::components::component_list_bytes(&pair_indexes(variant, pair));
-    Some(placement_bytes(variant, pair) * at_once + cache + list)
+    Some(component_bytes(variant, pair) * at_once + list)
 }
-
-/// The most a slice store's cache takes ([`slice_store_cache`]'s bound).
-pub(crate) const SLICE_STORE_CACHE_MAX: u64 = 64 << 20;
 
 fn summary(variant: Variant, steps: &[Vec<TablePair>]) -> BuildSummary {
     let signatures: Vec<Signature> = steps.iter().flatten().flatten().copied().collect();
@@ -659,7 +672,8 @@ fn build_in_slices(
         tables.iter().map(|t| t.signature().to_string()).collect::<Vec<_>>().join("+")
     );
     let at_once = components_at_once(variant, pair, budget, rayon::current_num_threads());
-    let store = FileStore::open(&paths, &tables, slice_store_cache(budget) as usize, &journal, &key)
+    let cache = slice_store_cache(variant, pair, at_once);
+    let store = FileStore::open(&paths, &tables, cache as usize, &journal, &key)
         .map_err(store_error)?
         .with_components_at_once(at_once as usize);
     let solved = solve(&tables, &store).map_err(|e| match e {
@@ -864,7 +878,7 @@ mod tests {
         let each = placement_bytes(v, &pair);
         let budget = |bytes: u64| MemoryBudget::new(bytes);
         let tight = budget(4 * each);
-        let one = sliced_state_bytes(v, &pair, 1, slice_store_cache(tight)).expect("sliceable");
+        let one = sliced_state_bytes(v, &pair, 1).expect("sliceable");
         assert!(one <= tight.pair_bytes(), "one placement fits the tight budget");
         for threads in [1, 2, 16, 64, 256] {
             let at_once = components_at_once(v, &pair, tight, threads);

@@ -12,7 +12,6 @@ use crate::build::budget::MemoryBudget;
 use crate::build::one_side::SidesKept;
 use crate::build::{
     pair_state_bytes_on, positions_of, rule_pair_bytes, scoped_steps, sliced_state_bytes, table_path, Scope,
-    SLICE_STORE_CACHE_MAX,
 };
 use crate::pair::{TableId, TablePair};
 
@@ -304,8 +303,7 @@ fn job(
                 _ => {
                     // Over the cap even so: what its slices need one at a time (more at
                     // once where the memory allows), or the whole pair.
-                    let state = sliced_state_bytes(variant, &pair, 1, SLICE_STORE_CACHE_MAX)
-                        .map_or(whole, MemoryBudget::covering);
+                    let state = sliced_state_bytes(variant, &pair, 1).map_or(whole, MemoryBudget::covering);
                     let memory = if state.bytes < whole.bytes { state } else { whole };
                     (memory, pair_state_bytes_on(variant, &pair, memory, threads).1)
                 }

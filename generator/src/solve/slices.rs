@@ -7,9 +7,12 @@
 //! longer grows with the pair, only with its largest component (king placements, both
 //! tables).
 
+use std::collections::HashMap;
 use std::ops::Range;
 #[cfg(test)]
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::sync::atomic::AtomicU16;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use kabe_probe::internal::UncheckedPosition;
 use kabe_probe::internal::{MaterialIndex, Unmoves};
@@ -86,13 +89,13 @@ impl PairStore for MemoryStore {
 }
 
 /// A store on disk: two bytes per position in one file per table, written a component at
-/// a time and read back a men placement at a time through a direct-mapped cache of
-/// `cache_bytes`: a component's man moves lead to a few placements, read whole once.
-/// The memory it takes does not grow with the pair.
+/// a time and read back a men placement at a time through a cache of `cache_bytes`
+/// ([`PlacementCache`]): a component's man moves lead to a few placements, each read
+/// whole once. The memory it takes does not grow with the pair.
 pub(crate) struct FileStore {
     files: Vec<std::fs::File>,
     kings: u64,
-    slots: Vec<std::sync::Mutex<Option<Placement>>>,
+    cache: PlacementCache,
     /// The journal of groups stored, and what it must name to be this pair's.
     journal: std::path::PathBuf,
     key: String,
@@ -101,8 +104,81 @@ pub(crate) struct FileStore {
     at_once: usize,
 }
 
-/// The scores of one men placement of one table.
-type Placement = ((usize, u64), std::sync::Arc<Vec<Score>>);
+/// (table, men placement).
+type PlacementKey = (usize, u64);
+
+/// The men placements read back, as many as its capacity, the least recently used given
+/// up for a new one. Fully associative, so that the few placements the components being
+/// solved read never push each other out (a direct-mapped cache of three placements
+/// read 0114+1401's 19 MB placements again and again), and one thread reads a placement
+/// while the others needing it wait, so that a miss never holds a copy per thread.
+struct PlacementCache {
+    held: RwLock<HashMap<PlacementKey, Arc<HeldPlacement>>>,
+    capacity: usize,
+    /// Counts misses; a placement's `used` is the count when it was last read.
+    clock: AtomicU64,
+}
+
+struct HeldPlacement {
+    scores: OnceLock<Vec<Score>>,
+    /// Taken by the thread reading the placement from its file.
+    reading: Mutex<()>,
+    used: AtomicU64,
+}
+
+impl PlacementCache {
+    fn new(capacity: usize) -> PlacementCache {
+        PlacementCache { held: RwLock::new(HashMap::new()), capacity: capacity.max(1), clock: AtomicU64::new(0) }
+    }
+
+    /// The score at `offset` of placement `key`, read with `read` where it is not held.
+    fn get(
+        &self,
+        key: PlacementKey,
+        offset: usize,
+        read: impl FnOnce() -> std::io::Result<Vec<Score>>,
+    ) -> std::io::Result<Score> {
+        let held = self.held.read().unwrap_or_else(|p| p.into_inner());
+        if let Some(entry) = held.get(&key)
+            && let Some(scores) = entry.scores.get()
+        {
+            let now = self.clock.load(Ordering::Relaxed);
+            if entry.used.load(Ordering::Relaxed) != now {
+                entry.used.store(now, Ordering::Relaxed);
+            }
+            return Ok(scores[offset]);
+        }
+        drop(held);
+        let entry = self.entry(key);
+        let _reading = entry.reading.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(scores) = entry.scores.get() {
+            return Ok(scores[offset]);
+        }
+        let scores = read()?;
+        let score = scores[offset];
+        let _ = entry.scores.set(scores);
+        Ok(score)
+    }
+
+    /// The entry of `key`, made (and the least recently used given up) where there is none.
+    fn entry(&self, key: PlacementKey) -> Arc<HeldPlacement> {
+        let mut held = self.held.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(entry) = held.get(&key) {
+            return entry.clone();
+        }
+        if held.len() >= self.capacity {
+            let oldest = held.iter().min_by_key(|(_, h)| h.used.load(Ordering::Relaxed)).map(|(k, _)| *k);
+            if let Some(oldest) = oldest {
+                held.remove(&oldest);
+            }
+        }
+        let now = self.clock.fetch_add(1, Ordering::Relaxed) + 1;
+        let entry =
+            Arc::new(HeldPlacement { scores: OnceLock::new(), reading: Mutex::new(()), used: AtomicU64::new(now) });
+        held.insert(key, entry.clone());
+        entry
+    }
+}
 
 impl FileStore {
     /// Opens one file per table at `paths` and the journal at `journal`. Where the
@@ -141,13 +217,12 @@ impl FileStore {
             crate::files::remove_own(journal)?;
         }
         let kings = tables[0].king_placements();
-        // As many placements as the bytes hold, one at least: a floor of 64 held 1.2 GB
-        // for 0114+1401 (19 MB a placement) under a budget of 1 GiB.
-        let slots = (cache_bytes as u64 / (2 * kings)).max(1);
+        // As many placements as the bytes hold, one at least.
+        let capacity = (cache_bytes as u64 / (2 * kings)).max(1) as usize;
         Ok(FileStore {
             files,
             kings,
-            slots: (0..slots).map(|_| std::sync::Mutex::new(None)).collect(),
+            cache: PlacementCache::new(capacity),
             journal: journal.to_path_buf(),
             key,
             resumed: resumed.unwrap_or(0),
@@ -221,23 +296,10 @@ impl PairStore for FileStore {
     type Error = std::io::Error;
 
     fn get(&self, table: usize, index: u64) -> std::io::Result<Score> {
-        let key = (table, index / self.kings);
-        let hash = (key.1.wrapping_mul(2) + key.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 16;
-        let slot = &self.slots[hash as usize % self.slots.len()];
-        let held = match &*slot.lock().unwrap_or_else(|p| p.into_inner()) {
-            Some((k, scores)) if *k == key => Some(scores.clone()),
-            _ => None,
-        };
-        let scores = match held {
-            Some(scores) => scores,
-            None => {
-                let first = key.1 * self.kings;
-                let scores = std::sync::Arc::new(self.scores(table, first..first + self.kings)?);
-                *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, scores.clone()));
-                scores
-            }
-        };
-        Ok(scores[(index % self.kings) as usize])
+        let placement = index / self.kings;
+        let first = placement * self.kings;
+        self.cache
+            .get((table, placement), (index % self.kings) as usize, || self.scores(table, first..first + self.kings))
     }
 
     fn put(&self, table: usize, first: u64, scores: &[Score]) -> std::io::Result<()> {
@@ -436,10 +498,53 @@ mod tests {
                 tables.iter().map(|t| folder.path().join(format!("{}.slices", t.signature()))).collect();
             let store = FileStore::open(&paths, &tables, cache, &folder.path().join("journal"), "test").expect("files");
             let placement = 2 * tables[0].king_placements();
-            let held = store.slots.len() as u64 * placement;
+            let held = store.cache.capacity as u64 * placement;
             assert!(held <= (cache as u64).max(placement), "{sig}: {held} bytes for a cache of {cache}");
             assert!(held + placement > cache as u64, "{sig}: as many as fit");
         }
+    }
+
+    /// The cache reads a placement once while it is held, whichever placements the
+    /// components read in turn (as many as it holds), gives up the least recently used,
+    /// and reads a placement once however many threads want it at the same moment.
+    #[test]
+    fn the_placement_cache_reads_each_placement_once_while_it_holds_it() {
+        let reads = AtomicU64::new(0);
+        let read = |key: PlacementKey| {
+            reads.fetch_add(1, Ordering::Relaxed);
+            Ok(vec![Score::from_raw(key.1 as u16); 4])
+        };
+        let cache = PlacementCache::new(3);
+        let get = |key: PlacementKey, offset: usize| cache.get(key, offset, || read(key)).expect("no error").raw();
+        let (a, b, c, d) = ((0, 7), (1, 7), (0, 8), (1, 9));
+        for key in [a, b, c, b, c] {
+            assert_eq!(get(key, 0), key.1 as u16);
+        }
+        assert_eq!(reads.load(Ordering::Relaxed), 3);
+        // b and c used since a: a fourth gives up a.
+        get(d, 0);
+        assert_eq!(reads.load(Ordering::Relaxed), 4);
+        // Three placements read in turn, many times: no read again.
+        for round in 0..100 {
+            for key in [b, c, d] {
+                assert_eq!(get(key, round % 4), key.1 as u16);
+            }
+        }
+        assert_eq!(reads.load(Ordering::Relaxed), 4);
+        get(a, 0);
+        assert_eq!(reads.load(Ordering::Relaxed), 5);
+        // Sixteen threads at once on a placement not held: one read.
+        let before = reads.load(Ordering::Relaxed);
+        std::thread::scope(|scope| {
+            for _ in 0..16 {
+                scope.spawn(|| cache.get((1, 20), 1, || read((1, 20))).expect("no error"));
+            }
+        });
+        assert_eq!(reads.load(Ordering::Relaxed), before + 1);
+        // A failed read leaves nothing behind: the next asks again.
+        let failed = cache.get((0, 30), 0, || Err(std::io::Error::other("disk gone")));
+        assert!(failed.is_err());
+        assert_eq!(cache.get((0, 30), 0, || read((0, 30))).expect("read again").raw(), 30);
     }
 
     /// Through files, with a cache of a few placements, the components one at a time or
