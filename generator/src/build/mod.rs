@@ -39,6 +39,7 @@ use crate::solve::checkpoint::{remove_checkpoint, Checkpoint, CheckpointEvent, P
 use crate::solve::rules::{solve_rule_pair_on_disk, solve_rule_pair_resumable};
 use crate::solve::slices::FileStore;
 use crate::solve::whole::solve_pair_resumable;
+use crate::solve::whole::PairPass;
 use crate::solve::whole::SliceError;
 
 /// What a build covered.
@@ -585,7 +586,8 @@ fn build_pair(
         Pass::Rules(rules) => {
             let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
             let inputs = WithResults { finished, results: open_results(dir, variant, pair) };
-            let tables = solve_rule_pair_resumable(&inputs, rules, variant, pair[0], &checkpoint, &progress)?;
+            let by = if by_words(variant, pair, budget) { PairPass::KingWords } else { PairPass::Fastest };
+            let tables = solve_rule_pair_resumable(&inputs, rules, variant, pair[0], &checkpoint, by, &progress)?;
             for table in &tables.unwrap_or_default() {
                 let captures = inputs.results.as_ref().and_then(|r| r.captures(table.index.signature()));
                 let captures = captures.as_ref().map(|f| f as &(dyn Fn(u64) -> bool + Sync));

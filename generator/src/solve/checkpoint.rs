@@ -271,7 +271,7 @@ pub(crate) fn remove_checkpoint(path: &Path) {
 mod tests {
     use super::*;
     use crate::solve::rules::{solve_rule_pair, solve_rule_pair_resumable, MemoryTables};
-    use crate::solve::whole::{solve_pair_pausing_every, theory_pass_stage, Stage, CHUNK};
+    use crate::solve::whole::{solve_pair_pausing_every, theory_pass_stage, PairPass, Stage, CHUNK};
     use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
 
     fn slots(values: &[u16]) -> Vec<AtomicU16> {
@@ -464,9 +464,17 @@ mod tests {
                 kingless += without_kings as usize;
                 for stop in [1, 3] {
                     let (resumed, stage) = stopped_then_resumed(&path, stop, PassStage::of_rules, |checkpoint| {
-                        solve_rule_pair_resumable(&finished, rules, variant, sig, checkpoint, &|_| {})
-                            .expect("solved")
-                            .expect("a table")
+                        solve_rule_pair_resumable(
+                            &finished,
+                            rules,
+                            variant,
+                            sig,
+                            checkpoint,
+                            PairPass::Fastest,
+                            &|_| {},
+                        )
+                        .expect("solved")
+                        .expect("a table")
                     });
                     assert_eq!(
                         stage,

@@ -1,5 +1,5 @@
-//! The theory pass of a pair of kings only on the 10x10 board, bit-parallel over one
-//! king's square.
+//! The theory and rule passes of a pair of kings only on the 10x10 board, bit-parallel
+//! over one king's square.
 //!
 //! The ply-ordered pass ([`crate::solve::whole`]) pays, for every decided position, a
 //! ranked unmove per parent. Here a position is one bit of a word: fix every king but
@@ -21,11 +21,17 @@
 //! at `n`, lost at `n + 1` when the last of their moves reaches a position won at `n`,
 //! and drawn when never decided: the same distances as the whole-pair pass, which the
 //! tests compare position by position.
+//!
+//! A rule table ([`crate::solve::rules`]) is the same propagation ([`Valuation`]): a
+//! capture's position valued as a component of the rule pass values it (a capture ends
+//! the count or carries it into the smaller material), either side deciding at any ply,
+//! and nothing decided after the count's last ply; a position drawn in theory is never
+//! decided, as under every count.
 
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
 use kabe_probe::internal::{MaterialIndex, UncheckedPosition};
-use kabe_probe::{Color, MoveList, Position, Score, Signature, SquareSets, Variant, Wld};
+use kabe_probe::{Color, MoveList, Position, Score, Signature, SquareSets, Variant};
 use rayon::prelude::*;
 
 use crate::finished::lookup::Finished;
@@ -237,7 +243,9 @@ struct Context {
 const FREE_SIDE: usize = 0;
 const OTHER_SIDE: usize = 1;
 
-struct Solver<'a, F> {
+struct Solver<'a, 'v, F, V> {
+    /// What the pass finds: the theory, or the distances within a count.
+    values: &'v V,
     board: Board,
     contexts: Contexts,
     pair: Pair<'a, F>,
@@ -259,7 +267,7 @@ struct Solver<'a, F> {
 /// A set of positions of one context.
 type Word = (u32, u64);
 
-impl<'a, F: Finished> Solver<'a, F> {
+impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
     fn context(&self, index: usize) -> Option<Context> {
         let (fixed, other) = self.contexts.sets(index)?;
         let empty = self.board.valid & !Board::ghost(fixed | other);
@@ -487,13 +495,73 @@ fn free_and_other(signature: Signature) -> (usize, usize) {
     (w.min(b), w.max(b))
 }
 
-/// Whether a build solves the pair this way: one king against kings, where it is
-/// faster than the pass by symmetry (docs/benchmarks.md). With two kings or more a
-/// side, most positions have a capture to make (70% of 0204+0402's classes), valued from
-/// the finished tables as that pass values them, and each copy of such a position is
-/// then ranked to find its value, which costs more than the propagation saves.
+/// Whether a build solves the pair this way, theory and rule tables: one king against
+/// kings, where it is faster than the pass by symmetry (docs/benchmarks.md). With two
+/// kings or more a side, most positions have a capture to make (70% of 0204+0402's
+/// classes), valued from the finished tables as that pass values them, and each copy of
+/// such a position is then ranked to find its value, which costs more than the
+/// propagation saves (0204+0402: theory 0.73x, `fmjd` rules 0.83x).
 pub(crate) fn pays_off(variant: &Variant, signature: Signature) -> bool {
     applies(variant, signature) && free_and_other(signature).0 == 1
+}
+
+/// What the pass finds for each position: its theoretical score, or its distance within
+/// a count (a rule table). The propagation is the same: a position is won at ply `n + 1`
+/// when a move reaches a position lost at `n`, lost at `n + 1` when the last of its moves
+/// reaches a position won at `n`. They differ in the value of a position with a capture
+/// to make (every move leaves the pair), in how a decision is written, and in the last
+/// ply a position is decided at.
+pub(crate) trait Valuation<F: Finished>: Sync {
+    /// Appends to `out` the raw value of each of `positions` (of the pair, White to move,
+    /// each with a capture to make), whose nodes in the pair are `nodes`.
+    fn captures(
+        &self,
+        pair: &Pair<'_, F>,
+        positions: &[Position],
+        nodes: &[u64],
+        out: &mut Vec<u16>,
+    ) -> Result<(), F::Error>;
+    /// The raw value of a position decided at `ply`, won or lost.
+    fn decided(&self, ply: u16, won: bool) -> u16;
+    /// The ply a raw value is decided at and whether it is a win; `None` where it is not
+    /// decided.
+    fn ply_of(&self, raw: u16) -> Option<(u16, bool)>;
+    /// The last ply at which a position is decided.
+    fn last_ply(&self) -> u16;
+}
+
+/// The theoretical scores: a capture's position valued from its moves as the whole-pair
+/// pass values it.
+struct Theory;
+
+impl<F: Finished> Valuation<F> for Theory {
+    fn captures(
+        &self,
+        pair: &Pair<'_, F>,
+        positions: &[Position],
+        _nodes: &[u64],
+        out: &mut Vec<u16>,
+    ) -> Result<(), F::Error> {
+        let mut exits: Vec<(Exits, bool)> = Vec::with_capacity(positions.len());
+        pair.exits_of(positions, &mut MoveList::new(), &mut ExitBuffers::default(), &mut exits)?;
+        for (e, no_move) in &exits {
+            debug_assert!(e.capture && !no_move && e.internal_moves == 0);
+            out.push(capture_score(e).raw());
+        }
+        Ok(())
+    }
+
+    fn decided(&self, ply: u16, won: bool) -> u16 {
+        if won { Score::win(ply) } else { Score::loss(ply) }.raw()
+    }
+
+    fn ply_of(&self, raw: u16) -> Option<(u16, bool)> {
+        Score::from_raw(raw).plies().map(|p| (p, p % 2 == 1))
+    }
+
+    fn last_ply(&self) -> u16 {
+        Score::MAX_PLIES
+    }
 }
 
 /// The theory of a pair of kings only, bit-parallel ([`applies`] must hold).
@@ -503,6 +571,30 @@ pub(crate) fn solve<F: Finished>(
     signature: Signature,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<SolvedTable>, F::Error> {
+    let solved = solve_with(finished, variant, signature, &Theory, new_state, progress)?;
+    Ok(into_tables(solved.tables, solved.state, Some(solved.captures)))
+}
+
+/// A pair solved by [`solve_with`].
+pub(crate) struct Solved {
+    /// The pair's tables.
+    pub(crate) tables: Vec<MaterialIndex>,
+    /// The raw value of every position, table after table.
+    pub(crate) state: Vec<AtomicU16>,
+    /// A bit a position: whether it has a capture to make.
+    pub(crate) captures: Vec<AtomicU64>,
+}
+
+/// A pair of kings only solved bit-parallel for `values` ([`applies`] must hold), its
+/// state made by `state` with every slot undecided.
+pub(crate) fn solve_with<F: Finished, V: Valuation<F>>(
+    finished: &F,
+    variant: Variant,
+    signature: Signature,
+    values: &V,
+    state: impl FnOnce(usize) -> Vec<AtomicU16>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Solved, F::Error> {
     debug_assert!(applies(&variant, signature));
     let (free_kings, other_kings) = free_and_other(signature);
     let pair = Pair::new(finished, variant, signature, PairPass::Plain);
@@ -516,6 +608,7 @@ pub(crate) fn solve<F: Finished>(
     let contexts = Contexts::new(free_kings, other_kings);
     let n = contexts.count as usize;
     let solver = Solver {
+        values,
         board: Board::new(),
         contexts,
         table,
@@ -526,14 +619,14 @@ pub(crate) fn solve<F: Finished>(
         won: [words(n), words(n)],
         scratch: words(n),
     };
-    let state = new_state(solver.pair.len());
+    let state = state(solver.pair.len());
     let frontier = solver.initialise(&state)?;
     let positions = solver.pair.len() as u64;
     progress(positions);
     let decided = solver.propagate(&state, frontier, progress);
     progress(positions.saturating_sub(decided));
     let Solver { pair, captures_noted, .. } = solver;
-    Ok(into_tables(pair.tables, state, Some(captures_noted)))
+    Ok(Solved { tables: pair.tables, state, captures: captures_noted })
 }
 
 /// Per side to move: positions lost and positions won at one ply.
@@ -547,10 +640,10 @@ struct Frontier {
 const CONTEXT_CHUNK: usize = 1 << 12;
 
 /// The positions with captures, by the ply they are decided at: per side to move, per
-/// ply, the words.
-type Injections = [Vec<Vec<Word>>; 2];
+/// ply, the words lost and the words won.
+type Injections = [Vec<[Vec<Word>; 2]>; 2];
 
-impl<F: Finished> Solver<'_, F> {
+impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
     /// Marks every quiet position undecided, values the captures' positions (written to
     /// `state` once each), and returns the positions lost at ply 0 (no move at all)
     /// with the captures' positions by ply.
@@ -566,9 +659,7 @@ impl<F: Finished> Solver<'_, F> {
         (0..n.div_ceil(CONTEXT_CHUNK)).into_par_iter().try_for_each(|chunk| {
             let mut positions = Vec::new();
             let mut nodes = Vec::new();
-            let mut out: Vec<(Exits, bool)> = Vec::new();
-            let mut moves = MoveList::new();
-            let mut buffers = ExitBuffers::default();
+            let mut values = Vec::new();
             for index in chunk * CONTEXT_CHUNK..(n.min((chunk + 1) * CONTEXT_CHUNK)) {
                 let Some(c) = self.context(index) else { continue };
                 let writers = self.writers(&c);
@@ -581,7 +672,7 @@ impl<F: Finished> Solver<'_, F> {
                         if side == OTHER_SIDE && c.fixed == 0 {
                             // The free king is the only piece its side has: taken, the
                             // capturing side has won.
-                            state[node as usize].store(Score::win(1).raw(), Relaxed);
+                            state[node as usize].store(self.values.decided(1, true), Relaxed);
                             continue;
                         }
                         let sets = Self::sets(&c, side, free);
@@ -595,10 +686,9 @@ impl<F: Finished> Solver<'_, F> {
                     self.undecided[side][index].store(quiet, Relaxed);
                 }
             }
-            self.pair.exits_of(&positions, &mut moves, &mut buffers, &mut out)?;
-            for ((e, no_move), node) in out.iter().zip(&nodes) {
-                debug_assert!(e.capture && !no_move && e.internal_moves == 0);
-                state[*node as usize].store(capture_score(e).raw(), Relaxed);
+            self.values.captures(&self.pair, &positions, &nodes, &mut values)?;
+            for (&raw, node) in values.iter().zip(&nodes) {
+                state[*node as usize].store(raw, Relaxed);
             }
             Ok(())
         })
@@ -619,7 +709,8 @@ impl<F: Finished> Solver<'_, F> {
                         let capture = self.captures(&c, side);
                         let mut plies: Vec<(u16, u64)> = Vec::new();
                         if side == OTHER_SIDE && c.fixed == 0 && capture != 0 {
-                            plies.push((Score::win(1).raw(), capture)); // the lone king taken
+                            plies.push((self.values.decided(1, true), capture));
+                            // the lone king taken
                         }
                         let writers = self.writers(&c);
                         for bit in Bits(if side == OTHER_SIDE && c.fixed == 0 { 0 } else { capture }) {
@@ -631,7 +722,7 @@ impl<F: Finished> Solver<'_, F> {
                             if writers >> bit & 1 != 0 && canonical != sets {
                                 state[(first + table.index_of_sets(&sets)) as usize].store(raw, Relaxed);
                             }
-                            if Score::from_raw(raw).wld() == Wld::Draw {
+                            if self.values.ply_of(raw).is_none() {
                                 continue;
                             }
                             match plies.iter_mut().find(|(p, _)| *p == raw) {
@@ -639,19 +730,20 @@ impl<F: Finished> Solver<'_, F> {
                                 None => plies.push((raw, 1 << bit)),
                             }
                         }
-                        for (ply, bits) in plies {
+                        for (raw, bits) in plies {
+                            let (ply, won) = self.values.ply_of(raw).expect("decided");
                             let list = &mut by_ply[side];
                             if list.len() <= ply as usize {
-                                list.resize_with(ply as usize + 1, Vec::new);
+                                list.resize_with(ply as usize + 1, Default::default);
                             }
-                            list[ply as usize].push((index as u32, bits));
+                            list[ply as usize][won as usize].push((index as u32, bits));
                         }
                         let none = c.empty & !capture & !self.has_moves(&c, side);
                         if none != 0 {
                             lost_now[side].push((index as u32, none));
                             for bit in Bits(none & self.writers(&c)) {
                                 let node = self.node(&c, side, self.board.square_of[bit as usize] as u32);
-                                state[node as usize].store(Score::loss(0).raw(), Relaxed);
+                                state[node as usize].store(self.values.decided(0, false), Relaxed);
                             }
                         }
                     }
@@ -665,10 +757,12 @@ impl<F: Finished> Solver<'_, F> {
             for side in 0..2 {
                 frontier.lost[side].extend(f.lost[side].iter().copied());
                 if injections[side].len() < by_ply[side].len() {
-                    injections[side].resize_with(by_ply[side].len(), Vec::new);
+                    injections[side].resize_with(by_ply[side].len(), Default::default);
                 }
-                for (ply, words) in by_ply[side].iter().enumerate() {
-                    injections[side][ply].extend(words.iter().copied());
+                for (ply, kinds) in by_ply[side].iter().enumerate() {
+                    for (kind, words) in kinds.iter().enumerate() {
+                        injections[side][ply][kind].extend(words.iter().copied());
+                    }
                 }
             }
         }
@@ -688,20 +782,17 @@ impl<F: Finished> Solver<'_, F> {
         loop {
             // The captures' positions decided at this ply join it.
             for (side, by_ply) in injections.iter_mut().enumerate() {
-                if let Some(words) = by_ply.get_mut(ply as usize) {
-                    let words = std::mem::take(words);
-                    if ply % 2 == 1 {
-                        frontier.won[side].extend(words);
-                    } else {
-                        frontier.lost[side].extend(words);
-                    }
+                if let Some([lost, won]) = by_ply.get_mut(ply as usize) {
+                    frontier.lost[side].append(lost);
+                    frontier.won[side].append(won);
                 }
                 for &(index, bits) in &frontier.won[side] {
                     self.won[side][index as usize].fetch_or(bits, Relaxed);
                 }
             }
             let pending = injections.iter().any(|by_ply| by_ply.len() > ply as usize + 1);
-            if frontier.lost.iter().chain(&frontier.won).all(Vec::is_empty) && !pending {
+            let idle = frontier.lost.iter().chain(&frontier.won).all(Vec::is_empty);
+            if (idle && !pending) || ply >= self.values.last_ply() {
                 break;
             }
             let mut next = Frontier::default();
@@ -715,15 +806,11 @@ impl<F: Finished> Solver<'_, F> {
                 next.lost[side] =
                     self.collect(&touched, &self.scratch, side, |c, bits| self.all_moves_won(c, bits, side));
             }
-            // A win is an odd number of plies, a loss an even one: only one kind comes next.
-            let score = if ply.is_multiple_of(2) { Score::win(ply + 1) } else { Score::loss(ply + 1) };
-            for side in 0..2 {
-                let words = if ply.is_multiple_of(2) { &next.won[side] } else { &next.lost[side] };
-                debug_assert!(if ply.is_multiple_of(2) {
-                    next.lost[side].is_empty()
-                } else {
-                    next.won[side].is_empty()
-                });
+            // In theory a win is an odd number of plies and a loss an even one, so one of
+            // the two is empty; within a count either side may decide at any ply.
+            for (side, won) in [(0, false), (0, true), (1, false), (1, true)] {
+                let words = if won { &next.won[side] } else { &next.lost[side] };
+                let raw = self.values.decided(ply + 1, won);
                 let written: u64 = words
                     .par_iter()
                     .map(|&(index, bits)| {
@@ -732,7 +819,7 @@ impl<F: Finished> Solver<'_, F> {
                         let writers = bits & self.writers(&c);
                         for bit in Bits(writers) {
                             let node = self.node(&c, side, self.board.square_of[bit as usize] as u32);
-                            state[node as usize].store(score.raw(), Relaxed);
+                            state[node as usize].store(raw, Relaxed);
                         }
                         u64::from(writers.count_ones())
                     })
@@ -871,5 +958,54 @@ mod tests {
             }
         }
         assert_eq!(compared, ["0103", "0202", "0104", "0203"]);
+    }
+
+    /// Rule tables of every pair of kings only to 5 pieces, under each international
+    /// rule set, solved by words: the plain pass's values, position for position (wins
+    /// and losses at any ply, the count's last ply, captures that end the count or keep
+    /// it).
+    #[test]
+    fn rule_tables_of_kings_solved_by_words_are_solved_as_by_the_plain_pass() {
+        use crate::solve::rules::{solve_rule_pair_by, MemoryTables};
+        use kabe_probe::{DrawRuleSet, DrawRules};
+        let variant = Variant::INTERNATIONAL;
+        let mut theory = crate::solve_all(variant, 3, |_| {});
+        let kings: Vec<Signature> = (4..=5).flat_map(Signature::all_with).filter(|&s| applies(&variant, s)).collect();
+        for &sig in &kings {
+            if theory.table(sig).is_none() {
+                let tables = crate::solve_pair(&theory, variant, sig, &|_| {}).expect("solved");
+                tables.into_iter().for_each(|t| theory.insert(t));
+            }
+        }
+        let mut compared = Vec::new();
+        for set in [DrawRuleSet::Fmjd, DrawRuleSet::Fmjd2000, DrawRuleSet::Fmjd64Stands] {
+            let rules = DrawRules::new(set, &variant);
+            let mut done = crate::solve_rules(&theory, rules, (2..=3).flat_map(Signature::all_with));
+            for &sig in &kings {
+                if done.table(sig).is_some() || rules.context(sig).is_none() {
+                    continue;
+                }
+                let finished = MemoryTables::new(&theory, &done);
+                let solve = |pass| solve_rule_pair_by(&finished, rules, variant, sig, pass, &|_| {});
+                let plain = solve(PairPass::Plain).expect("solved").expect("a table");
+                let words = solve(PairPass::KingWords).expect("solved").expect("a table");
+                assert_eq!(plain.len(), words.len());
+                for (p, w) in plain.iter().zip(&words) {
+                    assert_eq!(p.index.signature(), w.index.signature());
+                    if let Some(i) = p.values.iter().zip(&w.values).position(|(a, b)| a != b) {
+                        panic!(
+                            "{set:?} {}: index {i} {}: plain {} words {}",
+                            p.index.signature(),
+                            p.index.position(i as u64).fen(),
+                            p.values[i],
+                            w.values[i]
+                        );
+                    }
+                }
+                compared.push(format!("{set:?} {sig}"));
+                plain.into_iter().for_each(|t| done.insert(t));
+            }
+        }
+        assert!(compared.len() >= 6, "{compared:?}");
     }
 }

@@ -12,8 +12,8 @@
 //!   pair's own theoretical values and the finished rule tables;
 //! - `symmetry`: the board symmetries of kings-only positions, by which `whole` and
 //!   `rules` solve such a pair at one position of each class of four;
-//! - `king_words`: the theory of a pair of kings only on the 10x10 board bit-parallel
-//!   over one king's square, where that is faster (one king against kings).
+//! - `king_words`: the theory and rule tables of a pair of kings only on the 10x10 board
+//!   bit-parallel over one king's square, where that is faster (one king against kings).
 
 use kabe_probe::{Signature, Variant};
 

@@ -36,11 +36,12 @@ use crate::solve::checkpoint::Checkpoint;
 use crate::solve::components::{
     advancements, components, group_count, groups, levels, part_positions, scanned_by_advancement, Component,
 };
+use crate::solve::king_words::{self, Valuation};
 use crate::solve::slices::FileStore;
 use crate::solve::symmetry::KingSymmetry;
 use crate::solve::whole::{
-    atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, PairPass, SliceError, CANNOT_LOSE,
-    EXIT_UNKNOWN, NOT_CANONICAL, PARENT_BATCH, PENDING,
+    atomic_array, count_down, lower_in_chunk, never_paused, pair_tables, take_tail, Graph, Pair, PairPass, SliceError,
+    CANNOT_LOSE, EXIT_UNKNOWN, NOT_CANONICAL, PARENT_BATCH, PENDING, TAIL_RUN,
 };
 
 /// The rule values of every position (White to move) of one signature.
@@ -276,21 +277,23 @@ where
     solve_in_memory(finished, rules, variant, signature, None, pass, progress)
 }
 
-/// As [`solve_rule_pair`], the values written to `checkpoint` after a group of components
-/// now and then, and taken up again from it where a run stopped before left one.
+/// As [`solve_rule_pair_by`], the values written to `checkpoint` after a group of
+/// components now and then, and taken up again from it where a run stopped before left
+/// one (the bit-parallel pass keeps none: a run stopped inside it starts the pair again).
 pub(crate) fn solve_rule_pair_resumable<O>(
     finished: &O,
     rules: DrawRules,
     variant: Variant,
     signature: Signature,
     checkpoint: &Checkpoint<'_>,
+    pass: PairPass,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Option<Vec<RuleTable>>, O::Error>
 where
     O: Finished,
     O::Error: Send,
 {
-    solve_in_memory(finished, rules, variant, signature, Some(checkpoint), PairPass::Fastest, progress)
+    solve_in_memory(finished, rules, variant, signature, Some(checkpoint), pass, progress)
 }
 
 fn solve_in_memory<O>(
@@ -308,6 +311,9 @@ where
 {
     if rules.context(signature).is_none() {
         return Ok(None);
+    }
+    if pass == PairPass::KingWords && king_words::applies(&variant, signature) {
+        return solve_by_words(finished, rules, variant, signature, progress).map(Some);
     }
     let symmetry = match pass {
         PairPass::Plain => None,
@@ -343,6 +349,112 @@ where
             })
             .collect(),
     ))
+}
+
+/// The rule tables of a pair of kings only, bit-parallel over one king's square
+/// ([`king_words`]): the same propagation as its theory pass, with explicit wins and
+/// losses at any ply up to the count's last, a capture's position valued as a component
+/// values it ([`ComponentSolver::first_state`]: a capture ends the count) where it is
+/// not drawn in theory.
+fn solve_by_words<O>(
+    finished: &O,
+    rules: DrawRules,
+    variant: Variant,
+    signature: Signature,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<RuleTable>, O::Error>
+where
+    O: Finished,
+    O::Error: Send,
+{
+    let context = rules.context(signature).expect("checked by the caller");
+    let pair = PairValues { tables: pair_tables(variant, signature), values: SolvedElsewhere };
+    let oracle = PairOracle { finished, pair: &pair };
+    let cap = context.max_plies(&rules);
+    let solver = ComponentSolver { rules, context, cap, pair: &pair, oracle: &oracle, symmetry: None };
+    let counted = Counted { solver: &solver, finished };
+    let fresh = |n| atomic_array(n, RuleScore::NONE.raw());
+    let solved = king_words::solve_with(finished, variant, signature, &counted, fresh, progress)?;
+    // Split table by table in place, as the theory's scores are (`whole::into_tables`).
+    let mut all: Vec<RuleScore> = solved.state.into_iter().map(|a| RuleScore::from_raw(a.into_inner())).collect();
+    let mut tables = solved.tables;
+    let mut out = Vec::with_capacity(tables.len());
+    while let Some(index) = tables.pop() {
+        let at = all.len() - index.len() as usize;
+        let values = if tables.is_empty() { std::mem::take(&mut all) } else { take_tail(&mut all, at, TAIL_RUN) };
+        out.push(RuleTable { index, values });
+    }
+    out.reverse();
+    Ok(out)
+}
+
+/// The values of a pair solved bit-parallel ([`solve_by_words`]): there only positions
+/// with a capture to make are valued through a [`ComponentSolver`], and a capture leaves
+/// a pair of kings only, so none is ever read here.
+struct SolvedElsewhere;
+
+impl RuleValues for SolvedElsewhere {
+    type Error = std::convert::Infallible;
+
+    fn in_place(&self) -> Option<&[Vec<AtomicU16>]> {
+        None
+    }
+
+    fn get(&self, _table: usize, _index: u64) -> Result<u16, Self::Error> {
+        unreachable!("a capture leaves a pair of kings only")
+    }
+
+    fn put(&self, _table: usize, _first: u64, _values: &[u16]) -> Result<(), Self::Error> {
+        unreachable!("the bit-parallel pass keeps its own values")
+    }
+}
+
+/// Distances within a count for the bit-parallel pass ([`solve_by_words`]).
+struct Counted<'s, 'a, O> {
+    solver: &'s ComponentSolver<'a, O, SolvedElsewhere>,
+    finished: &'a O,
+}
+
+impl<O: Finished> Valuation<O> for Counted<'_, '_, O>
+where
+    O::Error: Send,
+{
+    fn captures(
+        &self,
+        pair: &Pair<'_, O>,
+        positions: &[Position],
+        nodes: &[u64],
+        out: &mut Vec<u16>,
+    ) -> Result<(), O::Error> {
+        let mut moves = MoveList::new();
+        let mut stored = Vec::with_capacity(1);
+        for (position, &node) in positions.iter().zip(nodes) {
+            let (t, index) = pair.locate(node);
+            stored.clear();
+            let run = std::slice::from_ref(position);
+            self.finished.stored_results(pair.tables[t].signature(), index, run, &mut stored)?;
+            // Drawn in theory, drawn under every count.
+            let raw = match stored.first() {
+                Some(Some(Wld::Draw)) => RuleScore::NONE.raw(),
+                _ => self.solver.first_state(position, &mut moves).map_err(never_paused)?,
+            };
+            debug_assert!(raw < PENDING || raw == CANNOT_LOSE, "{}: a capture's position pending", position.fen());
+            out.push(raw);
+        }
+        Ok(())
+    }
+
+    fn decided(&self, ply: u16, won: bool) -> u16 {
+        if won { RuleScore::win(ply) } else { RuleScore::loss(ply) }.raw()
+    }
+
+    fn ply_of(&self, raw: u16) -> Option<(u16, bool)> {
+        RuleScore::from_raw(raw).decided().map(|(wld, plies)| (plies, wld == Wld::Win))
+    }
+
+    fn last_ply(&self) -> u16 {
+        self.solver.cap
+    }
 }
 
 /// As [`solve_rule_pair`], the values kept in `store` (one file per table of the pair,

@@ -523,12 +523,12 @@ pub(crate) fn into_tables(
 }
 
 /// Scores moved at a time by [`take_tail`]: 64 MiB.
-const TAIL_RUN: usize = 1 << 25;
+pub(crate) const TAIL_RUN: usize = 1 << 25;
 
 /// The scores of `all` from `at` on, taken off it `run` at a time from its end, each run
 /// given back to the allocator as it is taken (a large vector shrinks in place): the
 /// move costs one run beside the scores, not a copy of the tail.
-fn take_tail(all: &mut Vec<Score>, at: usize, run: usize) -> Vec<Score> {
+pub(crate) fn take_tail<T: Copy>(all: &mut Vec<T>, at: usize, run: usize) -> Vec<T> {
     let mut runs = Vec::new();
     while all.len() > at {
         let start = at.max(all.len().saturating_sub(run.max(1)));
