@@ -63,9 +63,11 @@ impl Job {
 /// tables of 0321+2103, 0222+2202 and 0312+1203 1.1-1.4 M (0510+1005 1.3 M); kings only,
 /// the seven-piece 0205+0502 built alone by symmetry on the same kind of VM (theory
 /// 775.9 s, `fmjd` rule tables 618.3 s for 4.2 G positions on 2 threads: 2.7 M and 3.4 M
-/// a thread), which gives 0106+0601's build (its theory bit-parallel) 464 s against the
-/// 485.1 s measured (docs/cluster.md). Six-piece pairs of kings run faster than that a
-/// position (0204+0402's theory and rule tables in 91 s, not the 158 s these say).
+/// a thread); one king against kings, solved bit-parallel, the seven-piece 0106+0601
+/// (`kabe generate --closure 0106` alone: theory 232.8 s, `fmjd` 131.0 s for 1.4 G
+/// positions: 3.0 M and 5.3 M a thread; 0105+0501 at six pieces runs 20% faster). Six-piece
+/// pairs of kings run faster than that a position (0204+0402's theory and rule tables in
+/// 91 s, not the 158 s these say).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rates {
     /// Theory positions a second per thread, a pair with men.
@@ -77,6 +79,11 @@ pub struct Rates {
     pub rules_per_thread: f64,
     /// Rule positions a second per thread, kings only (one component, the whole pair).
     pub kings_rules_per_thread: f64,
+    /// Theory positions a second per thread, one king against kings (solved
+    /// bit-parallel, `crate::solve::king_words`).
+    pub words_theory_per_thread: f64,
+    /// Rule positions a second per thread, one king against kings (bit-parallel too).
+    pub words_rules_per_thread: f64,
     /// Seconds every job spends starting, checking its inputs and writing.
     pub overhead: f64,
     /// How a pair's build speeds up with threads beyond the two the rates were measured
@@ -118,6 +125,8 @@ impl Default for Rates {
             kings_theory_per_thread: 2.7e6,
             rules_per_thread: 1.3e6,
             kings_rules_per_thread: 3.4e6,
+            words_theory_per_thread: 3.0e6,
+            words_rules_per_thread: 5.3e6,
             overhead: 0.5,
             scaling: MEASURED_SCALING,
         }
@@ -269,20 +278,19 @@ fn job(
             outputs.push((*sig, Metric::Rules(rules.set)));
         }
     }
+    let by_words = crate::solve::king_words::pays_off(&variant, pair[0]);
     let theory_bytes = crate::solve::whole::whole_state_bytes(positions).max(
         // One king against kings is solved bit-parallel where this much fits (the rate
         // below assumes it).
-        if crate::solve::king_words::pays_off(&variant, pair[0]) {
-            crate::solve::king_words::working_bytes(variant, pair[0])
-        } else {
-            0
-        },
+        if by_words { crate::solve::king_words::working_bytes(variant, pair[0]) } else { 0 },
     );
     // Sized as the build sizes it (`pair_state_bytes`), whether or not it makes rule tables.
     let rule_bytes = rule_pair_bytes(variant, &pair);
     let kings_only = pair[0].white_men == 0 && pair[0].black_men == 0;
     let t = rates.effective_threads(threads);
-    let (theory_rate, rule_rate) = if kings_only {
+    let (theory_rate, rule_rate) = if by_words {
+        (rates.words_theory_per_thread * t, rates.words_rules_per_thread * t)
+    } else if kings_only {
         (rates.kings_theory_per_thread * t, rates.kings_rules_per_thread * t)
     } else {
         (rates.theory_per_thread * t, rates.rules_per_thread * t)
