@@ -110,7 +110,7 @@ fn check_signature(
             let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
             let n = range.end - range.start;
             for (at, position) in range.clone().zip(index.positions(range)) {
-                // Of a class of kings, the member of least index derives the class.
+                // Of a class of kings, its canonical member derives the class.
                 let members = match &classes {
                     Some(classes) => match classes.members_if_canonical(index, at, &position) {
                         Some(members) => members,

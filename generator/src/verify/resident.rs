@@ -127,7 +127,7 @@ fn resident_together(
                     let capture = CaptureTest::new(&position);
                     // Copied only where both values are derived: a stored one is read.
                     let derived = !capture.held_by(dtw_file) && !capture.held_by(rule_file);
-                    if derived && classes.as_ref().is_some_and(|k| k.canonical_index(index, at, &position) < at) {
+                    if derived && classes.as_ref().is_some_and(|k| !k.is_canonical(&position)) {
                         Marked::mark(marks, offset);
                         continue;
                     }
@@ -225,7 +225,7 @@ fn fill_resident<T: Copy + Default + Send + Sync>(
             let range = start..start + out.len() as u64;
             for (offset, (at, position)) in range.clone().zip(index.positions(range)).enumerate() {
                 let capture = CaptureTest::new(&position);
-                if !stored(&capture) && classes.as_ref().is_some_and(|k| k.canonical_index(index, at, &position) < at) {
+                if !stored(&capture) && classes.as_ref().is_some_and(|k| !k.is_canonical(&position)) {
                     Marked::mark(marks, offset);
                     continue;
                 }

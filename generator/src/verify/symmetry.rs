@@ -5,10 +5,11 @@
 //! king move and capture; men move forwards and break all three).
 //!
 //! So the check derives from its successors the values of one member of each class, the
-//! one of least index, and compares every other member's stored values with what it
-//! derived. That is the same proof as deriving each: if every stored value of a class
-//! equals the value its canonical member derives, each member's stored value agrees
-//! with its own successors, which are the images of the canonical member's.
+//! first in an order of its own (by the kings' squares, no ranking), and compares every
+//! other member's stored values with what it derived. That is the same proof as
+//! deriving each: if every stored value of a class equals the value its canonical
+//! member derives, each member's stored value agrees with its own successors, which are
+//! the images of the canonical member's.
 //!
 //! The maps are the verifier's own, made here from each square's row and column; the
 //! solver's symmetry pass is not used, so a wrong map on either side shows as a
@@ -85,31 +86,53 @@ impl KingClasses {
         image
     }
 
-    /// The images of `position` (kings only) under the three maps.
-    pub(super) fn images(&self, position: &Position) -> [SquareSets; 3] {
-        let sets = position.square_sets();
-        std::array::from_fn(|map| SquareSets {
+    /// The image of a position of kings only (its square sets `sets`) under map `map`.
+    fn image_sets(&self, map: usize, sets: &SquareSets) -> SquareSets {
+        SquareSets {
             white_men: 0,
             white_kings: self.image_of(map, sets.white_kings),
             black_men: 0,
             black_kings: self.image_of(map, sets.black_kings),
-        })
+        }
     }
 
-    /// The indices in `index` of the images of `position`.
-    fn image_indices(&self, index: &MaterialIndex, position: &Position) -> [u64; 3] {
-        self.images(position).map(|image| index.index_of_sets(&image))
+    /// The images of `position` (kings only) under the three maps.
+    #[cfg(test)]
+    fn images(&self, position: &Position) -> [SquareSets; 3] {
+        let sets = position.square_sets();
+        std::array::from_fn(|map| self.image_sets(map, &sets))
+    }
+
+    /// Where a position of kings only (its square sets) stands in the order that picks
+    /// each class's canonical member: by its white kings' squares as a number, then its
+    /// black kings'. Any total order of positions would do; this one needs no ranking,
+    /// so that the three positions in four that are not canonical cost two lookups a king.
+    fn order_key(sets: &SquareSets) -> (u64, u64) {
+        (sets.white_kings, sets.black_kings)
+    }
+
+    /// Whether `position` is its class's canonical member: no image comes before it.
+    pub(super) fn is_canonical(&self, position: &Position) -> bool {
+        let sets = position.square_sets();
+        let own = Self::order_key(&sets);
+        (0..3).all(|map| Self::order_key(&self.image_sets(map, &sets)) >= own)
     }
 
     /// The other members of the class of `position` (index `at` of `index`) when it is
-    /// the class's canonical member, the one of least index; `None` when another member
-    /// is, which derives the class.
+    /// the class's canonical member; `None` when another member is, which derives the
+    /// class.
     pub(super) fn members_if_canonical(&self, index: &MaterialIndex, at: u64, position: &Position) -> Option<Members> {
+        if !self.is_canonical(position) {
+            return None;
+        }
+        let sets = position.square_sets();
         let mut members = Members::NONE;
-        for image_at in self.image_indices(index, position) {
-            if image_at < at {
-                return None;
+        for map in 0..3 {
+            let image = self.image_sets(map, &sets);
+            if image == sets {
+                continue;
             }
+            let image_at = index.index_of_sets(&image);
             if image_at != at && !members.indices().contains(&image_at) {
                 members.at[members.len] = image_at;
                 members.len += 1;
@@ -120,7 +143,12 @@ impl KingClasses {
 
     /// The index of the canonical member of the class of `position` (index `at`).
     pub(super) fn canonical_index(&self, index: &MaterialIndex, at: u64, position: &Position) -> u64 {
-        self.image_indices(index, position).into_iter().fold(at, u64::min)
+        let sets = position.square_sets();
+        let least = (0..3).map(|map| self.image_sets(map, &sets)).min_by_key(Self::order_key);
+        match least {
+            Some(image) if Self::order_key(&image) < Self::order_key(&sets) => index.index_of_sets(&image),
+            _ => at,
+        }
     }
 }
 
@@ -205,6 +233,36 @@ mod tests {
                 let squares = width * width / 2;
                 assert!((0..squares).all(|s| classes.maps[map][usize::from(classes.maps[map][usize::from(s)])] == s));
                 assert!((0..squares).any(|s| classes.maps[map][usize::from(s)] != s));
+            }
+        }
+    }
+
+    /// Each class of a small table of kings has exactly one canonical member, whose
+    /// members are the class's other indices, and which every member names.
+    #[test]
+    fn each_class_has_one_canonical_member_that_every_member_names() {
+        for variant in [Variant::INTERNATIONAL, Variant::RUSSIAN] {
+            let signature = Signature::new(0, 2, 0, 1);
+            let index = MaterialIndex::new(variant, signature).expect("a table of kings");
+            let classes = KingClasses::of(&variant, signature).expect("kings only have classes");
+            let mut derived_by = vec![u64::MAX; index.len() as usize];
+            for (at, position) in (0..index.len()).zip(index.positions(0..index.len())) {
+                if let Some(members) = classes.members_if_canonical(&index, at, &position) {
+                    assert!(classes.is_canonical(&position));
+                    for &member in members.indices().iter().chain([&at]) {
+                        assert_eq!(derived_by[member as usize], u64::MAX, "{} in two classes", position.fen());
+                        derived_by[member as usize] = at;
+                    }
+                }
+            }
+            for (at, position) in (0..index.len()).zip(index.positions(0..index.len())) {
+                assert_ne!(derived_by[at as usize], u64::MAX, "{} in no class", position.fen());
+                assert_eq!(
+                    classes.canonical_index(&index, at, &position),
+                    derived_by[at as usize],
+                    "{}",
+                    position.fen()
+                );
             }
         }
     }
