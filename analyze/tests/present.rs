@@ -175,6 +175,23 @@ fn a_collection_of_compositions() {
     assert_snapshot("collection.txt", &both(&collection, &collection.to_json()));
 }
 
+/// A composition whose published key is not the first key found: its cooks are the
+/// other keys, in JSON as in the text.
+#[test]
+fn cooks_are_the_keys_other_than_the_published_one() {
+    let tb = tables();
+    let rules = kabe_probe::DrawRules::new(kabe_probe::DrawRuleSet::Fmjd, &Variant::INTERNATIONAL);
+    let pdn = "[Result \"1-0\"]\n[SetUp \"1\"]\n[FEN \"W:W28,K46:BK5\"]\n\n1. 28-23 1-0\n";
+    let game = PdnReader::new(pdn.as_bytes()).next().expect("a game").expect("read");
+    let replayed = replay("test.pdn", &game, None).expect("replayed");
+    let budget = Budget { nodes: 20_000, time: None };
+    let composition = Composition::check("test.pdn", &game, &replayed, &tb, &rules, None, budget).expect("checked");
+    let json = composition.to_json();
+    assert_eq!(json["keys"], serde_json::json!(["28-22", "28-23", "46-32"]));
+    assert_eq!(json["solution"]["published_key"], "28-23");
+    assert_eq!(json["cooks"], serde_json::json!(["28-22", "46-32"]));
+}
+
 /// Two games in the tables: won as best play wins, and a win thrown away.
 const GAMES: &str = r#"[Event "Best play"]
 [White "A"]
