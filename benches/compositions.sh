@@ -22,7 +22,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes=(--nodes "$2"); shift 2 ;;
     --variant) variant=$2; shift 2 ;;
-    --doc) doc=(--doc "$2"); shift 2 ;;
+    --doc)
+      # Checked before the searches, which take minutes.
+      grep -q '<!-- compositions.sh: figures -->' "$2" 2>/dev/null || { echo "compositions.sh: --doc $2: no such page, or no marked sections in it" >&2; exit 2; }
+      doc=(--doc "$2"); shift 2 ;;
     *) files+=("$1"); shift ;;
   esac
 done

@@ -111,7 +111,10 @@ def sections(out, machine, tables, files):
 
 
 def write_doc(path, parts):
-    text = open(path).read()
+    try:
+        text = open(path).read()
+    except OSError as e:
+        sys.exit(f"{path}: {e.strerror}")
     for name, lines in parts.items():
         pattern = re.compile(
             rf"(<!-- compositions.sh: {name} -->\n).*?(<!-- compositions.sh: end -->)", re.DOTALL
