@@ -121,8 +121,9 @@ impl Composition {
         j["verdict"] = json!(c.verdict());
         j["solution"] = solution_json(&c.solution);
         // Against a published key the cooks are the other keys, whichever was proved first.
-        if let Some(published) = c.solution.published_key.as_deref().filter(|k| c.proof.keys().any(|m| m.text == *k)) {
-            j["cooks"] = json!(c.proof.keys().map(|m| m.text.as_str()).filter(|k| *k != published).collect::<Vec<_>>());
+        let keys: Vec<&str> = c.proof.keys().map(|m| m.text.as_str()).collect();
+        if let Some(published) = c.solution.published_key.as_deref().filter(|k| keys.contains(k)) {
+            j["cooks"] = json!(keys.iter().filter(|k| **k != published).collect::<Vec<_>>());
         }
         j
     }

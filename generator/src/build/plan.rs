@@ -64,7 +64,8 @@ impl Job {
 /// the seven-piece 0205+0502 built alone by symmetry on the same kind of VM (theory
 /// 775.9 s, `fmjd` rule tables 618.3 s for 4.2 G positions on 2 threads: 2.7 M and 3.4 M
 /// a thread) and 0304+0403's rule tables (861.8 s for 7.0 G: 4.05 M a thread), the rule
-/// rate taken between the two (3.7 M: 0205's 8% under, 0304's 10% over); one king against kings, solved bit-parallel, the seven-piece 0106+0601
+/// rate taken between the two (3.7 M: 0205's 8% under, 0304's 10% over); one king
+/// against kings, solved bit-parallel, the seven-piece 0106+0601
 /// (`kabe generate --closure 0106` alone: theory 232.8 s, `fmjd` 131.0 s for 1.4 G
 /// positions: 3.0 M and 5.3 M a thread; 0105+0501 at six pieces runs 20% faster). Six-piece
 /// pairs of kings run faster than that a position (0204+0402's theory and rule tables in

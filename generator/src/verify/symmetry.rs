@@ -122,13 +122,13 @@ impl KingClasses {
     /// the class's canonical member; `None` when another member is, which derives the
     /// class.
     pub(super) fn members_if_canonical(&self, index: &MaterialIndex, at: u64, position: &Position) -> Option<Members> {
-        if !self.is_canonical(position) {
+        let sets = position.square_sets();
+        let images: [SquareSets; 3] = std::array::from_fn(|map| self.image_sets(map, &sets));
+        if images.iter().any(|image| Self::order_key(image) < Self::order_key(&sets)) {
             return None;
         }
-        let sets = position.square_sets();
         let mut members = Members::NONE;
-        for map in 0..3 {
-            let image = self.image_sets(map, &sets);
+        for image in images {
             if image == sets {
                 continue;
             }
