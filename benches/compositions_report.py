@@ -19,6 +19,7 @@ import os
 import re
 import statistics
 import sys
+import tempfile
 
 
 def verdict(c):
@@ -123,8 +124,11 @@ def write_doc(path, parts):
             sys.exit(f"{path}: no section `<!-- compositions.sh: {name} -->` ... `<!-- compositions.sh: end -->`")
         body = "\n".join(lines) + "\n"
         text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text, count=1)
-    with open(path, "w") as f:
+    # A new file beside the page, renamed over it: an interrupted run leaves the page whole.
+    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
         f.write(text)
+    os.replace(temporary, path)
 
 
 def main():
