@@ -128,6 +128,7 @@ def write_doc(path, parts):
     fd, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
     with os.fdopen(fd, "w") as f:
         f.write(text)
+    os.chmod(temporary, os.stat(path).st_mode & 0o777)
     os.replace(temporary, path)
 
 
