@@ -16,7 +16,7 @@ pub struct Budget {
 impl Budget {
     /// Bytes a node of a search may take: its own, and while the arena grows by
     /// doubling, room for its copy (the search asserts at compile time that its nodes fit).
-    pub const NODE_BYTES: usize = 224;
+    pub const NODE_BYTES: usize = 232;
     /// The longest time a search may be given, in seconds: 30 days.
     pub const MAX_SECONDS: f64 = 30.0 * 24.0 * 3600.0;
 

@@ -41,15 +41,21 @@ impl BeyondTables {
     /// most `reach + 1` pieces, counted and ordered most met first (then by name), at
     /// most `most` of them.
     pub(crate) fn count<'p>(positions: impl Iterator<Item = &'p Position>, most: usize) -> Vec<BeyondTables> {
-        let mut counts = std::collections::BTreeMap::<String, usize>::new();
+        // Counted by signature and named once each: an unresolved search has up to a
+        // budget's worth of open nodes, and naming each cost more than the search's end.
+        let mut counts = std::collections::BTreeMap::<(Signature, Signature), usize>::new();
         for p in positions {
             let s = Signature::of(p);
-            let (a, b) = if s <= s.flipped() { (s, s.flipped()) } else { (s.flipped(), s) };
-            let material = if a == b { a.to_string() } else { format!("{a}+{b}") };
-            *counts.entry(material).or_default() += 1;
+            let pair = if s <= s.flipped() { (s, s.flipped()) } else { (s.flipped(), s) };
+            *counts.entry(pair).or_default() += 1;
         }
-        let mut out: Vec<BeyondTables> =
-            counts.into_iter().map(|(material, positions)| BeyondTables { material, positions }).collect();
+        let mut out: Vec<BeyondTables> = counts
+            .into_iter()
+            .map(|((a, b), positions)| {
+                let material = if a == b { a.to_string() } else { format!("{a}+{b}") };
+                BeyondTables { material, positions }
+            })
+            .collect();
         out.sort_by(|x, y| y.positions.cmp(&x.positions).then_with(|| x.material.cmp(&y.material)));
         out.truncate(most);
         out
