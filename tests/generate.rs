@@ -82,6 +82,7 @@ fn verify_counts_rule_tables_by_kind_and_fails_on_an_emptied_one() {
     // Of each pair's two files of a kind one holds the values, the other is found by search.
     assert!(text.contains("48 files (16 dtw, 16 fmjd, 16 wld; 21 found by search)"), "{text}");
     assert!(text.contains("309776 rule-table values; 0 disagreements, 0 bad files"), "{text}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"), "{}", String::from_utf8_lossy(&out.stderr));
     // A second run finds every pair in the ledger, verified against the same files.
     let out = kabe(&["verify", "--variant", "international", "--tables", d]);
     let text = String::from_utf8_lossy(&out.stdout);

@@ -68,8 +68,8 @@ pub use verify::manifest::{
 pub use verify::statistics::{RuleStats, TableStats};
 pub use verify::stats_report::StatsReport;
 pub use verify::{
-    positions_to_verify, recorded_statistics, tables_in, verify, verify_with, Disagreement, RuleDisagreement,
-    VerifyOptions, VerifyReport, LEDGER_NAME,
+    pairs_too_large_to_hold, positions_to_verify, recorded_statistics, tables_in, verify, verify_with, Disagreement,
+    RuleDisagreement, VerifyOptions, VerifyReport, LEDGER_NAME,
 };
 
 /// The rules crate the generator builds on, for callers that have no direct dependency.

@@ -7,8 +7,8 @@ use std::fs;
 use std::path::Path;
 
 use kabe_generator::{
-    build, build_rules, keep_one_side, solve_all, table_bytes, table_path, verify, verify_with, write_rule_table,
-    BuildSummary, DroppedFiles, RuleTable, SolvedTable, VerifyOptions,
+    build, build_rules, keep_one_side, pairs_too_large_to_hold, solve_all, table_bytes, table_path, verify,
+    verify_with, write_rule_table, BuildSummary, DroppedFiles, RuleTable, SolvedTable, VerifyOptions,
 };
 use kabe_probe::internal::MaterialIndex;
 use kabe_probe::table::{Metric, TableError, TableFile};
@@ -184,6 +184,31 @@ fn verify_finds_a_wrong_value_behind_a_valid_checksum() {
     assert!(!report.ok());
     assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
     assert!(report.disagreements.iter().any(|d| d.fen == fen && d.signature == sig), "{:?}", report.disagreements);
+}
+
+/// The pairs a memory cannot hold are named with three bytes a position of both members,
+/// none where it can, and only those asked for.
+#[test]
+fn verify_names_the_pairs_too_large_to_hold() {
+    let dir = temp_dir("verify-too-large");
+    let v = Variant::RUSSIAN;
+    build_quietly(&dir);
+    let all = pairs_too_large_to_hold(&dir, v, None, 0).expect("read");
+    let pair = |a: Signature| {
+        let need = 3
+            * (MaterialIndex::new(v, a).expect("index").len()
+                + MaterialIndex::new(v, a.flipped()).expect("index").len());
+        let (x, y) = if a <= a.flipped() { (a, a.flipped()) } else { (a.flipped(), a) };
+        (format!("{x}+{y}"), need)
+    };
+    let kings = Signature::new(0, 2, 0, 1);
+    assert!(all.contains(&pair(kings)), "{all:?}");
+    assert_eq!(all.len(), 9, "the pairs of a 2-3 set of men and kings: {all:?}");
+    let (_, need) = pair(kings);
+    let one = pairs_too_large_to_hold(&dir, v, Some(&[kings, kings.flipped()]), need as usize - 1).expect("read");
+    assert_eq!(one, vec![pair(kings)]);
+    assert!(pairs_too_large_to_hold(&dir, v, Some(&[kings, kings.flipped()]), need as usize).expect("read").is_empty());
+    assert!(pairs_too_large_to_hold(&dir, v, None, usize::MAX).expect("read").is_empty());
 }
 
 #[test]

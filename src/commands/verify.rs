@@ -70,10 +70,40 @@ pub fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         max_reported: args.show as usize,
         ledger: !args.again,
     };
+    let too_large = kabe_generator::pairs_too_large_to_hold(&dir, variant, only, resident)
+        .with_context(|| format!("reading {}", dir.display()))?;
+    for (pair, need) in too_large {
+        bar.suspend(|| {
+            eprintln!(
+                "kabe: warning: {pair} needs {} held (three bytes a position) and --memory {} leaves {}: it is \
+                 checked through the block cache, many times slower (unless the ledger records it verified); \
+                 --memory {} holds it",
+                gib(need),
+                gib(budget.bytes),
+                gib(resident as u64),
+                gib(memory_holding(need)),
+            )
+        });
+    }
     let report = kabe_generator::verify_with(&dir, variant, &options, &|n| bar.inc(n))?;
     bar.finish_and_clear();
     print_report(&report, &dir.join(variant.name).join(LEDGER_NAME))?;
     Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// `21.1G`: bytes in GiB, a tenth rounded up (what `--memory` takes).
+fn gib(bytes: u64) -> String {
+    format!("{:.1}G", (bytes as f64 / (1u64 << 30) as f64 * 10.0).ceil() / 10.0)
+}
+
+/// The least `--memory` whose part beside the block cache holds `need` bytes.
+fn memory_holding(need: u64) -> u64 {
+    // The cache takes an eighth, from 32 MiB to 1 GiB (MemoryBudget::cache_bytes).
+    let mut memory = need + (32 << 20);
+    while memory - (MemoryBudget::new(memory).cache_bytes() as u64) < need {
+        memory += 16 << 20;
+    }
+    memory
 }
 
 /// What the verification found: warnings about the ledger on stderr, then every bad file,
@@ -151,4 +181,23 @@ fn print_report(report: &kabe_generator::VerifyReport, ledger_path: &std::path::
         report.bad_files.len()
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The memory named holds the pair beside its block cache, and 16 MiB less would not.
+    #[test]
+    fn the_memory_named_is_the_least_that_holds_the_pair() {
+        for need in [1u64 << 20, 200 << 20, 7 << 30, 22_653_781_920, 100 << 30] {
+            let memory = memory_holding(need);
+            let beside_cache = |m: u64| m.saturating_sub(MemoryBudget::new(m).cache_bytes() as u64);
+            assert!(beside_cache(memory) >= need, "{need}");
+            assert!(beside_cache(memory - (16 << 20)) < need, "{need}");
+        }
+        // 0511+1105: 7,551,260,640 positions.
+        assert_eq!(gib(22_653_781_920), "21.1G");
+        assert_eq!(gib(memory_holding(22_653_781_920)), "22.1G");
+    }
 }

@@ -132,6 +132,31 @@ pub fn positions_to_verify(dir: &Path, variant: Variant, only: Option<&[Signatur
         .sum())
 }
 
+/// The pairs [`verify_with`] derives for `only` (every pair when `None`; a pair the ledger
+/// records as verified is skipped there, and named here all the same) whose values
+/// `resident_bytes` cannot hold, three bytes a position, each with the bytes it needs:
+/// such a pair is checked through the block cache, each left-out successor searched
+/// where it is met, many times slower. What a caller warns of before hours go by.
+pub fn pairs_too_large_to_hold(
+    dir: &Path,
+    variant: Variant,
+    only: Option<&[Signature]>,
+    resident_bytes: usize,
+) -> std::io::Result<Vec<(String, u64)>> {
+    let mut pairs: BTreeMap<Signature, Vec<Signature>> = BTreeMap::new();
+    for &sig in tables_in(dir, &variant)?.keys().filter(|s| only.is_none_or(|o| o.contains(s))) {
+        pairs.entry(sig.min(sig.flipped())).or_default().push(sig);
+    }
+    Ok(pairs
+        .into_values()
+        .filter_map(|members| {
+            let positions: u64 = members.iter().filter_map(|s| MaterialIndex::new(variant, *s)).map(|i| i.len()).sum();
+            let need = positions * tables::RESIDENT_BYTES_PER_POSITION;
+            (need > resident_bytes as u64).then(|| (pair_name(&members), need))
+        })
+        .collect())
+}
+
 /// As [`verify`], as `options` say. A rule table is expected for every signature whose
 /// material keeps one under its set ([`DrawRules::context`]), up to the most pieces of
 /// that set's tables present: one that is missing is a bad file.

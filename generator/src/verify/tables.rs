@@ -169,4 +169,4 @@ impl Tables {
 }
 
 /// Bytes a resident pair takes a position: DTW (two) and one rule set (one).
-const RESIDENT_BYTES_PER_POSITION: u64 = 3;
+pub(super) const RESIDENT_BYTES_PER_POSITION: u64 = 3;
