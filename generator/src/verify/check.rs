@@ -16,7 +16,9 @@ use rayon::prelude::*;
 use crate::verify::counting::{count_pair_rules, count_theory};
 use crate::verify::reader::Gap;
 use crate::verify::report::{Disagreement, Findings, RuleDisagreement};
-use crate::verify::resident::{hold_inputs, hold_resident_dtw, hold_resident_rules, hold_resident_together};
+use crate::verify::resident::{
+    hold_inputs, hold_lone_king_inputs, hold_resident_dtw, hold_resident_rules, hold_resident_together,
+};
 use crate::verify::statistics::{RuleStats, TableStats};
 use crate::verify::successors::CaptureTest;
 use crate::verify::symmetry::{KingClasses, Members};
@@ -40,17 +42,26 @@ pub(super) fn derive_pair(
 ) -> Option<(Vec<(Signature, TableStats)>, Vec<(Signature, DrawRuleSet, RuleStats)>)> {
     tables.forget_lazy(pair);
     hold_inputs(tables, variant, pair, resident_bytes);
+    let rule_sets: Vec<DrawRuleSet> = tables.rules.keys().copied().collect();
+    let one_set = match rule_sets[..] {
+        [set] => Some(DrawRules::new(set, &variant)),
+        _ => None,
+    };
+    if rule_sets.len() <= 1 {
+        hold_lone_king_inputs(tables, variant, one_set.as_ref(), pair, resident_bytes, cache, findings);
+    }
     let needed = tables.resident_need(pair);
     let resident = needed <= resident_bytes as u64;
     if tables.resident_bytes() + needed > resident_bytes as u64 {
         tables.forget_kept();
     }
+    // What is left beside the pair's values for a copy of part of them (lanes).
+    let lane_room = (resident_bytes as u64).saturating_sub(tables.resident_bytes() + needed);
     // With one rule set, the pair's DTW and rule values are held in one pass where they can be.
-    let rule_sets: Vec<DrawRuleSet> = tables.rules.keys().copied().collect();
     let together = resident
-        && matches!(rule_sets[..], [set] if hold_resident_together(tables, &DrawRules::new(set, &variant), pair, cache, findings));
+        && one_set.is_some_and(|rules| hold_resident_together(tables, &rules, pair, cache, findings, lane_room));
     if resident && !together {
-        hold_resident_dtw(tables, pair, cache, findings);
+        hold_resident_dtw(tables, pair, cache, findings, lane_room);
     }
     let theory_stats: Vec<(Signature, TableStats)> = if pair.iter().all(|s| tables.resident_dtw.contains_key(s)) {
         pair.iter().map(|s| (*s, count_theory(&tables.resident_dtw[s]))).collect()

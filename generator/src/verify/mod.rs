@@ -22,8 +22,9 @@
 //! figures); `worker` (one worker's reader and successors); `rule_values` (rule values
 //! and the rule oracle); `reader` (blocks read, and DTW values); `successors` (where
 //! positions lie); `symmetry` (the classes of positions of kings only, derived once);
-//! `tables` (the files, and what is held of them). `report` (what is
-//! found) lies below every room that says what it finds.
+//! `lanes` (a table of kings against a lone king held lane by lane from its flip's
+//! values); `tables` (the files, and what is held of them). `report` (what is found)
+//! lies below every room that says what it finds.
 
 pub mod figures;
 pub mod manifest;
@@ -34,6 +35,7 @@ mod unfinished;
 
 mod check;
 mod counting;
+mod lanes;
 mod ledger;
 mod reader;
 mod report;

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicU16, Ordering};
 
 use kabe_probe::internal::successors;
-use kabe_probe::internal::table::{decode_entry, BlockReader};
+use kabe_probe::internal::table::{decode_entry, BlockKey, BlockReader};
 use kabe_probe::table::{Metric, TableError, TableFile};
 use kabe_probe::{Position, Score, Signature};
 
@@ -38,6 +38,13 @@ fn table_number(sig: Signature, metric: Metric) -> u32 {
 /// other table of its pair), and spare successor lists.
 pub(super) struct Reader<'a> {
     blocks: &'a BlockReader,
+    /// The blocks read last, a few tables' (a position's DTW and rule values are read
+    /// together), kept: a fill reads a stored table's entries in a row, and a lookup in
+    /// the shared cache for each was a tenth of a one-king pair's check.
+    /// A slot not filled yet holds no block under a key no block has.
+    last: [(BlockKey, std::sync::Arc<[u8]>); LAST_BLOCKS],
+    /// The slot of `last` to fill next.
+    next_slot: usize,
     /// Successor lists of the searches below a left-out position, kept to spare their
     /// allocations (one per level of the search).
     spare: Vec<Successors>,
@@ -45,7 +52,8 @@ pub(super) struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     pub(super) fn new(blocks: &'a BlockReader) -> Reader<'a> {
-        Reader { blocks, spare: Vec::new() }
+        let empty = (BlockKey::MAX, std::sync::Arc::from(&[][..]));
+        Reader { blocks, last: std::array::from_fn(|_| empty.clone()), next_slot: 0, spare: Vec::new() }
     }
 
     /// The entry at `at` of `file`, read by `decode`; `Ok(None)` past the table's end.
@@ -60,7 +68,21 @@ impl<'a> Reader<'a> {
         if at >= header.positions {
             return Ok(None);
         }
-        self.blocks.entry_at(table_number(sig, header.metric), file, at, decode).map(Some)
+        let table = table_number(sig, header.metric);
+        let per = header.block_positions as u64;
+        let key = ((table as u64) << 32) | (at / per);
+        let slot = match self.last.iter().position(|(last, _)| *last == key) {
+            Some(slot) => slot,
+            None => {
+                let slot = self.next_slot;
+                self.next_slot = (slot + 1) % LAST_BLOCKS;
+                let (key, bytes, _) = self.blocks.block_at(table, file, at)?;
+                self.last[slot] = (key, bytes);
+                slot
+            }
+        };
+        let bytes = &self.last[slot].1;
+        decode(bytes, (at % per) as usize).ok_or_else(|| TableError::undefined_value(file.path(), at)).map(Some)
     }
 
     pub(super) fn value(&mut self, sig: Signature, file: &TableFile, at: u64) -> Result<Option<Score>, TableError> {
@@ -68,6 +90,9 @@ impl<'a> Reader<'a> {
         self.entry(sig, file, at, |bytes, i| decode_entry(header, bytes, i))
     }
 }
+
+/// Blocks a [`Reader`] keeps at hand.
+const LAST_BLOCKS: usize = 4;
 
 /// Why a value could not be found while verifying.
 pub(super) enum Gap {

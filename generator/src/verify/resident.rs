@@ -12,11 +12,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use kabe_probe::internal::table::{rule_code, BlockReader};
 use kabe_probe::internal::MaterialIndex;
 use kabe_probe::table::{TableError, TableFile};
-use kabe_probe::{DrawRuleSet, DrawRules, RuleScore, Score, Signature, Variant};
+use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score, Signature, Variant};
 use rayon::prelude::*;
 
 use crate::finished::working::tables_read;
 use crate::pair::TablePair;
+use crate::verify::lanes::{LoneKingLanes, RuleMerits};
 use crate::verify::reader::Gap;
 use crate::verify::report::Findings;
 use crate::verify::successors::CaptureTest;
@@ -54,6 +55,50 @@ pub(super) fn hold_inputs(tables: &mut Tables, variant: Variant, pair: &[Signatu
     tables.lazy_room.set_limit(room);
 }
 
+/// Before `pair` is derived, holds resident each pair it reads ([`tables_read`]) of kings
+/// against a lone king whose lone king's side stores its values and whose other side
+/// leaves them out, where the room left beside `pair` and the values held takes both
+/// sides and the lanes' copy: that side is then filled lane by lane ([`lane_fill`]), in
+/// a fraction of the time its positions, met one by one through `pair`'s captures, take
+/// when held lazily (most of a one-king pair's check alone, 0105+0501's by 0104+0401).
+/// `rules`: the one rule set whose values are held with the DTW values, if any.
+pub(super) fn hold_lone_king_inputs(
+    tables: &mut Tables,
+    variant: Variant,
+    rules: Option<&DrawRules>,
+    pair: &[Signature],
+    resident_bytes: usize,
+    cache: &BlockReader,
+    findings: &Findings,
+) {
+    let Some(&first) = pair.first() else { return };
+    let read = tables_read(variant, &[TablePair::of(first)], |sig| tables.searched_whole(sig));
+    for lone in read {
+        let stored = lone.flipped();
+        let by_search = tables.dtw.get(&lone).is_some_and(|f| f.header().by_search());
+        if !by_search || pair.contains(&lone) || tables.resident_dtw.contains_key(&lone) {
+            continue;
+        }
+        let Some(shape) = LoneKingLanes::new(variant, lone) else { continue };
+        let inputs = [stored, lone];
+        let room = (resident_bytes as u64).saturating_sub(tables.resident_bytes() + tables.resident_need(pair));
+        let need = tables.resident_need(&inputs) + shape.transposed_bytes(rules.is_some());
+        if need > room || tables.dtw.get(&stored).is_none_or(|f| f.header().by_search()) {
+            continue;
+        }
+        tables.forget_lazy(&inputs);
+        let lane_room = room - tables.resident_need(&inputs);
+        let together =
+            rules.is_some_and(|rules| hold_resident_together(tables, rules, &inputs, cache, findings, lane_room));
+        if !together {
+            hold_resident_dtw(tables, &inputs, cache, findings, lane_room);
+        }
+        // The values held lazily have that much less room.
+        let room = (resident_bytes as u64).saturating_sub(tables.held_bytes() + tables.resident_need(pair));
+        tables.lazy_room.set_limit(room);
+    }
+}
+
 /// Holds the DTW and the `rules` values of `pair` resident in one pass over each member,
 /// its successors made and placed once for both kinds, and keeps the rule values with
 /// those kept before; `false` (nothing done) where the two kinds do not store the same
@@ -65,6 +110,7 @@ pub(super) fn hold_resident_together(
     pair: &[Signature],
     cache: &BlockReader,
     findings: &Findings,
+    lane_room: u64,
 ) -> bool {
     let Some(rule_files) = tables.rules.get(&rules.set) else { return false };
     let order = stored_first(pair, &tables.dtw);
@@ -73,7 +119,7 @@ pub(super) fn hold_resident_together(
     }
     tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
     for sig in order {
-        match resident_together(tables, rules, sig, cache) {
+        match resident_together(tables, rules, sig, cache, lane_room) {
             Ok(Some((dtw, rule_values))) => {
                 tables.resident_dtw.insert(sig, dtw);
                 if let (Some(values), Some((_, resident))) = (rule_values, tables.resident_rules.as_mut()) {
@@ -93,19 +139,27 @@ pub(super) fn hold_resident_together(
 /// A table's resident DTW values, and its rule values where it keeps a rule table.
 type DtwAndRules = (Vec<u16>, Option<Vec<u8>>);
 
+/// A rule set, the count of a table's material under it, and the table's rule file.
+type RuleFile<'t> = (&'t DrawRules, kabe_probe::rules::Context, &'t TableFile);
+
 /// Every DTW value of `sig` and, where it keeps a rule table, every rule value under
 /// `rules`, as [`resident_dtw`] and [`resident_rules`] give them, in one pass: a
-/// left-out position's successors are made and placed once for both.
+/// left-out position's successors are made and placed once for both (or lane by lane,
+/// [`lane_fill`], where `lane_room` allows).
 fn resident_together(
     tables: &Tables,
     rules: &DrawRules,
     sig: Signature,
     shared: &BlockReader,
+    lane_room: u64,
 ) -> Result<Option<DtwAndRules>, TableError> {
     let rule_file = rules.context(sig).and_then(|context| Some((context, tables.rules[&rules.set].get(&sig)?)));
     let Some((context, rule_file)) = rule_file else {
-        return Ok(resident_dtw(tables, sig, shared)?.map(|dtw| (dtw, None)));
+        return Ok(resident_dtw(tables, sig, shared, lane_room)?.map(|dtw| (dtw, None)));
     };
+    if let Some(filled) = lane_fill(tables, sig, Some((rules, context, rule_file)), shared, lane_room)? {
+        return Ok(Some(filled));
+    }
     let dtw_file = &tables.dtw[&sig];
     let index = &tables.index[&sig];
     let len = index.len() as usize;
@@ -157,9 +211,15 @@ fn resident_together(
 
 /// Holds the DTW values of `pair` resident: the side that stores its values first, the
 /// other side's found through it.
-pub(super) fn hold_resident_dtw(tables: &mut Tables, pair: &[Signature], cache: &BlockReader, findings: &Findings) {
+pub(super) fn hold_resident_dtw(
+    tables: &mut Tables,
+    pair: &[Signature],
+    cache: &BlockReader,
+    findings: &Findings,
+    lane_room: u64,
+) {
     for sig in stored_first(pair, &tables.dtw) {
-        match resident_dtw(tables, sig, cache) {
+        match resident_dtw(tables, sig, cache, lane_room) {
             Ok(Some(values)) => {
                 tables.resident_dtw.insert(sig, values);
             }
@@ -246,8 +306,17 @@ fn fill_resident<T: Copy + Default + Send + Sync>(
     Ok((!missing.into_inner()).then_some(values))
 }
 
-/// Every DTW value of `sig` ([`Score::raw`]), as [`fill_resident`] gives them.
-fn resident_dtw(tables: &Tables, sig: Signature, shared: &BlockReader) -> Result<Option<Vec<u16>>, TableError> {
+/// Every DTW value of `sig` ([`Score::raw`]), as [`fill_resident`] gives them (or
+/// [`lane_fill`], where `lane_room` allows).
+fn resident_dtw(
+    tables: &Tables,
+    sig: Signature,
+    shared: &BlockReader,
+    lane_room: u64,
+) -> Result<Option<Vec<u16>>, TableError> {
+    if let Some((dtw, _)) = lane_fill(tables, sig, None, shared, lane_room)? {
+        return Ok(Some(dtw));
+    }
     let file = &tables.dtw[&sig];
     fill_resident(
         tables,
@@ -278,6 +347,67 @@ fn resident_rules(
             Ok(held_rule(worker, tables, rules, context, sig, file, at, capture, drawn(at), false)?.map(rule_code))
         },
     )
+}
+
+/// `sig`'s DTW values, and its rule values under `rules` (the count `Context` of its
+/// rule file) where given, filled lane by lane ([`LoneKingLanes`]) from its colour flip's
+/// resident values: where every file of `sig` asked for leaves every position out, the
+/// lanes apply to its material, and their transposed copy of the flip's values fits in
+/// `room` bytes; `Ok(None)` elsewhere (the caller fills position by position). The
+/// positions the lanes leave (a capture to make, or no move) are derived as
+/// [`fill_resident`] derives them.
+fn lane_fill(
+    tables: &Tables,
+    sig: Signature,
+    rules: Option<RuleFile>,
+    shared: &BlockReader,
+    room: u64,
+) -> Result<Option<DtwAndRules>, TableError> {
+    let dtw_file = &tables.dtw[&sig];
+    if !dtw_file.header().by_search() || rules.is_some_and(|(_, _, file)| !file.header().by_search()) {
+        return Ok(None);
+    }
+    fill_by_lanes(tables, sig, rules, shared, room)
+}
+
+/// [`lane_fill`] whether or not the files leave the positions out.
+fn fill_by_lanes(
+    tables: &Tables,
+    sig: Signature,
+    rules: Option<RuleFile>,
+    shared: &BlockReader,
+    room: u64,
+) -> Result<Option<DtwAndRules>, TableError> {
+    let dtw_file = &tables.dtw[&sig];
+    let Some(lanes) = LoneKingLanes::new(*tables.index[&sig].variant(), sig) else { return Ok(None) };
+    let flip = sig.flipped();
+    let Some(flip_dtw) = tables.resident_dtw.get(&flip) else { return Ok(None) };
+    if lanes.transposed_bytes(rules.is_some()) > room {
+        return Ok(None);
+    }
+    let flip_rules = match rules {
+        None => None,
+        Some((rules, context, _)) => {
+            let values =
+                tables.resident_rules.as_ref().filter(|(set, _)| *set == rules.set).and_then(|(_, r)| r.get(&flip));
+            match (values, RuleMerits::new(context.max_plies(rules))) {
+                (Some(values), Some(merits)) => Some((values.as_slice(), merits)),
+                _ => return Ok(None),
+            }
+        }
+    };
+    let at_hand = |worker: &mut Worker, at: u64, position: &Position| {
+        let capture = CaptureTest::new(position);
+        let set = rules.map(|(rules, _, _)| rules.set);
+        let (score, gathered) = held_dtw(worker, tables, sig, dtw_file, at, &capture, set)?;
+        let Some(score) = score else { return Ok(None) };
+        let Some((rules, context, file)) = rules else { return Ok(Some((score.raw(), 0))) };
+        let drawn = score == Score::DRAW;
+        let rule = held_rule(worker, tables, rules, context, sig, file, at, &capture, drawn, gathered)?;
+        Ok(rule.map(|rule| (score.raw(), rule_code(rule))))
+    };
+    let merits = flip_rules.as_ref().map(|(values, merits)| (*values, merits));
+    lanes.fill(flip_dtw, merits, || Worker::new(shared), at_hand)
 }
 
 /// The positions a fill left to copy from their class's canonical member, one bit each,
@@ -407,4 +537,61 @@ fn held_rule(
         worker.gather(tables, capture, false, Some(rules.set));
     }
     Gap::back(worker.derive_rule(tables, rules, context, position))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::report::VerifyReport;
+    use crate::verify::sig_map::SigMap;
+    use crate::{build, build_rules, keep_one_side, DroppedFiles};
+
+    /// The lanes give every DTW and rule value of a table of kings against a lone king
+    /// that the position-by-position fill gives (stored, or derived where left out), on
+    /// both boards: their geometry, their transposed copy, the moves a lone king on the
+    /// path stops, and the positions with a capture left to the fill.
+    #[test]
+    fn lanes_fill_a_table_of_kings_against_a_lone_king_as_position_by_position() {
+        for (variant, pieces, set) in
+            [(Variant::INTERNATIONAL, 3, DrawRuleSet::Fmjd), (Variant::RUSSIAN, 4, DrawRuleSet::Ussr1953)]
+        {
+            let dir = tempfile::tempdir().expect("a folder");
+            build(variant, pieces, dir.path(), &|_| {}).expect("build");
+            let rules = DrawRules::new(set, &variant);
+            build_rules(variant, rules, pieces, dir.path(), &|_| {}).expect("rule tables");
+            keep_one_side(dir.path(), variant, pieces, DroppedFiles::Replaced).expect("one side");
+            let mut report = VerifyReport::default();
+            let mut tables = crate::verify::open_set(dir.path(), variant, None, &mut report).expect("open");
+            let cache = BlockReader::new(64 << 20);
+            let lone: Vec<Signature> = tables
+                .dtw
+                .keys()
+                .copied()
+                .filter(|s| s.white_men == 0 && s.black_men == 0 && s.black_kings == 1 && s.white_kings >= 1)
+                .collect();
+            assert!(lone.len() >= pieces as usize - 1, "{variant:?}: {lone:?}");
+            for sig in lone {
+                tables.resident_rules = Some((set, SigMap::default()));
+                let flip = sig.flipped();
+                let hold = |tables: &mut Tables, s: Signature| {
+                    let (dtw, rule_values) =
+                        resident_together(tables, &rules, s, &cache, 0).expect("read").expect("all");
+                    tables.resident_dtw.insert(s, dtw);
+                    if let (Some(values), Some((_, resident))) = (rule_values, tables.resident_rules.as_mut()) {
+                        resident.insert(s, values);
+                    }
+                };
+                hold(&mut tables, flip);
+                let expected = resident_together(&tables, &rules, sig, &cache, 0).expect("read").expect("all");
+                let rule_file = rules.context(sig).map(|c| (&rules, c, &tables.rules[&set][&sig]));
+                let lanes = fill_by_lanes(&tables, sig, rule_file, &cache, u64::MAX).expect("read").expect("lanes");
+                assert_eq!(lanes.0, expected.0, "{variant:?} {sig}: DTW");
+                assert_eq!(lanes.1, expected.1, "{variant:?} {sig}: rule values");
+                assert!(lanes.1.is_some() == rule_file.is_some());
+                // No room for the copy: the caller fills position by position.
+                assert!(fill_by_lanes(&tables, sig, rule_file, &cache, 0).expect("read").is_none());
+                tables.resident_dtw.clear();
+            }
+        }
+    }
 }

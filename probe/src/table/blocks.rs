@@ -76,6 +76,28 @@ impl BlockReader {
         ((table as u64) << 32 | block as u64, block, (index % per) as usize)
     }
 
+    /// [`BlockReader::key`] of an entry of `file`, or an error naming the file where
+    /// `index` lies beyond it.
+    #[inline]
+    fn checked_key(table: u32, file: &TableFile, index: u64) -> Result<(BlockKey, u32, usize), TableError> {
+        let header = file.header();
+        if index >= header.positions {
+            return Err(TableError::Corrupt {
+                path: file.path().to_path_buf(),
+                detail: format!("index {index} beyond {} positions", header.positions),
+            });
+        }
+        Ok(BlockReader::key(table, header, index))
+    }
+
+    /// Block `block` of `file` (cached under `key`) read, decompressed and kept: a miss.
+    fn read_block(&self, file: &TableFile, key: BlockKey, block: u32) -> Result<Arc<[u8]>, TableError> {
+        self.cache.count_miss();
+        let bytes: Arc<[u8]> = self.decompressors.block(file, block)?.into();
+        self.cache.insert(key, bytes.clone());
+        Ok(bytes)
+    }
+
     /// Entry `index` of the table numbered `table` whose header is `header`, decoded by
     /// `decode` (the block's bytes and the entry's place in them), if its block is cached:
     /// `None` when it is not, `Some(None)` when `decode` finds no value there.
@@ -106,25 +128,34 @@ impl BlockReader {
         index: u64,
         decode: impl Fn(&[u8], usize) -> Option<R>,
     ) -> Result<R, TableError> {
-        let header = file.header();
-        if index >= header.positions {
-            return Err(TableError::Corrupt {
-                path: file.path().to_path_buf(),
-                detail: format!("index {index} beyond {} positions", header.positions),
-            });
-        }
-        let (key, block, at) = BlockReader::key(table, header, index);
+        let (key, block, at) = BlockReader::checked_key(table, file, index)?;
         let found = match self.cache.with(key, |bytes| decode(bytes, at)) {
             Some(found) => found,
-            None => {
-                self.cache.count_miss();
-                let bytes: Arc<[u8]> = self.decompressors.block(file, block)?.into();
-                let found = decode(&bytes, at);
-                self.cache.insert(key, bytes);
-                found
-            }
+            None => decode(&self.read_block(file, key, block)?, at),
         };
         found.ok_or_else(|| TableError::undefined_value(file.path(), index))
+    }
+
+    /// The decompressed block of `file` (numbered `table`) that holds entry `index`, shared,
+    /// with its key and the entry's place in it: from the cache, or read, decompressed
+    /// and kept. For a caller that reads the entries of one block in a row and keeps it
+    /// meanwhile, rather than looking it up for each.
+    ///
+    /// # Errors
+    /// [`TableError::Corrupt`] naming the file when `index` is beyond the table; when the
+    /// block is not cached, the errors of [`Decompressors::block`].
+    pub fn block_at(
+        &self,
+        table: u32,
+        file: &TableFile,
+        index: u64,
+    ) -> Result<(BlockKey, Arc<[u8]>, usize), TableError> {
+        let (key, block, at) = BlockReader::checked_key(table, file, index)?;
+        let bytes = match self.cache.get(key) {
+            Some(bytes) => bytes,
+            None => self.read_block(file, key, block)?,
+        };
+        Ok((key, bytes, at))
     }
 
     /// What the cache holds and did.

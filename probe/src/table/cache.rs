@@ -122,6 +122,18 @@ impl BlockCache {
     /// Runs `f` on the cached block `key`, or returns `None` when it is not cached.
     #[inline]
     pub fn with<R>(&self, key: BlockKey, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        self.with_entry(key, |bytes| f(bytes))
+    }
+
+    /// The cached block `key`, shared, or `None` when it is not cached: for a caller that
+    /// reads many entries of one block in a row.
+    #[inline]
+    pub fn get(&self, key: BlockKey) -> Option<Arc<[u8]>> {
+        self.with_entry(key, |bytes| bytes.clone())
+    }
+
+    #[inline]
+    fn with_entry<R>(&self, key: BlockKey, f: impl FnOnce(&Arc<[u8]>) -> R) -> Option<R> {
         self.read(|blocks| {
             let entry = blocks.map.get(&key)?;
             if !entry.referenced.load(Ordering::Relaxed) {
