@@ -315,6 +315,51 @@ fn a_one_side_set_verifies_alike_held_in_memory_or_not_and_a_planted_value_is_ca
     }
 }
 
+/// A pair checked alone that reads a pair of kings against a lone king, stored on the
+/// lone king's side only (Russian 0103+0301 reads 0102+0201), holds that pair in memory
+/// first, its left-out side derived lane by lane: the check finds what it finds with the
+/// pair's inputs read through the files, and a wrong value planted in the pair is caught.
+#[test]
+fn a_pair_alone_reading_kings_against_a_lone_king_verifies_alike_held_or_read() {
+    let dir = temp_dir("lone-king-inputs");
+    let v = Variant::RUSSIAN;
+    build(v, 4, &dir, &|_| {}).expect("build");
+    build_rules(v, DrawRules::new(DrawRuleSet::Ussr1953, &v), 4, &dir, &|_| {}).expect("rule tables");
+    keep_one_side(&dir, v, 4, DroppedFiles::Replaced).expect("one side");
+    let by_search = |s: Signature| {
+        let path = table_path(&dir, &v, s, Metric::Dtw);
+        TableFile::open(&path, &v, s, Metric::Dtw).expect("open").header().by_search()
+    };
+    let (lone, pair) = (Signature::new(0, 2, 0, 1), [Signature::new(0, 1, 0, 3), Signature::new(0, 3, 0, 1)]);
+    assert!(by_search(lone) && !by_search(lone.flipped()), "the lone king's side of 0102+0201 stored");
+    let alone = |resident_bytes: usize| {
+        let options =
+            VerifyOptions { only: Some(&pair), resident_bytes, max_reported: 100, ..VerifyOptions::default() };
+        verify_with(&dir, v, &options, &|_| {}).expect("verify")
+    };
+    let (held, read) = (alone(VerifyOptions::default().resident_bytes), alone(0));
+    assert!(held.ok() && read.ok(), "{held:?} {read:?}");
+    assert!(held.positions > 0, "{held:?}");
+    assert_eq!((held.positions, held.rule_positions), (read.positions, read.rule_positions));
+
+    let stored = pair.into_iter().find(|&s| !by_search(s)).expect("one side stored");
+    let registry = solve_all(v, 4, |_| {});
+    let table = registry.table(stored).expect("solved");
+    let target = (0..table.scores.len())
+        .find(|&i| table.scores[i].plies().is_some_and(|p| p >= 3) && !table.index.position(i as u64).has_capture())
+        .expect("a decided position that holds its value");
+    let mut scores = table.scores.clone();
+    scores[target] = Score::from_raw(scores[target].raw() + 2);
+    let index = MaterialIndex::new(v, stored).expect("index");
+    let bad = SolvedTable { index, scores, captures: table.captures.clone() };
+    fs::write(table_path(&dir, &v, stored, Metric::Dtw), table_bytes(v.name, &bad, Metric::Dtw).expect("bytes"))
+        .expect("write");
+    for resident_bytes in [VerifyOptions::default().resident_bytes, 0] {
+        let report = alone(resident_bytes);
+        assert!(report.disagreement_count > 0, "resident bytes {resident_bytes}: {report:?}");
+    }
+}
+
 /// International 2-3 with its `fmjd` rule tables, as `kabe generate` builds it.
 fn build_with_rules(name: &str) -> common::TempDir {
     let dir = temp_dir(name);
