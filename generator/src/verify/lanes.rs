@@ -170,9 +170,12 @@ impl LoneKingLanes {
                 // The rank among the squares but `lone` of this context's squares: one
                 // value for each gap between them (a gap below square 0 is never used).
                 let mut gap_rank = [0usize; 16];
-                let squares: Vec<usize> = bits(context).collect();
+                let mut squares = [0usize; 16];
+                for (i, square) in bits(context).enumerate() {
+                    squares[i] = square;
+                }
                 for (gap, rank) in gap_rank.iter_mut().enumerate().take(k + 1) {
-                    *rank = squares
+                    *rank = squares[..k]
                         .iter()
                         .enumerate()
                         .map(|(i, &s)| self.binomial[if i < gap { s } else { s.saturating_sub(1) }][i + 1] as usize)
@@ -452,8 +455,10 @@ impl RuleMerits {
 /// The next set of as many squares in colex order.
 #[inline]
 fn next_set(set: u64) -> u64 {
+    // Wrapping: past the last set (none is asked for) the result is of no use, not a fault.
     let t = set | (set - 1);
-    (t + 1) | (((!t & (t + 1)) - 1) >> (set.trailing_zeros() + 1))
+    let above = t.wrapping_add(1);
+    above | ((!t & above).wrapping_sub(1) >> (set.trailing_zeros() + 1))
 }
 
 /// The squares of a set, lowest first.
