@@ -58,7 +58,7 @@ pub(super) fn hold_inputs(tables: &mut Tables, variant: Variant, pair: &[Signatu
 /// Before `pair` is derived, holds resident each pair it reads ([`tables_read`]) of kings
 /// against a lone king whose lone king's side stores its values and whose other side
 /// leaves them out, where the room left beside `pair` and the values held takes both
-/// sides and the lanes' copy: that side is then filled lane by lane ([`lane_fill`]), in
+/// sides and the lanes' copy: that side is then filled lane by lane ([`fill_by_lanes`]), in
 /// a fraction of the time its positions, met one by one through `pair`'s captures, take
 /// when held lazily (most of a one-king pair's check alone, 0105+0501's by 0104+0401).
 /// `rules`: the one rule set whose values are held with the DTW values, if any.
@@ -145,7 +145,7 @@ type RuleFile<'t> = (&'t DrawRules, kabe_probe::rules::Context, &'t TableFile);
 /// Every DTW value of `sig` and, where it keeps a rule table, every rule value under
 /// `rules`, as [`resident_dtw`] and [`resident_rules`] give them, in one pass: a
 /// left-out position's successors are made and placed once for both (or lane by lane,
-/// [`lane_fill`], where `lane_room` allows).
+/// [`fill_by_lanes`], where `lane_room` allows).
 fn resident_together(
     tables: &Tables,
     rules: &DrawRules,
@@ -157,7 +157,10 @@ fn resident_together(
     let Some((context, rule_file)) = rule_file else {
         return Ok(resident_dtw(tables, sig, shared, lane_room)?.map(|dtw| (dtw, None)));
     };
-    if let Some(filled) = lane_fill(tables, sig, Some((rules, context, rule_file)), shared, lane_room)? {
+    let asked = Some((rules, context, rule_file));
+    if left_out_whole(tables, sig, asked)
+        && let Some(filled) = fill_by_lanes(tables, sig, asked, shared, lane_room)?
+    {
         return Ok(Some(filled));
     }
     let dtw_file = &tables.dtw[&sig];
@@ -307,14 +310,16 @@ fn fill_resident<T: Copy + Default + Send + Sync>(
 }
 
 /// Every DTW value of `sig` ([`Score::raw`]), as [`fill_resident`] gives them (or
-/// [`lane_fill`], where `lane_room` allows).
+/// [`fill_by_lanes`], where `lane_room` allows).
 fn resident_dtw(
     tables: &Tables,
     sig: Signature,
     shared: &BlockReader,
     lane_room: u64,
 ) -> Result<Option<Vec<u16>>, TableError> {
-    if let Some((dtw, _)) = lane_fill(tables, sig, None, shared, lane_room)? {
+    if left_out_whole(tables, sig, None)
+        && let Some((dtw, _)) = fill_by_lanes(tables, sig, None, shared, lane_room)?
+    {
         return Ok(Some(dtw));
     }
     let file = &tables.dtw[&sig];
@@ -349,28 +354,18 @@ fn resident_rules(
     )
 }
 
-/// `sig`'s DTW values, and its rule values under `rules` (the count `Context` of its
-/// rule file) where given, filled lane by lane ([`LoneKingLanes`]) from its colour flip's
-/// resident values: where every file of `sig` asked for leaves every position out, the
-/// lanes apply to its material, and their transposed copy of the flip's values fits in
-/// `room` bytes; `Ok(None)` elsewhere (the caller fills position by position). The
-/// positions the lanes leave (a capture to make, or no move) are derived as
-/// [`fill_resident`] derives them.
-fn lane_fill(
-    tables: &Tables,
-    sig: Signature,
-    rules: Option<RuleFile>,
-    shared: &BlockReader,
-    room: u64,
-) -> Result<Option<DtwAndRules>, TableError> {
-    let dtw_file = &tables.dtw[&sig];
-    if !dtw_file.header().by_search() || rules.is_some_and(|(_, _, file)| !file.header().by_search()) {
-        return Ok(None);
-    }
-    fill_by_lanes(tables, sig, rules, shared, room)
+/// Whether the files of `sig` asked for (DTW, and the rule file of `rules` where given)
+/// leave every position out: the side of its pair that [`fill_by_lanes`] fills.
+fn left_out_whole(tables: &Tables, sig: Signature, rules: Option<RuleFile>) -> bool {
+    tables.dtw[&sig].header().by_search() && rules.is_none_or(|(_, _, file)| file.header().by_search())
 }
 
-/// [`lane_fill`] whether or not the files leave the positions out.
+/// `sig`'s DTW values, and its rule values under `rules` (the count `Context` of its
+/// rule file) where given, filled lane by lane ([`LoneKingLanes`]) from its colour flip's
+/// resident values, where the lanes apply to its material and their transposed copy of
+/// the flip's values fits in `room` bytes; `Ok(None)` elsewhere (the caller fills
+/// position by position). The positions the lanes leave (a capture to make, or no move)
+/// are derived as [`fill_resident`] derives them.
 fn fill_by_lanes(
     tables: &Tables,
     sig: Signature,
