@@ -69,20 +69,19 @@ impl<'a> Reader<'a> {
             return Ok(None);
         }
         let table = table_number(sig, header.metric);
-        let per = header.block_positions as u64;
-        let key = ((table as u64) << 32) | (at / per);
+        let (key, _, place) = BlockReader::key(table, header, at);
         let slot = match self.last.iter().position(|(last, _)| *last == key) {
             Some(slot) => slot,
             None => {
                 let slot = self.next_slot;
                 self.next_slot = (slot + 1) % LAST_BLOCKS;
-                let (key, bytes, _) = self.blocks.block_at(table, file, at)?;
+                let (_, bytes, _) = self.blocks.block_at(table, file, at)?;
                 self.last[slot] = (key, bytes);
                 slot
             }
         };
         let bytes = &self.last[slot].1;
-        decode(bytes, (at % per) as usize).ok_or_else(|| TableError::undefined_value(file.path(), at)).map(Some)
+        decode(bytes, place).ok_or_else(|| TableError::undefined_value(file.path(), at)).map(Some)
     }
 
     pub(super) fn value(&mut self, sig: Signature, file: &TableFile, at: u64) -> Result<Option<Score>, TableError> {

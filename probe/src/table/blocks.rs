@@ -70,7 +70,10 @@ impl BlockReader {
         BlockReader { cache: BlockCache::new(capacity_bytes), decompressors: Decompressors::new() }
     }
 
-    fn key(table: u32, header: &Header, index: u64) -> (BlockKey, u32, usize) {
+    /// Where entry `index` of the table numbered `table` (whose header is `header`) lies:
+    /// its block's cache key, the block, and its place in the block.
+    #[inline]
+    pub fn key(table: u32, header: &Header, index: u64) -> (BlockKey, u32, usize) {
         let per = header.block_positions as u64;
         let block = (index / per) as u32;
         ((table as u64) << 32 | block as u64, block, (index % per) as usize)
