@@ -177,48 +177,103 @@ impl Binomials {
     }
 }
 
-/// The arrangements of every king but the free one: the free side's other kings and the
-/// other side's kings, each a set of squares, ranked as `rank(fixed) * C(50, other) +
-/// rank(other)` (the sets may meet: those contexts hold nothing).
+/// The pieces of a context: every piece but the free king, as sets of squares.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Pieces {
+    /// The free side's other kings, and the other side's kings.
+    fixed: u64,
+    other: u64,
+    /// The free side's men (they move as White: up, to lower squares) and the other
+    /// side's men.
+    fixed_men: u64,
+    other_men: u64,
+}
+
+impl Pieces {
+    #[inline]
+    fn occupied(&self) -> u64 {
+        self.fixed | self.other | self.fixed_men | self.other_men
+    }
+}
+
+/// The squares a man of the free side may stand on are 5..50 (not its crowning row),
+/// the other side's 0..45: each ranked among its 45 as a set shifted by this much.
+const FREE_MEN_SHIFT: u32 = 5;
+/// Squares a man may stand on.
+const MAN_SQUARES: usize = 45;
+
+/// The arrangements of every piece but the free king: the free side's other kings, the
+/// other side's kings, the free side's men and the other side's men, each a set of
+/// squares, ranked as one mixed-radix number (the sets may meet: those contexts hold
+/// nothing).
 struct Contexts {
-    per_fixed: u64,
+    /// The number of arrangements of each set, the first the most significant.
+    radix: [u64; 4],
     count: u64,
     binomials: Binomials,
     /// The sets of each rank, unranked once (C(50, 6) of them at most: 127 MB).
     fixed_sets: Vec<u64>,
     other_sets: Vec<u64>,
+    fixed_men_sets: Vec<u64>,
+    other_men_sets: Vec<u64>,
 }
 
 impl Contexts {
-    /// How many contexts there are.
-    fn count(free_side_kings: usize, other_kings: usize) -> u64 {
+    /// The number of arrangements of each set of a pair's shape.
+    fn radix(shape: &Shape) -> [u64; 4] {
         let c = Binomials::new();
-        c.0[SQUARES][free_side_kings - 1] * c.0[SQUARES][other_kings]
+        [
+            c.0[SQUARES][shape.free_kings - 1],
+            c.0[SQUARES][shape.other_kings],
+            c.0[MAN_SQUARES][shape.free_men],
+            c.0[MAN_SQUARES][shape.other_men],
+        ]
     }
 
-    fn new(free_side_kings: usize, other_kings: usize) -> Contexts {
+    /// How many contexts there are.
+    fn count(shape: &Shape) -> u64 {
+        Self::radix(shape).iter().product()
+    }
+
+    fn new(shape: &Shape) -> Contexts {
         let binomials = Binomials::new();
-        let fixed_kings = free_side_kings - 1;
-        let per_fixed = binomials.0[SQUARES][other_kings];
-        let count = binomials.0[SQUARES][fixed_kings] * per_fixed;
-        let sets = |k: usize| (0..binomials.0[SQUARES][k]).into_par_iter().map(|r| binomials.unrank(r, k)).collect();
-        let (fixed_sets, other_sets) = (sets(fixed_kings), sets(other_kings));
-        Contexts { per_fixed, count, binomials, fixed_sets, other_sets }
+        let radix = Self::radix(shape);
+        let sets = |k: usize, shift: u32, n: u64| -> Vec<u64> {
+            (0..n).into_par_iter().map(|r| binomials.unrank(r, k) << shift).collect()
+        };
+        Contexts {
+            radix,
+            count: radix.iter().product(),
+            fixed_sets: sets(shape.free_kings - 1, 0, radix[0]),
+            other_sets: sets(shape.other_kings, 0, radix[1]),
+            fixed_men_sets: sets(shape.free_men, FREE_MEN_SHIFT, radix[2]),
+            other_men_sets: sets(shape.other_men, 0, radix[3]),
+            binomials,
+        }
     }
 
     #[inline]
-    fn of(&self, fixed: u64, other: u64) -> usize {
-        (self.binomials.rank(fixed) * self.per_fixed + self.binomials.rank(other)) as usize
+    fn of(&self, p: &Pieces) -> usize {
+        let b = &self.binomials;
+        let [_, r1, r2, r3] = self.radix;
+        (((b.rank(p.fixed) * r1 + b.rank(p.other)) * r2 + b.rank(p.fixed_men >> FREE_MEN_SHIFT)) * r3
+            + b.rank(p.other_men)) as usize
     }
 
-    /// The fixed kings of the free side and the other side's kings of a context, `None`
-    /// where they would share a square.
+    /// The pieces of a context, `None` where two would share a square.
     #[inline]
-    fn sets(&self, context: usize) -> Option<(u64, u64)> {
-        let context = context as u64;
-        let fixed = self.fixed_sets[(context / self.per_fixed) as usize];
-        let other = self.other_sets[(context % self.per_fixed) as usize];
-        (fixed & other == 0).then_some((fixed, other))
+    fn sets(&self, context: usize) -> Option<Pieces> {
+        let [_, r1, r2, r3] = self.radix;
+        let mut rest = context as u64;
+        let other_men = self.other_men_sets[(rest % r3) as usize];
+        rest /= r3;
+        let fixed_men = self.fixed_men_sets[(rest % r2) as usize];
+        rest /= r2;
+        let other = self.other_sets[(rest % r1) as usize];
+        let fixed = self.fixed_sets[(rest / r1) as usize];
+        let p = Pieces { fixed, other, fixed_men, other_men };
+        (p.occupied().count_ones() == fixed.count_ones() + other.count_ones() + fixed_men.count_ones() + other_men.count_ones())
+            .then_some(p)
     }
 }
 
@@ -227,14 +282,12 @@ fn words(n: usize) -> Vec<AtomicU64> {
     (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect()
 }
 
-/// Everything one context's positions share: its kings, and which squares the free
+/// Everything one context's positions share: its pieces, and which squares the free
 /// king may stand on.
 #[derive(Clone, Copy)]
 struct Context {
     index: usize,
-    /// The free side's other kings, and the other side's kings (squares).
-    fixed: u64,
-    other: u64,
+    pieces: Pieces,
     /// Ghost bits the free king may stand on.
     empty: u64,
 }
@@ -242,6 +295,44 @@ struct Context {
 /// Side to move: the free king's side, or the other.
 const FREE_SIDE: usize = 0;
 const OTHER_SIDE: usize = 1;
+
+/// The directions a man of each side moves in: the free side's up (as White), the
+/// other's down.
+const FORWARD: [[usize; 2]; 2] = [[0, 1], [2, 3]];
+
+/// Whether a man of `side` moving onto `square` is crowned.
+#[inline]
+fn crowns(side: usize, square: u8) -> bool {
+    if side == FREE_SIDE { (square as usize) < 5 } else { square as usize >= SQUARES - 5 }
+}
+
+/// Per side to move, the contexts where a man may be crowned beside moves that stay in
+/// the pair, sorted: of their positions whose crowning loses, those lost at a ply
+/// already reached, which may now be lost by their other moves.
+#[derive(Default)]
+struct Matured {
+    contexts: Vec<u32>,
+    bits: Vec<AtomicU64>,
+}
+
+impl Matured {
+    fn new(mut contexts: Vec<u32>) -> Matured {
+        contexts.sort_unstable();
+        contexts.dedup();
+        let bits = contexts.iter().map(|_| AtomicU64::new(0)).collect();
+        Matured { contexts, bits }
+    }
+
+    #[inline]
+    fn get(&self, index: usize) -> u64 {
+        self.contexts.binary_search(&(index as u32)).map_or(0, |i| self.bits[i].load(Relaxed))
+    }
+
+    fn set(&self, index: usize, bits: u64) {
+        let i = self.contexts.binary_search(&(index as u32)).expect("a context with a crowning that loses");
+        self.bits[i].fetch_or(bits, Relaxed);
+    }
+}
 
 struct Solver<'a, 'v, F, V> {
     /// What the pass finds: the theory, or the distances within a count.
@@ -251,8 +342,8 @@ struct Solver<'a, 'v, F, V> {
     pair: Pair<'a, F>,
     /// A bit a node: the positions with a capture to make, for the writer.
     captures_noted: Vec<AtomicU64>,
-    /// The board's symmetries: a capture's position is valued once a class.
-    symmetry: KingSymmetry,
+    /// The board's symmetries (kings only): a capture's position is valued once a class.
+    symmetry: Option<KingSymmetry>,
     /// The table of the free side to move and of the other side to move, and their
     /// first node in the pair's state.
     table: [(MaterialIndex, u64); 2],
@@ -262,6 +353,8 @@ struct Solver<'a, 'v, F, V> {
     won: [Vec<AtomicU64>; 2],
     /// Parents gathered by a scatter, cleared again by the collect that follows it.
     scratch: Vec<AtomicU64>,
+    /// Per side to move: positions with a crowning that loses, once its ply is reached.
+    matured: [Matured; 2],
 }
 
 /// A set of positions of one context.
@@ -269,19 +362,29 @@ type Word = (u32, u64);
 
 impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
     fn context(&self, index: usize) -> Option<Context> {
-        let (fixed, other) = self.contexts.sets(index)?;
-        let empty = self.board.valid & !Board::ghost(fixed | other);
-        Some(Context { index, fixed, other, empty })
+        let pieces = self.contexts.sets(index)?;
+        let empty = self.board.valid & !Board::ghost(pieces.occupied());
+        Some(Context { index, pieces, empty })
     }
 
-    /// The pieces that move for `side`: the fixed kings of the free side, or the other
+    /// The kings that move for `side`: the fixed kings of the free side, or the other
     /// side's kings.
     #[inline]
     fn movers(c: &Context, side: usize) -> u64 {
         if side == FREE_SIDE {
-            c.fixed
+            c.pieces.fixed
         } else {
-            c.other
+            c.pieces.other
+        }
+    }
+
+    /// The men of `side`.
+    #[inline]
+    fn men(c: &Context, side: usize) -> u64 {
+        if side == FREE_SIDE {
+            c.pieces.fixed_men
+        } else {
+            c.pieces.other_men
         }
     }
 
@@ -289,18 +392,38 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
     #[inline]
     fn moved(&self, c: &Context, side: usize, from: u32, to: u32) -> usize {
         let step = (1u64 << from) | (1u64 << to);
+        let mut p = c.pieces;
         if side == FREE_SIDE {
-            self.contexts.of(c.fixed ^ step, c.other)
+            p.fixed ^= step;
         } else {
-            self.contexts.of(c.fixed, c.other ^ step)
+            p.other ^= step;
         }
+        self.contexts.of(&p)
+    }
+
+    /// The context after a man of `side` moved from `from` to `to` (not crowned).
+    #[inline]
+    fn man_moved(&self, c: &Context, side: usize, from: u32, to: u32) -> usize {
+        let step = (1u64 << from) | (1u64 << to);
+        let mut p = c.pieces;
+        if side == FREE_SIDE {
+            p.fixed_men ^= step;
+        } else {
+            p.other_men ^= step;
+        }
+        self.contexts.of(&p)
     }
 
     /// The positions of a context where `side` has a capture to make.
     fn captures(&self, c: &Context, side: usize) -> u64 {
         let b = &self.board;
-        let occupied = c.fixed | c.other;
-        let (movers, enemies) = if side == FREE_SIDE { (c.fixed, c.other) } else { (c.other, c.fixed) };
+        let p = &c.pieces;
+        let occupied = p.occupied();
+        let (movers, men, enemies) = if side == FREE_SIDE {
+            (p.fixed, p.fixed_men, p.other | p.other_men)
+        } else {
+            (p.other, p.other_men, p.fixed | p.fixed_men)
+        };
         let mut capture = 0u64;
         for p in Bits(movers) {
             let p = p as usize;
@@ -316,6 +439,21 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                 // Over the free king, an enemy of the other side, with an empty square after it.
                 if side == OTHER_SIDE && blocker >= 2 {
                     capture |= b.ray_prefix[p][d][blocker - 2];
+                }
+            }
+        }
+        // A man's short jump, forward or back.
+        for m in Bits(men) {
+            let m = m as usize;
+            for d in 0..4 {
+                if b.ray_len[m][d] < 2 || occupied & (1 << b.ray[m][d][1]) != 0 {
+                    continue;
+                }
+                let (over, to) = (b.ray[m][d][0], b.ray[m][d][1]);
+                if enemies & (1 << over) != 0 {
+                    capture |= !(1 << b.bit[to as usize]);
+                } else if side == OTHER_SIDE && occupied & (1 << over) == 0 {
+                    capture |= 1 << b.bit[over as usize];
                 }
             }
         }
@@ -339,11 +477,11 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
         capture & c.empty
     }
 
-    /// The positions of a context where `side` has a quiet move (whether or not a capture
-    /// takes its place).
+    /// The positions of a context where `side` has a quiet move that stays in the pair
+    /// (whether or not a capture takes its place).
     fn has_moves(&self, c: &Context, side: usize) -> u64 {
         let b = &self.board;
-        let occupied = c.fixed | c.other;
+        let occupied = c.pieces.occupied();
         let mut moves = 0u64;
         if side == FREE_SIDE {
             for &step in &STEPS {
@@ -355,6 +493,38 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                 let p = p as usize;
                 if b.ray_len[p][d] > 0 && occupied & (1 << b.ray[p][d][0]) == 0 {
                     moves |= !(1u64 << b.bit[b.ray[p][d][0] as usize]);
+                }
+            }
+        }
+        for m in Bits(Self::men(c, side)) {
+            let m = m as usize;
+            for d in FORWARD[side] {
+                if b.ray_len[m][d] > 0 {
+                    let to = b.ray[m][d][0];
+                    if occupied & (1 << to) == 0 && !crowns(side, to) {
+                        moves |= !(1u64 << b.bit[to as usize]);
+                    }
+                }
+            }
+        }
+        moves & c.empty
+    }
+
+    /// The positions of a context where `side` has a quiet move that crowns a man (whether
+    /// or not a capture takes its place).
+    #[inline]
+    fn crownings(&self, c: &Context, side: usize) -> u64 {
+        let b = &self.board;
+        let occupied = c.pieces.occupied();
+        let mut moves = 0u64;
+        for m in Bits(Self::men(c, side)) {
+            let m = m as usize;
+            for d in FORWARD[side] {
+                if b.ray_len[m][d] > 0 {
+                    let to = b.ray[m][d][0];
+                    if occupied & (1 << to) == 0 && crowns(side, to) {
+                        moves |= !(1u64 << b.bit[to as usize]);
+                    }
                 }
             }
         }
@@ -372,11 +542,17 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
     /// holds it (White to move).
     #[inline]
     fn sets(c: &Context, side: usize, free: u32) -> SquareSets {
-        let free_kings = c.fixed | 1 << free;
+        let p = &c.pieces;
+        let free_kings = p.fixed | 1 << free;
         if side == FREE_SIDE {
-            SquareSets { white_men: 0, white_kings: free_kings, black_men: 0, black_kings: c.other }
+            SquareSets { white_men: p.fixed_men, white_kings: free_kings, black_men: p.other_men, black_kings: p.other }
         } else {
-            SquareSets { white_men: 0, white_kings: rotate(c.other), black_men: 0, black_kings: rotate(free_kings) }
+            SquareSets {
+                white_men: rotate(p.other_men),
+                white_kings: rotate(p.other),
+                black_men: rotate(p.fixed_men),
+                black_kings: rotate(free_kings),
+            }
         }
     }
 
@@ -384,10 +560,16 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
     /// copy of each position that writes its score.
     #[inline]
     fn writers(&self, c: &Context) -> u64 {
-        match c.fixed {
+        match c.pieces.fixed {
             0 => u64::MAX,
             fixed => (1u64 << self.board.bit[fixed.trailing_zeros() as usize]) - 1,
         }
+    }
+
+    /// Whether the free king is the only piece of its side in a context.
+    #[inline]
+    fn free_king_alone(c: &Context) -> bool {
+        c.pieces.fixed == 0 && c.pieces.fixed_men == 0
     }
 
     /// The positions of `side` to move with a quiet move into `children` (the other
@@ -403,7 +585,7 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
         if side == FREE_SIDE {
             add(c.index, b.slides_to(children, c.empty));
         }
-        let occupied = c.fixed | c.other;
+        let occupied = c.pieces.occupied();
         for to in Bits(Self::movers(c, side)) {
             let t = to as usize;
             for d in 0..4 {
@@ -422,6 +604,21 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                 }
             }
         }
+        for to in Bits(Self::men(c, side)) {
+            let t = to as usize;
+            // Back against a forward step: the square it came from, empty, the free king
+            // not on it.
+            for d in FORWARD[side] {
+                let back = d ^ 3;
+                if b.ray_len[t][back] == 0 {
+                    continue;
+                }
+                let from = b.ray[t][back][0];
+                if occupied & (1 << from) == 0 {
+                    add(self.man_moved(c, side, to, from as u32), children & !b.ray_prefix[t][back][0]);
+                }
+            }
+        }
     }
 
     /// Of `candidates` (undecided, `side` to move, context `c`), those whose every move
@@ -430,11 +627,19 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
         let b = &self.board;
         let won = &self.won[1 - side];
         let mut left = candidates;
+        if Self::men(c, side) != 0 {
+            // A crowning leaves the pair: lost only once its own loss is reached, never
+            // where it wins or draws.
+            let crowning = self.crownings(c, side) & left;
+            if crowning != 0 {
+                left &= !crowning | self.matured[side].get(c.index);
+            }
+        }
         if side == FREE_SIDE {
             let not_won = c.empty & !won[c.index].load(Relaxed);
             left &= !b.slides_to(not_won, c.empty);
         }
-        let occupied = c.fixed | c.other;
+        let occupied = c.pieces.occupied();
         for from in Bits(Self::movers(c, side)) {
             let f = from as usize;
             for d in 0..4 {
@@ -451,6 +656,23 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                 }
             }
         }
+        for from in Bits(Self::men(c, side)) {
+            let f = from as usize;
+            for d in FORWARD[side] {
+                if left == 0 {
+                    return 0;
+                }
+                if b.ray_len[f][d] == 0 {
+                    continue;
+                }
+                let to = b.ray[f][d][0];
+                if occupied & (1 << to) != 0 || crowns(side, to) {
+                    continue;
+                }
+                let child = won[self.man_moved(c, side, from, to as u32)].load(Relaxed);
+                left &= child | b.ray_prefix[f][d][0];
+            }
+        }
         left
     }
 }
@@ -461,38 +683,84 @@ fn rotate(squares: u64) -> u64 {
     squares.reverse_bits() >> (64 - SQUARES)
 }
 
-/// Whether the pass applies: a pair of kings only on the 10x10 board.
+/// Whether the rule pass applies: a pair of kings only on the 10x10 board.
 pub(crate) fn applies(variant: &Variant, signature: Signature) -> bool {
-    variant.squares() as usize == SQUARES
-        && variant.board.row_len() == 5
-        && signature.white_men == 0
-        && signature.black_men == 0
-        && signature.white_kings > 0
-        && signature.black_kings > 0
+    shape(variant, signature).is_some() && signature.white_men == 0 && signature.black_men == 0
 }
 
-/// Bytes the pass holds for a pair ([`applies`] must hold): the pair's scores and
-/// capture flags (as the whole-pair pass), five words a context (each side's undecided
-/// and won positions, and the scratch of a scatter), the contexts' sets unranked, and
-/// the words of the frontier and of the captures' positions waiting for their ply (at
-/// most two a context and side, as measured: 0105+0501 and 0204+0402 hold fewer).
+/// Whether the theory pass applies: a pair of kings only on the 10x10 board, or one with
+/// men where a side has one king (international rules).
+pub(crate) fn applies_to_theory(variant: &Variant, signature: Signature) -> bool {
+    shape(variant, signature).is_some()
+}
+
+/// What the pass sees of a pair: the free side (the free king's) and the other.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    free_kings: usize,
+    other_kings: usize,
+    free_men: usize,
+    other_men: usize,
+}
+
+impl Shape {
+    /// The signature of the pair's table with the free side as White.
+    fn free_to_move(&self) -> Signature {
+        Signature::new(self.free_men as u8, self.free_kings as u8, self.other_men as u8, self.other_kings as u8)
+    }
+}
+
+/// The shape of a pair the pass solves, `None` where it does not: the 10x10 board with
+/// flying kings and kings on both sides where there are no men (the free side the one
+/// with fewer, so that a position has the fewest copies), or with men under
+/// international rules (men capture back and take kings) where a side has one king
+/// (that side's king free: one copy a position).
+fn shape(variant: &Variant, signature: Signature) -> Option<Shape> {
+    use kabe_probe::KingRange;
+    if variant.squares() as usize != SQUARES || variant.board.row_len() != 5 {
+        return None;
+    }
+    let (wm, wk, bm, bk) = (
+        signature.white_men as usize,
+        signature.white_kings as usize,
+        signature.black_men as usize,
+        signature.black_kings as usize,
+    );
+    if wm == 0 && bm == 0 {
+        return (wk > 0 && bk > 0).then(|| Shape { free_kings: wk.min(bk), other_kings: wk.max(bk), free_men: 0, other_men: 0 });
+    }
+    let international = variant.men_capture_backward
+        && variant.men_capture_kings
+        && variant.king_moves == KingRange::Flying
+        && variant.king_captures == KingRange::Flying
+        && !variant.mirrored_board;
+    if !international || wm + wk == 0 || bm + bk == 0 {
+        return None;
+    }
+    if wk == 1 {
+        Some(Shape { free_kings: 1, other_kings: bk, free_men: wm, other_men: bm })
+    } else if bk == 1 {
+        Some(Shape { free_kings: 1, other_kings: wk, free_men: bm, other_men: wm })
+    } else {
+        None
+    }
+}
+
+/// Bytes the pass holds for a pair ([`applies_to_theory`] must hold): the pair's scores
+/// and capture flags (as the whole-pair pass), five words a context (each side's
+/// undecided and won positions, and the scratch of a scatter), the contexts' sets
+/// unranked, and the words of the frontier and of the captures' positions waiting for
+/// their ply (at most two a context and side, as measured: 0105+0501 and 0204+0402 hold
+/// fewer).
 pub(crate) fn working_bytes(variant: Variant, signature: Signature) -> u64 {
     let positions: u64 = crate::solve::whole::pair_tables(variant, signature).iter().map(MaterialIndex::len).sum();
-    let (free, other) = free_and_other(signature);
-    let contexts = Contexts::count(free, other);
-    let c = Binomials::new();
+    let Some(shape) = shape(&variant, signature) else { return 2 * positions };
+    let contexts = Contexts::count(&shape);
     2 * positions
         + positions.div_ceil(64) * 8
         + 5 * 8 * contexts
-        + 8 * (c.0[SQUARES][free - 1] + c.0[SQUARES][other])
+        + 8 * Contexts::radix(&shape).iter().sum::<u64>()
         + 2 * 2 * std::mem::size_of::<Word>() as u64 * contexts
-}
-
-/// How many kings the free side and the other side have: the free side is the one
-/// with fewer, so that a position has the fewest copies.
-fn free_and_other(signature: Signature) -> (usize, usize) {
-    let (w, b) = (signature.white_kings as usize, signature.black_kings as usize);
-    (w.min(b), w.max(b))
 }
 
 /// Whether a build solves the pair this way, theory and rule tables: one king against
@@ -502,7 +770,7 @@ fn free_and_other(signature: Signature) -> (usize, usize) {
 /// such a position is then ranked to find its value, which costs more than the
 /// propagation saves (0204+0402: theory 0.73x, `fmjd` rules 0.83x).
 pub(crate) fn pays_off(variant: &Variant, signature: Signature) -> bool {
-    applies(variant, signature) && free_and_other(signature).0 == 1
+    applies(variant, signature) && shape(variant, signature).is_some_and(|s| s.free_kings == 1)
 }
 
 /// What the pass finds for each position: its theoretical score, or its distance within
@@ -521,6 +789,13 @@ pub(crate) trait Valuation<F: Finished>: Sync {
         nodes: &[u64],
         out: &mut Vec<u16>,
     ) -> Result<(), F::Error>;
+    /// Whether the valuation values crownings ([`Valuation::crownings`]): only a pass
+    /// that does solves pairs with men.
+    const SOLVES_MEN: bool;
+    /// Appends to `out` the raw value of each of `positions` (of the pair, White to move,
+    /// a man of the side to move free to be crowned, no capture to make): the best of its
+    /// crowning moves, or of all its moves where every one crowns.
+    fn crownings(&self, pair: &Pair<'_, F>, positions: &[Position], out: &mut Vec<u16>) -> Result<(), F::Error>;
     /// The raw value of a position decided at `ply`, won or lost.
     fn decided(&self, ply: u16, won: bool) -> u16;
     /// The ply a raw value is decided at and whether it is a win; `None` where it is not
@@ -551,6 +826,15 @@ impl<F: Finished> Valuation<F> for Theory {
         Ok(())
     }
 
+    const SOLVES_MEN: bool = true;
+
+    fn crownings(&self, pair: &Pair<'_, F>, positions: &[Position], out: &mut Vec<u16>) -> Result<(), F::Error> {
+        let mut exits: Vec<(Exits, bool)> = Vec::with_capacity(positions.len());
+        pair.exits_of(positions, &mut MoveList::new(), &mut ExitBuffers::default(), &mut exits)?;
+        out.extend(exits.iter().map(|(e, _)| capture_score(e).raw()));
+        Ok(())
+    }
+
     fn decided(&self, ply: u16, won: bool) -> u16 {
         if won { Score::win(ply) } else { Score::loss(ply) }.raw()
     }
@@ -564,7 +848,7 @@ impl<F: Finished> Valuation<F> for Theory {
     }
 }
 
-/// The theory of a pair of kings only, bit-parallel ([`applies`] must hold).
+/// The theory of a pair bit-parallel ([`applies_to_theory`] must hold).
 pub(crate) fn solve<F: Finished>(
     finished: &F,
     variant: Variant,
@@ -585,8 +869,9 @@ pub(crate) struct Solved {
     pub(crate) captures: Vec<AtomicU64>,
 }
 
-/// A pair of kings only solved bit-parallel for `values` ([`applies`] must hold), its
-/// state made by `state` with every slot undecided.
+/// A pair solved bit-parallel for `values` ([`applies_to_theory`] must hold, and
+/// [`applies`] where `values` is not [`Valuation::SOLVES_MEN`]), its state made by
+/// `state` with every slot undecided.
 pub(crate) fn solve_with<F: Finished, V: Valuation<F>>(
     finished: &F,
     variant: Variant,
@@ -595,17 +880,16 @@ pub(crate) fn solve_with<F: Finished, V: Valuation<F>>(
     state: impl FnOnce(usize) -> Vec<AtomicU16>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Solved, F::Error> {
-    debug_assert!(applies(&variant, signature));
-    let (free_kings, other_kings) = free_and_other(signature);
+    let shape = shape(&variant, signature).expect("a pair the pass applies to");
+    assert!(V::SOLVES_MEN || shape.free_men + shape.other_men == 0, "{signature}: men in a pass for kings only");
     let pair = Pair::new(finished, variant, signature, PairPass::Plain);
-    let table_of = |white: usize, black: usize| {
-        let sig = Signature::new(0, white as u8, 0, black as u8);
+    let table_of = |sig: Signature| {
         let t = pair.tables.iter().position(|t| t.signature() == sig).expect("a table of the pair");
         let first: u64 = pair.tables[..t].iter().map(MaterialIndex::len).sum();
         (pair.tables[t].clone(), first)
     };
-    let table = [table_of(free_kings, other_kings), table_of(other_kings, free_kings)];
-    let contexts = Contexts::new(free_kings, other_kings);
+    let table = [table_of(shape.free_to_move()), table_of(shape.free_to_move().flipped())];
+    let contexts = Contexts::new(&shape);
     let n = contexts.count as usize;
     let solver = Solver {
         values,
@@ -613,17 +897,19 @@ pub(crate) fn solve_with<F: Finished, V: Valuation<F>>(
         contexts,
         table,
         captures_noted: new_flags(pair.len()),
-        symmetry: KingSymmetry::of(&variant, signature).expect("a pair of kings only has the board's symmetries"),
+        symmetry: KingSymmetry::of(&variant, signature),
         pair,
         undecided: [words(n), words(n)],
         won: [words(n), words(n)],
         scratch: words(n),
+        matured: Default::default(),
     };
     let state = state(solver.pair.len());
-    let frontier = solver.initialise(&state)?;
+    let (frontier, injections, matured) = solver.initialise(&state)?;
+    let solver = Solver { matured, ..solver };
     let positions = solver.pair.len() as u64;
     progress(positions);
-    let decided = solver.propagate(&state, frontier, progress);
+    let decided = solver.propagate(&state, frontier, injections, progress);
     progress(positions.saturating_sub(decided));
     let Solver { pair, captures_noted, .. } = solver;
     Ok(Solved { tables: pair.tables, state, captures: captures_noted })
@@ -639,89 +925,214 @@ struct Frontier {
 /// Contexts a worker takes at a time in the initialisation.
 const CONTEXT_CHUNK: usize = 1 << 12;
 
-/// The positions with captures, by the ply they are decided at: per side to move, per
-/// ply, the words lost and the words won.
-type Injections = [Vec<[Vec<Word>; 2]>; 2];
+/// Words by the ply they are due at, per side to move: `[side][ply]`.
+type ByPly = [Vec<Vec<Word>>; 2];
 
-impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
-    /// Marks every quiet position undecided, values the captures' positions (written to
-    /// `state` once each), and returns the positions lost at ply 0 (no move at all)
-    /// with the captures' positions by ply.
-    fn initialise(&self, state: &[AtomicU16]) -> Result<(Frontier, Injections), F::Error> {
-        self.value_captures(state)?;
-        Ok(self.captures_by_ply(state))
+/// What joins the propagation at a given ply, besides the positions it decides itself.
+#[derive(Default)]
+struct Injections {
+    /// The positions every move of which leaves the pair (captures, or crownings only),
+    /// decided at their value's ply: `[side][ply][won]`.
+    exits: [Vec<[Vec<Word>; 2]>; 2],
+    /// Positions whose crowning wins: won at its ply if nothing won them sooner.
+    crowning_wins: ByPly,
+    /// Positions whose crowning loses: from its ply on, lost once every other move loses.
+    crowning_losses: ByPly,
+}
+
+impl Injections {
+    fn push(list: &mut Vec<Vec<Word>>, ply: u16, word: Word) {
+        if list.len() <= ply as usize {
+            list.resize_with(ply as usize + 1, Vec::new);
+        }
+        list[ply as usize].push(word);
     }
 
-    /// Marks every quiet position undecided and values the captures' positions: each
-    /// class's canonical member from its moves, a lone king taken at once.
-    fn value_captures(&self, state: &[AtomicU16]) -> Result<(), F::Error> {
-        let n = self.contexts.count as usize;
-        (0..n.div_ceil(CONTEXT_CHUNK)).into_par_iter().try_for_each(|chunk| {
-            let mut positions = Vec::new();
-            let mut nodes = Vec::new();
-            let mut values = Vec::new();
-            for index in chunk * CONTEXT_CHUNK..(n.min((chunk + 1) * CONTEXT_CHUNK)) {
-                let Some(c) = self.context(index) else { continue };
-                let writers = self.writers(&c);
-                for side in [FREE_SIDE, OTHER_SIDE] {
-                    let capture = self.captures(&c, side);
-                    for bit in Bits(capture & writers) {
-                        let free = self.board.square_of[bit as usize] as u32;
-                        let node = self.node(&c, side, free);
-                        self.captures_noted[node as usize / 64].fetch_or(1 << (node % 64), Relaxed);
-                        if side == OTHER_SIDE && c.fixed == 0 {
-                            // The free king is the only piece its side has: taken, the
-                            // capturing side has won.
-                            state[node as usize].store(self.values.decided(1, true), Relaxed);
-                            continue;
-                        }
-                        let sets = Self::sets(&c, side, free);
-                        if !self.symmetry.is_canonical(&sets) {
-                            continue; // copied from its class's canonical member below
-                        }
-                        positions.push(Position::from_square_sets(self.pair.variant(), Color::White, &sets));
-                        nodes.push(node);
-                    }
-                    let quiet = self.has_moves(&c, side) & !capture;
-                    self.undecided[side][index].store(quiet, Relaxed);
+    fn extend(&mut self, other: Injections) {
+        for side in 0..2 {
+            let exits = &mut self.exits[side];
+            if exits.len() < other.exits[side].len() {
+                exits.resize_with(other.exits[side].len(), Default::default);
+            }
+            for (ply, kinds) in other.exits[side].iter().enumerate() {
+                for (kind, words) in kinds.iter().enumerate() {
+                    exits[ply][kind].extend(words.iter().copied());
                 }
             }
-            self.values.captures(&self.pair, &positions, &nodes, &mut values)?;
-            for (&raw, node) in values.iter().zip(&nodes) {
-                state[*node as usize].store(raw, Relaxed);
+            for (mine, theirs) in [
+                (&mut self.crowning_wins[side], &other.crowning_wins[side]),
+                (&mut self.crowning_losses[side], &other.crowning_losses[side]),
+            ] {
+                if mine.len() < theirs.len() {
+                    mine.resize_with(theirs.len(), Vec::new);
+                }
+                for (ply, words) in theirs.iter().enumerate() {
+                    mine[ply].extend(words.iter().copied());
+                }
             }
-            Ok(())
-        })
+        }
     }
 
-    /// Every copy of the captures' positions, by ply (each class's value written to its
-    /// members' writer copies); and the positions without a move, lost at ply 0.
-    fn captures_by_ply(&self, state: &[AtomicU16]) -> (Frontier, Injections) {
+    /// Whether anything is due after `ply`.
+    fn pending_after(&self, ply: u16) -> bool {
+        let after = |len: usize| len > ply as usize + 1;
+        (0..2).any(|side| {
+            after(self.exits[side].len())
+                || after(self.crowning_wins[side].len())
+                || after(self.crowning_losses[side].len())
+        })
+    }
+}
+
+/// A position where a man may be crowned beside moves that stay in the pair, and the
+/// raw value of its best crowning.
+struct Crowning {
+    side: usize,
+    index: u32,
+    bit: u32,
+    raw: u16,
+}
+
+impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
+    /// Marks every quiet position undecided, values the positions whose moves leave the
+    /// pair (written to `state` once each) and the crownings, and returns the positions
+    /// lost at ply 0 (no move at all) with what joins the propagation later.
+    fn initialise(&self, state: &[AtomicU16]) -> Result<(Frontier, Injections, [Matured; 2]), F::Error> {
+        let crownings = self.value_exits(state)?;
+        let (frontier, mut injections) = self.exits_by_ply(state);
+        let mut losing: [Vec<u32>; 2] = Default::default();
+        for c in crownings {
+            let word = (c.index, 1u64 << c.bit);
+            match self.values.ply_of(c.raw) {
+                Some((ply, true)) => Injections::push(&mut injections.crowning_wins[c.side], ply, word),
+                Some((ply, false)) => {
+                    Injections::push(&mut injections.crowning_losses[c.side], ply, word);
+                    losing[c.side].push(c.index);
+                }
+                None => {} // drawn: never lost, won only by another move
+            }
+        }
+        let [free, other] = losing;
+        Ok((frontier, injections, [Matured::new(free), Matured::new(other)]))
+    }
+
+    /// Marks every quiet position undecided and values the positions whose moves leave
+    /// the pair: a capture's position, each class's canonical member from its moves (a
+    /// lone king taken at once), and a position whose only moves crown a man. Returns
+    /// the positions where a man may be crowned beside other moves, valued.
+    fn value_exits(&self, state: &[AtomicU16]) -> Result<Vec<Crowning>, F::Error> {
+        let n = self.contexts.count as usize;
+        let chunks: Vec<Vec<Crowning>> = (0..n.div_ceil(CONTEXT_CHUNK))
+            .into_par_iter()
+            .map(|chunk| {
+                let mut positions = Vec::new();
+                let mut nodes = Vec::new();
+                let mut values = Vec::new();
+                let mut crowning_positions = Vec::new();
+                let mut crowning_at = Vec::new();
+                for index in chunk * CONTEXT_CHUNK..(n.min((chunk + 1) * CONTEXT_CHUNK)) {
+                    let Some(c) = self.context(index) else { continue };
+                    let writers = self.writers(&c);
+                    for side in [FREE_SIDE, OTHER_SIDE] {
+                        let capture = self.captures(&c, side);
+                        for bit in Bits(capture & writers) {
+                            let free = self.board.square_of[bit as usize] as u32;
+                            let node = self.node(&c, side, free);
+                            self.captures_noted[node as usize / 64].fetch_or(1 << (node % 64), Relaxed);
+                            if side == OTHER_SIDE && Self::free_king_alone(&c) {
+                                // The free king is the only piece its side has: taken, the
+                                // capturing side has won.
+                                state[node as usize].store(self.values.decided(1, true), Relaxed);
+                                continue;
+                            }
+                            let sets = Self::sets(&c, side, free);
+                            if self.symmetry.as_ref().is_some_and(|s| !s.is_canonical(&sets)) {
+                                continue; // copied from its class's canonical member below
+                            }
+                            positions.push(Position::from_square_sets(self.pair.variant(), Color::White, &sets));
+                            nodes.push(node);
+                        }
+                        let quiet = self.has_moves(&c, side) & !capture;
+                        self.undecided[side][index].store(quiet, Relaxed);
+                        if Self::men(&c, side) != 0 {
+                            for bit in Bits(self.crownings(&c, side) & !capture) {
+                                let free = self.board.square_of[bit as usize] as u32;
+                                let sets = Self::sets(&c, side, free);
+                                crowning_positions.push(Position::from_square_sets(
+                                    self.pair.variant(),
+                                    Color::White,
+                                    &sets,
+                                ));
+                                crowning_at.push((side, index as u32, bit, quiet >> bit & 1 != 0));
+                            }
+                        }
+                    }
+                }
+                self.values.captures(&self.pair, &positions, &nodes, &mut values)?;
+                for (&raw, node) in values.iter().zip(&nodes) {
+                    state[*node as usize].store(raw, Relaxed);
+                }
+                values.clear();
+                self.values.crownings(&self.pair, &crowning_positions, &mut values)?;
+                let mut mixed = Vec::new();
+                for (&raw, &(side, index, bit, other_moves)) in values.iter().zip(&crowning_at) {
+                    if other_moves {
+                        mixed.push(Crowning { side, index, bit, raw });
+                    } else {
+                        // Every move crowns: valued as a capture's position is.
+                        let c = self.context(index as usize).expect("a context with positions");
+                        let node = self.node(&c, side, self.board.square_of[bit as usize] as u32);
+                        state[node as usize].store(raw, Relaxed);
+                    }
+                }
+                Ok(mixed)
+            })
+            .collect::<Result<_, F::Error>>()?;
+        Ok(chunks.into_iter().flatten().collect())
+    }
+
+    /// Every copy of the positions whose moves all leave the pair, by ply (each class's
+    /// value written to its members' writer copies); and the positions without a move,
+    /// lost at ply 0.
+    fn exits_by_ply(&self, state: &[AtomicU16]) -> (Frontier, Injections) {
         let n = self.contexts.count as usize;
         let collected: Vec<(Frontier, Injections)> = (0..n.div_ceil(CONTEXT_CHUNK))
             .into_par_iter()
             .map(|chunk| {
                 let mut lost_now: [Vec<Word>; 2] = Default::default();
-                let mut by_ply: Injections = Default::default();
+                let mut injections = Injections::default();
                 for index in chunk * CONTEXT_CHUNK..(n.min((chunk + 1) * CONTEXT_CHUNK)) {
                     let Some(c) = self.context(index) else { continue };
                     for side in [FREE_SIDE, OTHER_SIDE] {
                         let capture = self.captures(&c, side);
+                        let quiet = self.has_moves(&c, side);
+                        let only_crowning = if Self::men(&c, side) == 0 {
+                            0
+                        } else {
+                            self.crownings(&c, side) & !capture & !quiet
+                        };
                         let mut plies: Vec<(u16, u64)> = Vec::new();
-                        if side == OTHER_SIDE && c.fixed == 0 && capture != 0 {
+                        let alone = side == OTHER_SIDE && Self::free_king_alone(&c);
+                        if alone && capture != 0 {
                             plies.push((self.values.decided(1, true), capture));
                             // the lone king taken
                         }
                         let writers = self.writers(&c);
-                        for bit in Bits(if side == OTHER_SIDE && c.fixed == 0 { 0 } else { capture }) {
+                        for bit in Bits(if alone { only_crowning } else { capture | only_crowning }) {
                             // Valued at its class's canonical member; a writer copy keeps it.
                             let sets = Self::sets(&c, side, self.board.square_of[bit as usize] as u32);
-                            let canonical = KingSymmetry::canonical(&self.symmetry.images(&sets));
                             let (table, first) = &self.table[side];
-                            let raw = state[(first + table.index_of_sets(&canonical)) as usize].load(Relaxed);
-                            if writers >> bit & 1 != 0 && canonical != sets {
-                                state[(first + table.index_of_sets(&sets)) as usize].store(raw, Relaxed);
-                            }
+                            let raw = match &self.symmetry {
+                                Some(symmetry) => {
+                                    let canonical = KingSymmetry::canonical(&symmetry.images(&sets));
+                                    let raw = state[(first + table.index_of_sets(&canonical)) as usize].load(Relaxed);
+                                    if writers >> bit & 1 != 0 && canonical != sets {
+                                        state[(first + table.index_of_sets(&sets)) as usize].store(raw, Relaxed);
+                                    }
+                                    raw
+                                }
+                                None => state[(first + table.index_of_sets(&sets)) as usize].load(Relaxed),
+                            };
                             if self.values.ply_of(raw).is_none() {
                                 continue;
                             }
@@ -732,13 +1143,13 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                         }
                         for (raw, bits) in plies {
                             let (ply, won) = self.values.ply_of(raw).expect("decided");
-                            let list = &mut by_ply[side];
+                            let list = &mut injections.exits[side];
                             if list.len() <= ply as usize {
                                 list.resize_with(ply as usize + 1, Default::default);
                             }
                             list[ply as usize][won as usize].push((index as u32, bits));
                         }
-                        let none = c.empty & !capture & !self.has_moves(&c, side);
+                        let none = c.empty & !capture & !quiet & !only_crowning;
                         if none != 0 {
                             lost_now[side].push((index as u32, none));
                             for bit in Bits(none & self.writers(&c)) {
@@ -748,23 +1159,16 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                         }
                     }
                 }
-                (Frontier { lost: lost_now, won: Default::default() }, by_ply)
+                (Frontier { lost: lost_now, won: Default::default() }, injections)
             })
             .collect();
         let mut frontier = Frontier::default();
-        let mut injections: Injections = Default::default();
-        for (f, by_ply) in collected {
+        let mut injections = Injections::default();
+        for (f, more) in collected {
             for side in 0..2 {
                 frontier.lost[side].extend(f.lost[side].iter().copied());
-                if injections[side].len() < by_ply[side].len() {
-                    injections[side].resize_with(by_ply[side].len(), Default::default);
-                }
-                for (ply, kinds) in by_ply[side].iter().enumerate() {
-                    for (kind, words) in kinds.iter().enumerate() {
-                        injections[side][ply][kind].extend(words.iter().copied());
-                    }
-                }
             }
+            injections.extend(more);
         }
         (frontier, injections)
     }
@@ -774,23 +1178,31 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
     fn propagate(
         &self,
         state: &[AtomicU16],
-        (mut frontier, mut injections): (Frontier, Injections),
+        mut frontier: Frontier,
+        mut injections: Injections,
         progress: &(dyn Fn(u64) + Sync),
     ) -> u64 {
         let mut ply: u16 = 0;
         let mut decided = 0;
         loop {
-            // The captures' positions decided at this ply join it.
-            for (side, by_ply) in injections.iter_mut().enumerate() {
-                if let Some([lost, won]) = by_ply.get_mut(ply as usize) {
+            for side in [FREE_SIDE, OTHER_SIDE] {
+                // The positions whose moves all leave the pair, decided at this ply, join it.
+                if let Some([lost, won]) = injections.exits[side].get_mut(ply as usize) {
                     frontier.lost[side].append(lost);
                     frontier.won[side].append(won);
+                }
+                // So do those a crowning wins at this ply, where nothing won them sooner.
+                if let Some(words) = injections.crowning_wins[side].get_mut(ply as usize) {
+                    let (won, written) = self.decide(state, std::mem::take(words), side, ply, true);
+                    progress(written);
+                    decided += written;
+                    frontier.won[side].extend(won);
                 }
                 for &(index, bits) in &frontier.won[side] {
                     self.won[side][index as usize].fetch_or(bits, Relaxed);
                 }
             }
-            let pending = injections.iter().any(|by_ply| by_ply.len() > ply as usize + 1);
+            let pending = injections.pending_after(ply);
             let idle = frontier.lost.iter().chain(&frontier.won).all(Vec::is_empty);
             if (idle && !pending) || ply >= self.values.last_ply() {
                 break;
@@ -800,9 +1212,20 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                 // Won at the next ply: a move reaches a position lost at this one.
                 let touched = self.scatter(&frontier.lost[1 - side], side, &self.scratch);
                 next.won[side] = self.collect(&touched, &self.scratch, side, |_, bits| bits);
-                // Lost at the next ply: a move reaches a position won at this one, and every
-                // move a position won.
-                let touched = self.scatter(&frontier.won[1 - side], side, &self.scratch);
+                // Lost at the next ply: a move reaches a position won at this one and every
+                // move a position won; or a crowning loses at the next ply and every other
+                // move now reaches a position won (seeded first, so that no word is taken
+                // twice).
+                let mut touched = Vec::new();
+                if let Some(words) = injections.crowning_losses[side].get_mut(ply as usize + 1) {
+                    for (index, bits) in std::mem::take(words) {
+                        self.matured[side].set(index as usize, bits);
+                        if self.scratch[index as usize].fetch_or(bits, Relaxed) == 0 {
+                            touched.push(index);
+                        }
+                    }
+                }
+                touched.extend(self.scatter(&frontier.won[1 - side], side, &self.scratch));
                 next.lost[side] =
                     self.collect(&touched, &self.scratch, side, |c, bits| self.all_moves_won(c, bits, side));
             }
@@ -810,20 +1233,7 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
             // the two is empty; within a count either side may decide at any ply.
             for (side, won) in [(0, false), (0, true), (1, false), (1, true)] {
                 let words = if won { &next.won[side] } else { &next.lost[side] };
-                let raw = self.values.decided(ply + 1, won);
-                let written: u64 = words
-                    .par_iter()
-                    .map(|&(index, bits)| {
-                        let c = self.context(index as usize).expect("a context with positions");
-                        self.undecided[side][index as usize].fetch_and(!bits, Relaxed);
-                        let writers = bits & self.writers(&c);
-                        for bit in Bits(writers) {
-                            let node = self.node(&c, side, self.board.square_of[bit as usize] as u32);
-                            state[node as usize].store(raw, Relaxed);
-                        }
-                        u64::from(writers.count_ones())
-                    })
-                    .sum();
+                let written = self.write(state, words, side, ply + 1, won);
                 progress(written);
                 decided += written;
             }
@@ -831,6 +1241,38 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
             ply += 1;
         }
         decided
+    }
+
+    /// `words` (undecided, `side` to move) decided at `ply`: no longer undecided, their
+    /// writer copies' values written; returns how many positions it wrote.
+    fn write(&self, state: &[AtomicU16], words: &[Word], side: usize, ply: u16, won: bool) -> u64 {
+        let raw = self.values.decided(ply, won);
+        words
+            .par_iter()
+            .map(|&(index, bits)| {
+                let c = self.context(index as usize).expect("a context with positions");
+                self.undecided[side][index as usize].fetch_and(!bits, Relaxed);
+                let writers = bits & self.writers(&c);
+                for bit in Bits(writers) {
+                    let node = self.node(&c, side, self.board.square_of[bit as usize] as u32);
+                    state[node as usize].store(raw, Relaxed);
+                }
+                u64::from(writers.count_ones())
+            })
+            .sum()
+    }
+
+    /// Of `words`, the positions still undecided decided at `ply` ([`Solver::write`]).
+    fn decide(&self, state: &[AtomicU16], words: Vec<Word>, side: usize, ply: u16, won: bool) -> (Vec<Word>, u64) {
+        let left: Vec<Word> = words
+            .into_iter()
+            .filter_map(|(index, bits)| {
+                let bits = bits & self.undecided[side][index as usize].load(Relaxed);
+                (bits != 0).then_some((index, bits))
+            })
+            .collect();
+        let written = self.write(state, &left, side, ply, won);
+        (left, written)
     }
 
     /// The parents (`side` to move) of `children` added to `into`; returns the contexts
@@ -873,7 +1315,8 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
     }
 }
 
-/// The score of a position whose moves are all captures.
+/// The score of a position's moves out of the pair: all its moves where every one
+/// leaves it.
 fn capture_score(e: &Exits) -> Score {
     match e.best_win() {
         Some(win) => Score::from_raw(win),
@@ -914,11 +1357,22 @@ mod tests {
 
     #[test]
     fn contexts_rank_and_unrank() {
-        let contexts = Contexts::new(2, 3);
-        for index in (0..contexts.count as usize).step_by(997) {
-            if let Some((fixed, other)) = contexts.sets(index) {
-                assert_eq!(contexts.of(fixed, other), index);
+        for shape in [
+            Shape { free_kings: 2, other_kings: 3, free_men: 0, other_men: 0 },
+            Shape { free_kings: 1, other_kings: 2, free_men: 2, other_men: 1 },
+        ] {
+            let contexts = Contexts::new(&shape);
+            let mut held = 0;
+            for index in (0..contexts.count as usize).step_by(997) {
+                if let Some(pieces) = contexts.sets(index) {
+                    assert_eq!(contexts.of(&pieces), index);
+                    // No man on its own crowning row.
+                    assert_eq!(pieces.fixed_men & 0x1F, 0);
+                    assert_eq!(pieces.other_men >> (SQUARES - 5), 0);
+                    held += 1;
+                }
             }
+            assert!(held > 0);
         }
     }
 
@@ -937,27 +1391,61 @@ mod tests {
                 }
                 let plain = solve_pair_by(&registry, variant, sig, PairPass::Plain, &|_| {}).expect("solved");
                 let words = solve(&registry, variant, sig, &|_| {}).expect("solved");
-                for (p, w) in plain.iter().zip(&words) {
-                    assert_eq!(p.index.signature(), w.index.signature());
-                    let (pc, wc) = (p.captures.as_ref().expect("noted"), w.captures.as_ref().expect("noted"));
-                    let flags = (0..pc.len()).position(|i| pc.get(i) != wc.get(i));
-                    assert_eq!(flags, None, "{}: capture flags", p.index.signature());
-                    let differ = p.scores.iter().zip(&w.scores).position(|(a, b)| a != b);
-                    if let Some(i) = differ {
-                        panic!(
-                            "{}: index {i} {}: plain {} words {}",
-                            p.index.signature(),
-                            p.index.position(i as u64).fen(),
-                            p.scores[i],
-                            w.scores[i]
-                        );
-                    }
-                }
+                assert_solved_alike(&plain, &words);
                 compared.push(sig.to_string());
                 plain.into_iter().for_each(|t| registry.insert(t));
             }
         }
         assert_eq!(compared, ["0103", "0202", "0104", "0203"]);
+    }
+
+    /// The same tables, scores and capture flags position for position.
+    fn assert_solved_alike(plain: &[SolvedTable], words: &[SolvedTable]) {
+        assert_eq!(plain.len(), words.len());
+        for (p, w) in plain.iter().zip(words) {
+            assert_eq!(p.index.signature(), w.index.signature());
+            let (pc, wc) = (p.captures.as_ref().expect("noted"), w.captures.as_ref().expect("noted"));
+            let flags = (0..pc.len()).position(|i| pc.get(i) != wc.get(i));
+            assert_eq!(flags, None, "{}: capture flags", p.index.signature());
+            let differ = p.scores.iter().zip(&w.scores).position(|(a, b)| a != b);
+            if let Some(i) = differ {
+                panic!(
+                    "{}: index {i} {}: plain {} words {}",
+                    p.index.signature(),
+                    p.index.position(i as u64).fen(),
+                    p.scores[i],
+                    w.scores[i]
+                );
+            }
+        }
+    }
+
+    /// Every pair with men to four pieces where a side has one king, solved bit-parallel
+    /// over that king's square: the whole-pair pass's scores, position for position
+    /// (men's steps and captures both ways, crownings that win, draw or lose beside
+    /// other moves, positions whose only moves crown).
+    #[test]
+    fn pairs_with_men_solved_by_words_are_solved_as_by_the_plain_pass() {
+        use crate::solve::whole::solve_whole_pair_by as solve_pair_by;
+        let variant = Variant::INTERNATIONAL;
+        let registry = crate::solve_all(variant, 4, |_| {});
+        let mut compared: Vec<Signature> = Vec::new();
+        for pieces in 2..=4 {
+            for sig in Signature::all_with(pieces) {
+                let men = sig.white_men + sig.black_men > 0;
+                if !men || !applies_to_theory(&variant, sig) || compared.contains(&sig.flipped()) {
+                    continue;
+                }
+                let plain = solve_pair_by(&registry, variant, sig, PairPass::Plain, &|_| {}).expect("solved");
+                let words = solve(&registry, variant, sig, &|_| {}).expect("solved");
+                assert_solved_alike(&plain, &words);
+                compared.push(sig);
+            }
+        }
+        for named in ["1001", "1101", "2001", "1102", "2101", "1111"] {
+            let found = compared.iter().any(|s| s.to_string() == named || s.flipped().to_string() == named);
+            assert!(found, "{named} not among {compared:?}");
+        }
     }
 
     /// Rule tables of every pair of kings only to 5 pieces, under each international

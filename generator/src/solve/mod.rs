@@ -30,7 +30,8 @@ pub(crate) mod symmetry;
 pub mod whole;
 
 /// The theory of a pair (a signature and its colour flip) in memory, by the pass asked
-/// for: [`PairPass::KingWords`] where [`king_words::applies`], else the whole-pair pass.
+/// for: [`PairPass::KingWords`] where [`king_words::applies_to_theory`], else the
+/// whole-pair pass.
 ///
 /// # Errors
 /// A finished table the pair's captures or promotions lead to cannot be read.
@@ -41,7 +42,7 @@ pub fn solve_pair_by<F: Finished>(
     pass: PairPass,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<SolvedTable>, F::Error> {
-    if pass == PairPass::KingWords && king_words::applies(&variant, signature) {
+    if pass == PairPass::KingWords && king_words::applies_to_theory(&variant, signature) {
         return king_words::solve(finished, variant, signature, progress);
     }
     whole::solve_whole_pair_by(finished, variant, signature, pass, progress)

@@ -444,6 +444,15 @@ where
         Ok(())
     }
 
+    // Rule tables by words are solved for pairs of kings only (`king_words::applies`),
+    // where no man is crowned.
+    const SOLVES_MEN: bool = false;
+
+    fn crownings(&self, _pair: &Pair<'_, O>, positions: &[Position], _out: &mut Vec<u16>) -> Result<(), O::Error> {
+        debug_assert!(positions.is_empty(), "a crowning in a pair of kings only");
+        Ok(())
+    }
+
     fn decided(&self, ply: u16, won: bool) -> u16 {
         if won { RuleScore::win(ply) } else { RuleScore::loss(ply) }.raw()
     }
