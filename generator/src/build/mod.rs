@@ -390,7 +390,7 @@ pub(crate) fn pair_state_bytes_on(
 ) -> (u64, bool) {
     let mut whole =
         crate::solve::whole::whole_state_bytes(positions_of(variant, pair)).max(rule_pair_bytes(variant, pair));
-    // One king against kings is solved bit-parallel where that fits ([`by_words`]).
+    // Solved bit-parallel where that fits ([`by_words`]).
     if by_words(variant, pair, budget) {
         whole = whole.max(crate::solve::king_words::working_bytes(variant, pair[0]));
     }
@@ -405,7 +405,8 @@ pub(crate) fn pair_state_bytes_on(
 }
 
 /// Whether a pair's theory is solved bit-parallel (`crate::solve::king_words`): one king
-/// against kings, where that pass's words fit the budget beside the pair's scores.
+/// against kings (its rule tables too), or a pair with men where a side has one king,
+/// where that pass's words fit the budget beside the pair's scores.
 fn by_words(variant: Variant, pair: &TablePair, budget: MemoryBudget) -> bool {
     crate::solve::king_words::pays_off(&variant, pair[0])
         && crate::solve::king_words::working_bytes(variant, pair[0]) <= budget.pair_bytes()
@@ -586,7 +587,8 @@ fn build_pair(
         Pass::Rules(rules) => {
             let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
             let inputs = WithResults { finished, results: open_results(dir, variant, pair) };
-            let by = if by_words(variant, pair, budget) { PairPass::KingWords } else { PairPass::Fastest };
+            let words = by_words(variant, pair, budget) && crate::solve::king_words::rules_too(pair[0]);
+            let by = if words { PairPass::KingWords } else { PairPass::Fastest };
             let tables = solve_rule_pair_resumable(&inputs, rules, variant, pair[0], &checkpoint, by, &progress)?;
             for table in &tables.unwrap_or_default() {
                 let captures = inputs.results.as_ref().and_then(|r| r.captures(table.index.signature()));

@@ -86,6 +86,9 @@ pub struct Rates {
     pub words_theory_per_thread: f64,
     /// Rule positions a second per thread, one king against kings (bit-parallel too).
     pub words_rules_per_thread: f64,
+    /// Theory positions a second per thread, a pair with men where a side has one king
+    /// (bit-parallel over that king's square; its rule tables at `rules_per_thread`).
+    pub men_words_theory_per_thread: f64,
     /// Seconds every job spends starting, checking its inputs and writing.
     pub overhead: f64,
     /// How a pair's build speeds up with threads beyond the two the rates were measured
@@ -129,6 +132,7 @@ impl Default for Rates {
             kings_rules_per_thread: 3.7e6,
             words_theory_per_thread: 3.0e6,
             words_rules_per_thread: 5.3e6,
+            men_words_theory_per_thread: 2.0e6,
             overhead: 0.5,
             scaling: MEASURED_SCALING,
         }
@@ -280,22 +284,21 @@ fn job(
             outputs.push((*sig, Metric::Rules(rules.set)));
         }
     }
-    let by_words = crate::solve::king_words::pays_off(&variant, pair[0]);
-    let theory_bytes = crate::solve::whole::whole_state_bytes(positions).max(
-        // One king against kings is solved bit-parallel where this much fits (the rate
-        // below assumes it).
-        if by_words { crate::solve::king_words::working_bytes(variant, pair[0]) } else { 0 },
-    );
+    // Solved bit-parallel where that pays off and its state fits the job's memory, as the
+    // build decides (`by_words`); the rates below assume it.
+    let words_bytes = crate::solve::king_words::working_bytes(variant, pair[0]);
+    let by_words = crate::solve::king_words::pays_off(&variant, pair[0])
+        && job_memory.is_none_or(|cap| words_bytes <= cap.pair_bytes());
+    let theory_bytes = crate::solve::whole::whole_state_bytes(positions).max(if by_words { words_bytes } else { 0 });
     // Sized as the build sizes it (`pair_state_bytes`), whether or not it makes rule tables.
     let rule_bytes = rule_pair_bytes(variant, &pair);
     let kings_only = pair[0].white_men == 0 && pair[0].black_men == 0;
     let t = rates.effective_threads(threads);
-    let (theory_rate, rule_rate) = if by_words {
-        (rates.words_theory_per_thread * t, rates.words_rules_per_thread * t)
-    } else if kings_only {
-        (rates.kings_theory_per_thread * t, rates.kings_rules_per_thread * t)
-    } else {
-        (rates.theory_per_thread * t, rates.rules_per_thread * t)
+    let (theory_rate, rule_rate) = match (by_words, kings_only) {
+        (true, true) => (rates.words_theory_per_thread * t, rates.words_rules_per_thread * t),
+        (true, false) => (rates.men_words_theory_per_thread * t, rates.rules_per_thread * t),
+        (false, true) => (rates.kings_theory_per_thread * t, rates.kings_rules_per_thread * t),
+        (false, false) => (rates.theory_per_thread * t, rates.rules_per_thread * t),
     };
     let seconds = rates.overhead + positions as f64 / theory_rate + rule_positions as f64 / rule_rate;
     let whole = MemoryBudget::covering(theory_bytes.max(rule_bytes));
@@ -462,7 +465,7 @@ mod tests {
 
     #[test]
     fn a_job_budget_covers_its_working_state_and_its_inputs() {
-        let mut by_words = 0;
+        let (mut by_words, mut men_by_words) = (0, Vec::new());
         for job in plan(5).jobs {
             let inputs = held_input_bytes(Variant::INTERNATIONAL, &job.inputs);
             let needed = crate::solve::whole::whole_state_bytes(job.positions) + inputs;
@@ -471,10 +474,17 @@ mod tests {
             if crate::solve::king_words::pays_off(&Variant::INTERNATIONAL, job.pair[0]) {
                 let words = crate::solve::king_words::working_bytes(Variant::INTERNATIONAL, job.pair[0]);
                 assert!(job.memory.pair_bytes() >= words + inputs, "{}", job.name());
-                by_words += 1;
+                if crate::solve::king_words::rules_too(job.pair[0]) {
+                    by_words += 1;
+                } else {
+                    men_by_words.push(job.name());
+                }
             }
         }
         assert_eq!(by_words, 4, "0101, 0102+0201, 0103+0301, 0104+0401");
+        for named in ["0111+1101", "0113+1301", "1121+2111"] {
+            assert!(men_by_words.iter().any(|n| n == named), "{named} not among {men_by_words:?}");
+        }
     }
 
     /// Under a cap, the pairs too large for it are sized as the job will solve them: in

@@ -272,8 +272,9 @@ impl Contexts {
         let other = self.other_sets[(rest % r1) as usize];
         let fixed = self.fixed_sets[(rest / r1) as usize];
         let p = Pieces { fixed, other, fixed_men, other_men };
-        (p.occupied().count_ones() == fixed.count_ones() + other.count_ones() + fixed_men.count_ones() + other_men.count_ones())
-            .then_some(p)
+        (p.occupied().count_ones()
+            == fixed.count_ones() + other.count_ones() + fixed_men.count_ones() + other_men.count_ones())
+        .then_some(p)
     }
 }
 
@@ -303,7 +304,11 @@ const FORWARD: [[usize; 2]; 2] = [[0, 1], [2, 3]];
 /// Whether a man of `side` moving onto `square` is crowned.
 #[inline]
 fn crowns(side: usize, square: u8) -> bool {
-    if side == FREE_SIDE { (square as usize) < 5 } else { square as usize >= SQUARES - 5 }
+    if side == FREE_SIDE {
+        (square as usize) < 5
+    } else {
+        square as usize >= SQUARES - 5
+    }
 }
 
 /// Per side to move, the contexts where a man may be crowned beside moves that stay in
@@ -727,7 +732,12 @@ fn shape(variant: &Variant, signature: Signature) -> Option<Shape> {
         signature.black_kings as usize,
     );
     if wm == 0 && bm == 0 {
-        return (wk > 0 && bk > 0).then(|| Shape { free_kings: wk.min(bk), other_kings: wk.max(bk), free_men: 0, other_men: 0 });
+        return (wk > 0 && bk > 0).then(|| Shape {
+            free_kings: wk.min(bk),
+            other_kings: wk.max(bk),
+            free_men: 0,
+            other_men: 0,
+        });
     }
     let international = variant.men_capture_backward
         && variant.men_capture_kings
@@ -763,14 +773,22 @@ pub(crate) fn working_bytes(variant: Variant, signature: Signature) -> u64 {
         + 2 * 2 * std::mem::size_of::<Word>() as u64 * contexts
 }
 
-/// Whether a build solves the pair this way, theory and rule tables: one king against
-/// kings, where it is faster than the pass by symmetry (docs/benchmarks.md). With two
-/// kings or more a side, most positions have a capture to make (70% of 0204+0402's
-/// classes), valued from the finished tables as that pass values them, and each copy of
-/// such a position is then ranked to find its value, which costs more than the
-/// propagation saves (0204+0402: theory 0.73x, `fmjd` rules 0.83x).
+/// Whether a build solves the pair this way: one king against kings, theory and rule
+/// tables, where it is faster than the pass by symmetry; and the theory of a pair with
+/// men where a side has one king, faster than the plain pass on every such pair
+/// measured (docs/benchmarks.md; the rule tables of those keep the pass by components).
+/// With two kings or more a side and no men, most positions have a capture to make
+/// (70% of 0204+0402's classes), valued from the finished tables as that pass values
+/// them, and each copy of such a position is then ranked to find its value, which costs
+/// more than the propagation saves (0204+0402: theory 0.73x, `fmjd` rules 0.83x).
 pub(crate) fn pays_off(variant: &Variant, signature: Signature) -> bool {
-    applies(variant, signature) && shape(variant, signature).is_some_and(|s| s.free_kings == 1)
+    shape(variant, signature).is_some_and(|s| s.free_kings == 1)
+}
+
+/// Whether the rule tables of a pair solved this way ([`pays_off`]) are solved this
+/// way too: pairs of kings only.
+pub(crate) fn rules_too(signature: Signature) -> bool {
+    signature.white_men == 0 && signature.black_men == 0
 }
 
 /// What the pass finds for each position: its theoretical score, or its distance within
@@ -925,6 +943,11 @@ struct Frontier {
 /// Contexts a worker takes at a time in the initialisation.
 const CONTEXT_CHUNK: usize = 1 << 12;
 
+/// Positions with a capture to make valued together: small enough that the buffers of
+/// their moves' positions stay in the allocator's reach (a batch of a whole chunk's
+/// positions, megabytes, was mapped and unmapped each time: page faults).
+const EXITS_BATCH: usize = 256;
+
 /// Words by the ply they are due at, per side to move: `[side][ply]`.
 type ByPly = [Vec<Vec<Word>>; 2];
 
@@ -1051,6 +1074,9 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                             }
                             positions.push(Position::from_square_sets(self.pair.variant(), Color::White, &sets));
                             nodes.push(node);
+                            if positions.len() == EXITS_BATCH {
+                                self.value_captures(state, &mut positions, &mut nodes, &mut values)?;
+                            }
                         }
                         let quiet = self.has_moves(&c, side) & !capture;
                         self.undecided[side][index].store(quiet, Relaxed);
@@ -1068,11 +1094,7 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                         }
                     }
                 }
-                self.values.captures(&self.pair, &positions, &nodes, &mut values)?;
-                for (&raw, node) in values.iter().zip(&nodes) {
-                    state[*node as usize].store(raw, Relaxed);
-                }
-                values.clear();
+                self.value_captures(state, &mut positions, &mut nodes, &mut values)?;
                 self.values.crownings(&self.pair, &crowning_positions, &mut values)?;
                 let mut mixed = Vec::new();
                 for (&raw, &(side, index, bit, other_moves)) in values.iter().zip(&crowning_at) {
@@ -1091,6 +1113,26 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
         Ok(chunks.into_iter().flatten().collect())
     }
 
+    /// Values `positions` (with a capture to make) into `state` at `nodes`, and empties
+    /// both.
+    fn value_captures(
+        &self,
+        state: &[AtomicU16],
+        positions: &mut Vec<Position>,
+        nodes: &mut Vec<u64>,
+        values: &mut Vec<u16>,
+    ) -> Result<(), F::Error> {
+        values.clear();
+        self.values.captures(&self.pair, positions, nodes, values)?;
+        for (&raw, &node) in values.iter().zip(nodes.iter()) {
+            state[node as usize].store(raw, Relaxed);
+        }
+        positions.clear();
+        nodes.clear();
+        values.clear();
+        Ok(())
+    }
+
     /// Every copy of the positions whose moves all leave the pair, by ply (each class's
     /// value written to its members' writer copies); and the positions without a move,
     /// lost at ply 0.
@@ -1106,11 +1148,8 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                     for side in [FREE_SIDE, OTHER_SIDE] {
                         let capture = self.captures(&c, side);
                         let quiet = self.has_moves(&c, side);
-                        let only_crowning = if Self::men(&c, side) == 0 {
-                            0
-                        } else {
-                            self.crownings(&c, side) & !capture & !quiet
-                        };
+                        let only_crowning =
+                            if Self::men(&c, side) == 0 { 0 } else { self.crownings(&c, side) & !capture & !quiet };
                         let mut plies: Vec<(u16, u64)> = Vec::new();
                         let alone = side == OTHER_SIDE && Self::free_king_alone(&c);
                         if alone && capture != 0 {
