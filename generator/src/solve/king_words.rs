@@ -1,26 +1,30 @@
-//! The theory and rule passes of a pair of kings only on the 10x10 board, bit-parallel
-//! over one king's square.
+//! The theory and rule passes of a pair of kings only on the 10x10 board, and the theory
+//! of a pair with men where a side has one king, bit-parallel over one king's square.
 //!
 //! The ply-ordered pass ([`crate::solve::whole`]) pays, for every decided position, a
-//! ranked unmove per parent. Here a position is one bit of a word: fix every king but
-//! one king of the side with fewer (the *free* king), and the free king's squares are
-//! the 64 bits of a word in the ghost-square layout (square `s` at bit `s + s / 10`, so
-//! the four diagonal steps are shifts by 5 and 6 and the ghosts stop a ray at the edge).
-//! Such a fixed arrangement is a *context*; a position with `k` kings on the free side
-//! is a bit of `k` contexts, one per king taken as the free one, and every copy is
-//! solved alike (each sees all the moves: the free king's as ray fills inside its word,
-//! the other kings' as word-to-word steps masked by the squares the free king would
-//! block). So the free king's moves, its unmoves and "every move reaches a won
-//! position" are a few shifts for all its squares at once, and the other kings' moves
-//! are taken once for up to 44 positions.
+//! ranked unmove per parent. Here a position is one bit of a word: fix every piece but
+//! one king (the *free* king: of the side with fewer kings where there are no men, else
+//! of the side with one king), and the free king's squares are the 64 bits of a word in
+//! the ghost-square layout (square `s` at bit `s + s / 10`, so the four diagonal steps
+//! are shifts by 5 and 6 and the ghosts stop a ray at the edge). Such a fixed
+//! arrangement is a *context*; a position with `k` kings on the free side is a bit of
+//! `k` contexts, one per king taken as the free one, and every copy is solved alike
+//! (each sees all the moves: the free king's as ray fills inside its word, the other
+//! pieces' as word-to-word steps masked by the squares the free king would block). So
+//! the free king's moves, its unmoves and "every move reaches a won position" are a few
+//! shifts for all its squares at once, and the other pieces' moves are taken once for
+//! up to 44 positions.
 //!
-//! In a pair of kings only a position has captures (every move leaves the pair) or quiet
-//! moves only (every move stays in it). The captures' positions are valued once from the
-//! finished tables as the whole-pair pass values them and enter the propagation at
-//! their ply; the quiet ones are won at ply `n + 1` when a move reaches a position lost
-//! at `n`, lost at `n + 1` when the last of their moves reaches a position won at `n`,
-//! and drawn when never decided: the same distances as the whole-pair pass, which the
-//! tests compare position by position.
+//! A position has captures (every move leaves the pair) or quiet moves only. The
+//! captures' positions are valued once from the finished tables as the whole-pair pass
+//! values them and enter the propagation at their ply; the quiet ones are won at ply
+//! `n + 1` when a move reaches a position lost at `n`, lost at `n + 1` when the last of
+//! their moves reaches a position won at `n`, and drawn when never decided: the same
+//! distances as the whole-pair pass, which the tests compare position by position. A
+//! move that crowns a man leaves the pair too: a position whose every move crowns is
+//! valued as a capture's; one that may crown beside other moves has its crowning valued
+//! so, and is won at the crowning's ply if nothing won it sooner, never lost where the
+//! crowning draws or wins, and lost no sooner than the crowning's loss.
 //!
 //! A rule table ([`crate::solve::rules`]) is the same propagation ([`Valuation`]): a
 //! capture's position valued as a component of the rule pass values it (a capture ends

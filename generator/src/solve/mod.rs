@@ -12,8 +12,9 @@
 //!   pair's own theoretical values and the finished rule tables;
 //! - `symmetry`: the board symmetries of kings-only positions, by which `whole` and
 //!   `rules` solve such a pair at one position of each class of four;
-//! - `king_words`: the theory and rule tables of a pair of kings only on the 10x10 board
-//!   bit-parallel over one king's square, where that is faster (one king against kings).
+//! - `king_words`: bit-parallel over one king's square on the 10x10 board, where that is
+//!   faster: one king against kings (theory and rule tables), and the theory of a pair
+//!   with men where a side has one king.
 
 use kabe_probe::{Signature, Variant};
 
