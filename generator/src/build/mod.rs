@@ -405,11 +405,22 @@ pub(crate) fn pair_state_bytes_on(
 }
 
 /// Whether a pair's theory is solved bit-parallel (`crate::solve::king_words`): one king
-/// against kings (its rule tables too), or a pair with men where a side has one king,
-/// where that pass's words fit the budget beside the pair's scores.
-fn by_words(variant: Variant, pair: &TablePair, budget: MemoryBudget) -> bool {
-    crate::solve::king_words::pays_off(&variant, pair[0])
-        && crate::solve::king_words::working_bytes(variant, pair[0]) <= budget.pair_bytes()
+/// against kings (its rule tables too), where that pass's words fit the budget beside
+/// the pair's scores; a pair with men where a side has one king, where they fit beside
+/// the tables its theory reads as well (the pass holds about three bytes a position
+/// where the plain one holds two: pushing those tables out to the block cache would
+/// cost more than it saves).
+pub(crate) fn by_words(variant: Variant, pair: &TablePair, budget: MemoryBudget) -> bool {
+    use crate::solve::king_words::{pays_off, rules_too, working_bytes};
+    if !pays_off(&variant, pair[0]) {
+        return false;
+    }
+    let words = working_bytes(variant, pair[0]);
+    if rules_too(pair[0]) {
+        return words <= budget.pair_bytes();
+    }
+    let theory_reads = pair.inputs(variant, &DrawRules::new(kabe_probe::DrawRuleSet::None, &variant));
+    words + crate::build::plan::held_input_bytes(variant, &theory_reads) <= budget.pair_bytes()
 }
 
 /// How many men placements (components) of a pair solved in slices are solved side by

@@ -87,7 +87,10 @@ pub struct Rates {
     /// Rule positions a second per thread, one king against kings (bit-parallel too).
     pub words_rules_per_thread: f64,
     /// Theory positions a second per thread, a pair with men where a side has one king
-    /// (bit-parallel over that king's square; its rule tables at `rules_per_thread`).
+    /// (bit-parallel over that king's square; its rule tables at `rules_per_thread`):
+    /// `theory_per_thread` times 1.27, the ratio measured on 0411+1104 (theory 281.7 s by
+    /// the plain pass, 222.3 s bit-parallel, 2-core Intel Xeon VM; 5-piece pairs gain
+    /// 1.16x to 2.19x, docs/benchmarks.md).
     pub men_words_theory_per_thread: f64,
     /// Seconds every job spends starting, checking its inputs and writing.
     pub overhead: f64,
@@ -132,7 +135,7 @@ impl Default for Rates {
             kings_rules_per_thread: 3.7e6,
             words_theory_per_thread: 3.0e6,
             words_rules_per_thread: 5.3e6,
-            men_words_theory_per_thread: 2.0e6,
+            men_words_theory_per_thread: 1.8e6,
             overhead: 0.5,
             scaling: MEASURED_SCALING,
         }
@@ -284,14 +287,19 @@ fn job(
             outputs.push((*sig, Metric::Rules(rules.set)));
         }
     }
-    // Solved bit-parallel where that pays off and its state fits the job's memory, as the
-    // build decides (`by_words`); the rates below assume it.
-    let words_bytes = crate::solve::king_words::working_bytes(variant, pair[0]);
-    let by_words = crate::solve::king_words::pays_off(&variant, pair[0])
-        && job_memory.is_none_or(|cap| words_bytes <= cap.pair_bytes());
-    let theory_bytes = crate::solve::whole::whole_state_bytes(positions).max(if by_words { words_bytes } else { 0 });
     // Sized as the build sizes it (`pair_state_bytes`), whether or not it makes rule tables.
     let rule_bytes = rule_pair_bytes(variant, &pair);
+    // Solved bit-parallel where the build would (`by_words`) and the job still holds all
+    // its inputs beside it (the plan does not count on less); the rates below assume it.
+    let words_bytes = crate::solve::king_words::working_bytes(variant, pair[0]);
+    let by_words = match job_memory {
+        Some(cap) => {
+            let held = MemoryBudget::covering(words_bytes.max(rule_bytes) + held_input_bytes(variant, &inputs));
+            crate::build::by_words(variant, &pair, cap) && held.bytes <= cap.bytes
+        }
+        None => crate::solve::king_words::pays_off(&variant, pair[0]),
+    };
+    let theory_bytes = crate::solve::whole::whole_state_bytes(positions).max(if by_words { words_bytes } else { 0 });
     let kings_only = pair[0].white_men == 0 && pair[0].black_men == 0;
     let t = rates.effective_threads(threads);
     let (theory_rate, rule_rate) = match (by_words, kings_only) {
