@@ -420,7 +420,7 @@ pub(crate) fn by_words(variant: Variant, pair: &TablePair, budget: MemoryBudget)
         return words <= budget.pair_bytes();
     }
     let theory_reads = pair.inputs(variant, &DrawRules::new(kabe_probe::DrawRuleSet::None, &variant));
-    words + crate::build::plan::held_input_bytes(variant, &theory_reads) <= budget.pair_bytes()
+    words + held_input_bytes(variant, &theory_reads) <= budget.pair_bytes()
 }
 
 /// How many men placements (components) of a pair solved in slices are solved side by
@@ -462,6 +462,24 @@ fn summary(variant: Variant, steps: &[Vec<TablePair>]) -> BuildSummary {
     let signatures: Vec<Signature> = steps.iter().flatten().flatten().copied().collect();
     let positions = signatures.iter().map(|s| MaterialIndex::new(variant, *s).map_or(0, |i| i.len())).sum();
     BuildSummary { signatures, positions }
+}
+
+/// Bytes of `inputs` held decoded in a build's working set (`WorkingSet::table_bytes`):
+/// two a position for a DTW table, one for a rule table. A build holds them where its
+/// budget leaves room beside the pair's state, and reads the rest through its block
+/// cache, several times slower.
+pub(crate) fn held_input_bytes(variant: Variant, inputs: &[crate::pair::TableId]) -> u64 {
+    inputs
+        .iter()
+        .map(|&(sig, metric)| {
+            let per = match metric {
+                Metric::Dtw => 2,
+                Metric::Rules(_) => 1,
+                _ => 0,
+            };
+            per * positions_of(variant, &[sig])
+        })
+        .sum()
 }
 
 pub(crate) fn positions_of(variant: Variant, signatures: &[Signature]) -> u64 {

@@ -11,7 +11,8 @@ use kabe_probe::{DrawRules, Signature, Variant};
 use crate::build::budget::MemoryBudget;
 use crate::build::one_side::SidesKept;
 use crate::build::{
-    pair_state_bytes_on, positions_of, rule_pair_bytes, scoped_steps, sliced_state_bytes, table_path, Scope,
+    held_input_bytes, pair_state_bytes_on, positions_of, rule_pair_bytes, scoped_steps, sliced_state_bytes, table_path,
+    Scope,
 };
 use crate::pair::{TableId, TablePair};
 
@@ -333,24 +334,6 @@ fn job(
         None => (holding, false),
     };
     Job { pair, outputs, inputs, depends_on, positions, rule_positions, memory, sliced, inputs_held, seconds }
-}
-
-/// Bytes of `inputs` held decoded in a build's working set (`WorkingSet::table_bytes`):
-/// two a position for a DTW table, one for a rule table. A build holds them where its
-/// budget leaves room beside the pair's state, and reads the rest through its block
-/// cache, several times slower.
-pub(crate) fn held_input_bytes(variant: Variant, inputs: &[TableId]) -> u64 {
-    inputs
-        .iter()
-        .map(|&(sig, metric)| {
-            let per = match metric {
-                Metric::Dtw => 2,
-                Metric::Rules(_) => 1,
-                _ => 0,
-            };
-            per * positions_of(variant, &[sig])
-        })
-        .sum()
 }
 
 #[cfg(test)]

@@ -839,22 +839,15 @@ impl<F: Finished> Valuation<F> for Theory {
         _nodes: &[u64],
         out: &mut Vec<u16>,
     ) -> Result<(), F::Error> {
-        let mut exits: Vec<(Exits, bool)> = Vec::with_capacity(positions.len());
-        pair.exits_of(positions, &mut MoveList::new(), &mut ExitBuffers::default(), &mut exits)?;
-        for (e, no_move) in &exits {
+        exit_scores(pair, positions, out, |e, no_move| {
             debug_assert!(e.capture && !no_move && e.internal_moves == 0);
-            out.push(capture_score(e).raw());
-        }
-        Ok(())
+        })
     }
 
     const SOLVES_MEN: bool = true;
 
     fn crownings(&self, pair: &Pair<'_, F>, positions: &[Position], out: &mut Vec<u16>) -> Result<(), F::Error> {
-        let mut exits: Vec<(Exits, bool)> = Vec::with_capacity(positions.len());
-        pair.exits_of(positions, &mut MoveList::new(), &mut ExitBuffers::default(), &mut exits)?;
-        out.extend(exits.iter().map(|(e, _)| capture_score(e).raw()));
-        Ok(())
+        exit_scores(pair, positions, out, |e, _| debug_assert!(!e.capture))
     }
 
     fn decided(&self, ply: u16, won: bool) -> u16 {
@@ -1356,6 +1349,23 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
             })
             .collect()
     }
+}
+
+/// Appends to `out` the score of each position's moves out of the pair
+/// ([`capture_score`]), each position's exits first shown to `check`.
+fn exit_scores<F: Finished>(
+    pair: &Pair<'_, F>,
+    positions: &[Position],
+    out: &mut Vec<u16>,
+    check: impl Fn(&Exits, bool),
+) -> Result<(), F::Error> {
+    let mut exits: Vec<(Exits, bool)> = Vec::with_capacity(positions.len());
+    pair.exits_of(positions, &mut MoveList::new(), &mut ExitBuffers::default(), &mut exits)?;
+    for (e, no_move) in &exits {
+        check(e, *no_move);
+        out.push(capture_score(e).raw());
+    }
+    Ok(())
 }
 
 /// The score of a position's moves out of the pair: all its moves where every one
