@@ -297,6 +297,13 @@ struct Context {
     empty: u64,
 }
 
+/// Which of a side's fixed pieces moves.
+#[derive(Clone, Copy)]
+enum Kind {
+    King,
+    Man,
+}
+
 /// Side to move: the free king's side, or the other.
 const FREE_SIDE: usize = 0;
 const OTHER_SIDE: usize = 1;
@@ -397,29 +404,18 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
         }
     }
 
-    /// The context after a fixed king of `side` moved from `from` to `to`.
+    /// The context after a fixed piece of `side` moved from `from` to `to` (a man not
+    /// crowned).
     #[inline]
-    fn moved(&self, c: &Context, side: usize, from: u32, to: u32) -> usize {
-        let step = (1u64 << from) | (1u64 << to);
+    fn moved(&self, c: &Context, side: usize, kind: Kind, from: u32, to: u32) -> usize {
         let mut p = c.pieces;
-        if side == FREE_SIDE {
-            p.fixed ^= step;
-        } else {
-            p.other ^= step;
-        }
-        self.contexts.of(&p)
-    }
-
-    /// The context after a man of `side` moved from `from` to `to` (not crowned).
-    #[inline]
-    fn man_moved(&self, c: &Context, side: usize, from: u32, to: u32) -> usize {
-        let step = (1u64 << from) | (1u64 << to);
-        let mut p = c.pieces;
-        if side == FREE_SIDE {
-            p.fixed_men ^= step;
-        } else {
-            p.other_men ^= step;
-        }
+        let set = match (side == FREE_SIDE, kind) {
+            (true, Kind::King) => &mut p.fixed,
+            (false, Kind::King) => &mut p.other,
+            (true, Kind::Man) => &mut p.fixed_men,
+            (false, Kind::Man) => &mut p.other_men,
+        };
+        *set ^= (1u64 << from) | (1u64 << to);
         self.contexts.of(&p)
     }
 
@@ -609,7 +605,7 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                     if unblocked == 0 {
                         break;
                     }
-                    add(self.moved(c, side, to, from as u32), unblocked);
+                    add(self.moved(c, side, Kind::King, to, from as u32), unblocked);
                 }
             }
         }
@@ -624,7 +620,7 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                 }
                 let from = b.ray[t][back][0];
                 if occupied & (1 << from) == 0 {
-                    add(self.man_moved(c, side, to, from as u32), children & !b.ray_prefix[t][back][0]);
+                    add(self.moved(c, side, Kind::Man, to, from as u32), children & !b.ray_prefix[t][back][0]);
                 }
             }
         }
@@ -660,7 +656,7 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                     if occupied & (1 << to) != 0 {
                         break;
                     }
-                    let child = won[self.moved(c, side, from, to as u32)].load(Relaxed);
+                    let child = won[self.moved(c, side, Kind::King, from, to as u32)].load(Relaxed);
                     left &= child | b.ray_prefix[f][d][i];
                 }
             }
@@ -678,7 +674,7 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                 if occupied & (1 << to) != 0 || crowns(side, to) {
                     continue;
                 }
-                let child = won[self.man_moved(c, side, from, to as u32)].load(Relaxed);
+                let child = won[self.moved(c, side, Kind::Man, from, to as u32)].load(Relaxed);
                 left &= child | b.ray_prefix[f][d][0];
             }
         }
@@ -1460,16 +1456,19 @@ mod tests {
             let (pc, wc) = (p.captures.as_ref().expect("noted"), w.captures.as_ref().expect("noted"));
             let flags = (0..pc.len()).position(|i| pc.get(i) != wc.get(i));
             assert_eq!(flags, None, "{}: capture flags", p.index.signature());
-            let differ = p.scores.iter().zip(&w.scores).position(|(a, b)| a != b);
-            if let Some(i) = differ {
-                panic!(
-                    "{}: index {i} {}: plain {} words {}",
-                    p.index.signature(),
-                    p.index.position(i as u64).fen(),
-                    p.scores[i],
-                    w.scores[i]
-                );
-            }
+            assert_same_values(&p.index.signature().to_string(), &p.index, &p.scores, &w.scores);
+        }
+    }
+
+    /// Panics naming the first position where `plain` and `words` differ.
+    fn assert_same_values<T: PartialEq + std::fmt::Display>(
+        label: &str,
+        index: &MaterialIndex,
+        plain: &[T],
+        words: &[T],
+    ) {
+        if let Some(i) = plain.iter().zip(words).position(|(a, b)| a != b) {
+            panic!("{label}: index {i} {}: plain {} words {}", index.position(i as u64).fen(), plain[i], words[i]);
         }
     }
 
@@ -1533,15 +1532,8 @@ mod tests {
                 assert_eq!(plain.len(), words.len());
                 for (p, w) in plain.iter().zip(&words) {
                     assert_eq!(p.index.signature(), w.index.signature());
-                    if let Some(i) = p.values.iter().zip(&w.values).position(|(a, b)| a != b) {
-                        panic!(
-                            "{set:?} {}: index {i} {}: plain {} words {}",
-                            p.index.signature(),
-                            p.index.position(i as u64).fen(),
-                            p.values[i],
-                            w.values[i]
-                        );
-                    }
+                    let label = format!("{set:?} {}", p.index.signature());
+                    assert_same_values(&label, &p.index, &p.values, &w.values);
                 }
                 compared.push(format!("{set:?} {sig}"));
                 plain.into_iter().for_each(|t| done.insert(t));
