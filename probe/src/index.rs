@@ -192,30 +192,29 @@ fn lowest_squares(mut available: u64, k: u32) -> u64 {
 /// The set of `k` squares of `available` with rank `rank`.
 #[inline]
 fn unrank_subset(mut rank: u64, k: u32, available: u64) -> u64 {
-    let mut chosen = 0;
-    let mut top = available.count_ones();
-    for i in (1..=k).rev() {
-        // Largest compressed position p < top with C(p, i) <= rank (C(i - 1, i) = 0);
-        // for the last square C(p, 1) = p, so p is what is left of the rank.
-        let p = if i == 1 {
-            rank as u32
-        } else {
-            let (mut lo, mut hi) = (i - 1, top - 1);
-            while lo < hi {
-                let mid = (lo + hi).div_ceil(2);
-                if C.get(mid, i) <= rank {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            lo
-        };
-        rank -= C.get(p, i);
-        chosen |= 1u64 << select(available, p);
-        top = p;
+    if k == 0 {
+        return 0;
     }
-    chosen
+    // Colex: the i-th square (from the top) is at the highest place p with C(p, i) <=
+    // rank. Walked down the squares one by one, which costs fewer mispredicted branches
+    // than a binary search and a select for each of several kings; the last square's
+    // place is what is left of the rank (C(p, 1) = p).
+    let mut chosen = 0;
+    let mut rest = available;
+    let mut place = available.count_ones();
+    let mut i = k;
+    while i > 1 {
+        let square = 63 - rest.leading_zeros();
+        rest ^= 1u64 << square;
+        place -= 1;
+        let c = C.get(place, i);
+        if c <= rank {
+            rank -= c;
+            chosen |= 1u64 << square;
+            i -= 1;
+        }
+    }
+    chosen | 1u64 << select(rest, rank as u32)
 }
 
 /// The square of the `n`-th (0-based) set bit of `mask`.
