@@ -195,10 +195,10 @@ fn unrank_subset(mut rank: u64, k: u32, available: u64) -> u64 {
     if k == 0 {
         return 0;
     }
-    // Colex: the i-th square (from the top) is at the highest place p with C(p, i) <=
-    // rank. Walked down the squares one by one, which costs fewer mispredicted branches
-    // than a binary search and a select for each of several kings; the last square's
-    // place is what is left of the rank (C(p, 1) = p).
+    // Colex: with i squares left to choose, the highest of them is at the highest place
+    // p with C(p, i) <= rank. The squares are walked down once, which mispredicts fewer
+    // branches than a binary search and a select for each chosen square; the last
+    // one's place is what is left of the rank (C(p, 1) = p).
     let mut chosen = 0;
     let mut rest = available;
     let mut place = available.count_ones();
