@@ -10,7 +10,8 @@
 //! room for them all counts them. `KABE_PASS=plain` times the plain pass where a build
 //! would solve the pair by symmetry (a pair of kings only), to compare the two on one
 //! binary, `KABE_PASS=words` the pass bit-parallel over a king's square; `KABE_CHECK=fastest`
-//! compares the theory's scores with the default pass's, position by position.
+//! compares the theory's scores and the rule values with the default pass's, position by
+//! position.
 use kabe_generator::finished::results::{PairResults, WithResults};
 use kabe_probe::tablebase::Tablebase;
 use kabe_probe::{DrawRuleSet, DrawRules, Signature, Variant};
@@ -34,12 +35,7 @@ fn main() {
     }
     let tb = builder.open().expect("open");
     let threads = rayon::current_num_threads();
-    let pass = match std::env::var("KABE_PASS").as_deref() {
-        Ok("plain") => kabe_generator::PairPass::Plain,
-        Ok("fastest") | Err(_) => kabe_generator::PairPass::Fastest,
-        Ok("words") => kabe_generator::PairPass::KingWords,
-        Ok(other) => panic!("KABE_PASS is `plain`, `fastest` or `words`, not `{other}`"),
-    };
+    let pass = pass_from_env();
     let pair = kabe_generator::TablePair::of(sig);
     let decode = |rules: DrawRules| {
         let start = std::time::Instant::now();
@@ -89,12 +85,7 @@ fn main() {
                 )
                 .expect("the tables it reads");
                 for (ours, theirs) in tables.iter().zip(&fastest) {
-                    let differ = ours.scores.iter().zip(&theirs.scores).filter(|(a, b)| a != b).count();
-                    println!(
-                        "{}: {differ} of {} scores differ from the Fastest pass",
-                        ours.index.signature(),
-                        ours.scores.len()
-                    );
+                    report_differences(ours.index.signature(), "scores", &ours.scores, &theirs.scores);
                 }
             }
             results = Some(PairResults::of_solved(&tables));
@@ -114,6 +105,32 @@ fn main() {
                 kabe_generator::TablePair::of(sig),
                 positions as f64 / secs / 1e6,
             );
+            if std::env::var("KABE_CHECK").as_deref() == Ok("fastest") {
+                // The same rule tables by the default pass, compared position by position
+                // (drawn in theory read from the pair's files).
+                let oracle = WithResults { finished: &finished, results: None };
+                let fastest = kabe_generator::solve_rule_pair(&oracle, rules, variant, sig, &|_| {});
+                let fastest = fastest.expect("the tables it reads");
+                for (ours, theirs) in tables.iter().flatten().zip(fastest.iter().flatten()) {
+                    report_differences(ours.index.signature(), "rule values", &ours.values, &theirs.values);
+                }
+            }
         }
+    }
+}
+
+/// Prints how many of a table's values differ between the pass timed and the default one.
+fn report_differences<T: PartialEq>(sig: Signature, what: &str, ours: &[T], theirs: &[T]) {
+    let differ = ours.iter().zip(theirs).filter(|(a, b)| a != b).count();
+    println!("{sig}: {differ} of {} {what} differ from the Fastest pass", ours.len());
+}
+
+/// The pass `KABE_PASS` names.
+fn pass_from_env() -> kabe_generator::PairPass {
+    match std::env::var("KABE_PASS").as_deref() {
+        Ok("plain") => kabe_generator::PairPass::Plain,
+        Ok("fastest") | Err(_) => kabe_generator::PairPass::Fastest,
+        Ok("words") => kabe_generator::PairPass::KingWords,
+        Ok(other) => panic!("KABE_PASS is `plain`, `fastest` or `words`, not `{other}`"),
     }
 }

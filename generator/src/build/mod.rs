@@ -404,19 +404,19 @@ pub(crate) fn pair_state_bytes_on(
     }
 }
 
-/// Whether a pair's theory is solved bit-parallel (`crate::solve::king_words`): one king
-/// against kings (its rule tables too), where that pass's words fit the budget beside
-/// the pair's scores; a pair with men where a side has one king, where they fit beside
-/// the tables its theory reads as well (the pass holds about three bytes a position
-/// where the plain one holds two: pushing those tables out to the block cache would
-/// cost more than it saves).
+/// Whether a pair's theory and rule tables are solved bit-parallel
+/// (`crate::solve::king_words`): one king against kings, where that pass's words fit the
+/// budget beside the pair's scores; a pair with men where a side has one king, where
+/// they fit beside the tables its theory reads as well (the pass holds about three bytes
+/// a position where the plain one holds two: pushing those tables out to the block cache
+/// would cost more than it saves).
 pub(crate) fn by_words(variant: Variant, pair: &TablePair, budget: MemoryBudget) -> bool {
-    use crate::solve::king_words::{pays_off, rules_too, working_bytes};
+    use crate::solve::king_words::{pays_off, working_bytes};
     if !pays_off(&variant, pair[0]) {
         return false;
     }
     let words = working_bytes(variant, pair[0]);
-    if rules_too(pair[0]) {
+    if pair[0].men() == 0 {
         return words <= budget.pair_bytes();
     }
     let theory_reads = pair.inputs(variant, &DrawRules::new(kabe_probe::DrawRuleSet::None, &variant));
@@ -616,8 +616,7 @@ fn build_pair(
         Pass::Rules(rules) => {
             let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
             let inputs = WithResults { finished, results: open_results(dir, variant, pair) };
-            let words = by_words(variant, pair, budget) && crate::solve::king_words::rules_too(pair[0]);
-            let by = if words { PairPass::KingWords } else { PairPass::Fastest };
+            let by = if by_words(variant, pair, budget) { PairPass::KingWords } else { PairPass::Fastest };
             let tables = solve_rule_pair_resumable(&inputs, rules, variant, pair[0], &checkpoint, by, &progress)?;
             for table in &tables.unwrap_or_default() {
                 let captures = inputs.results.as_ref().and_then(|r| r.captures(table.index.signature()));

@@ -88,11 +88,15 @@ pub struct Rates {
     /// Rule positions a second per thread, one king against kings (bit-parallel too).
     pub words_rules_per_thread: f64,
     /// Theory positions a second per thread, a pair with men where a side has one king
-    /// (bit-parallel over that king's square; its rule tables at `rules_per_thread`):
-    /// `theory_per_thread` times 1.27, the ratio measured on 0411+1104 (theory 281.7 s by
-    /// the plain pass, 222.3 s bit-parallel, 2-core Intel Xeon VM; 5-piece pairs gain
-    /// 1.16x to 2.19x, docs/benchmarks.md).
+    /// (bit-parallel over that king's square): `theory_per_thread` times 1.27, the ratio
+    /// measured on 0411+1104 (theory 281.7 s by the plain pass, 222.3 s bit-parallel,
+    /// 2-core Intel Xeon VM; 5-piece pairs gain 1.16x to 2.19x, docs/benchmarks.md).
     pub men_words_theory_per_thread: f64,
+    /// Rule positions a second per thread, such a pair solved bit-parallel a level of
+    /// the men at a time: `rules_per_thread` times 1.34, the ratio measured on
+    /// 0411+1104's `fmjd` rule tables (303.3 s by components, 226.1 s bit-parallel,
+    /// paired medians, 2-core Intel Xeon VM).
+    pub men_words_rules_per_thread: f64,
     /// Seconds every job spends starting, checking its inputs and writing.
     pub overhead: f64,
     /// How a pair's build speeds up with threads beyond the two the rates were measured
@@ -137,6 +141,7 @@ impl Default for Rates {
             words_theory_per_thread: 3.0e6,
             words_rules_per_thread: 5.3e6,
             men_words_theory_per_thread: 1.8e6,
+            men_words_rules_per_thread: 1.74e6,
             overhead: 0.5,
             scaling: MEASURED_SCALING,
         }
@@ -305,7 +310,7 @@ fn job(
     let t = rates.effective_threads(threads);
     let (theory_rate, rule_rate) = match (by_words, kings_only) {
         (true, true) => (rates.words_theory_per_thread * t, rates.words_rules_per_thread * t),
-        (true, false) => (rates.men_words_theory_per_thread * t, rates.rules_per_thread * t),
+        (true, false) => (rates.men_words_theory_per_thread * t, rates.men_words_rules_per_thread * t),
         (false, true) => (rates.kings_theory_per_thread * t, rates.kings_rules_per_thread * t),
         (false, false) => (rates.theory_per_thread * t, rates.rules_per_thread * t),
     };
@@ -465,7 +470,7 @@ mod tests {
             if crate::solve::king_words::pays_off(&Variant::INTERNATIONAL, job.pair[0]) {
                 let words = crate::solve::king_words::working_bytes(Variant::INTERNATIONAL, job.pair[0]);
                 assert!(job.memory.pair_bytes() >= words + inputs, "{}", job.name());
-                if crate::solve::king_words::rules_too(job.pair[0]) {
+                if job.pair[0].men() == 0 {
                     by_words += 1;
                 } else {
                     men_by_words.push(job.name());

@@ -1,5 +1,5 @@
-//! The theory and rule passes of a pair of kings only on the 10x10 board, and the theory
-//! of a pair with men where a side has one king, bit-parallel over one king's square.
+//! The theory and rule passes, bit-parallel over one king's square, of a pair of kings
+//! only on the 10x10 board and of a pair with men where a side has one king.
 //!
 //! The ply-ordered pass ([`crate::solve::whole`]) pays, for every decided position, a
 //! ranked unmove per parent. Here a position is one bit of a word: fix every piece but
@@ -30,7 +30,11 @@
 //! capture's position valued as a component of the rule pass values it (a capture ends
 //! the count or carries it into the smaller material), either side deciding at any ply,
 //! and nothing decided after the count's last ply; a position drawn in theory is never
-//! decided, as under every count.
+//! decided, as under every count. There a man's move leaves the propagation as a
+//! crowning does: it ends the count, or carries it on in a placement of the men one row
+//! further on. So the placements are solved a level of advancement at a time, the most
+//! advanced first, and a man's step is valued from the level before, for every square of
+//! the free king at once ([`Valuation::MAN_MOVES_LEAVE`]).
 
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
@@ -256,6 +260,21 @@ impl Contexts {
         }
     }
 
+    /// The advancement of each placement of the men (a context's rank modulo their
+    /// number: the men are its least significant digits): the rows the free side's men
+    /// have gone up and the other side's down, so that a man's step adds one.
+    fn men_levels(&self) -> Vec<u8> {
+        let [_, _, r2, r3] = self.radix;
+        let rows = |men: u64, up: bool| -> u32 { Bits(men).map(|s| if up { 9 - s / 5 } else { s / 5 }).sum() };
+        (0..r2 * r3)
+            .map(|m| {
+                let (fixed_men, other_men) =
+                    (self.fixed_men_sets[(m / r3) as usize], self.other_men_sets[(m % r3) as usize]);
+                (rows(fixed_men, true) + rows(other_men, false)) as u8
+            })
+            .collect()
+    }
+
     #[inline]
     fn of(&self, p: &Pieces) -> usize {
         let b = &self.binomials;
@@ -322,9 +341,9 @@ fn crowns(side: usize, square: u8) -> bool {
     }
 }
 
-/// Per side to move, the contexts where a man may be crowned beside moves that stay in
-/// the pair, sorted: of their positions whose crowning loses, those lost at a ply
-/// already reached, which may now be lost by their other moves.
+/// Per side to move, the contexts where a man's move may leave beside moves that stay
+/// (a crowning, at least), sorted: of their positions whose move that leaves loses,
+/// those lost at a ply already reached, which may now be lost by their other moves.
 #[derive(Default)]
 struct Matured {
     contexts: Vec<u32>,
@@ -345,7 +364,7 @@ impl Matured {
     }
 
     fn set(&self, index: usize, bits: u64) {
-        let i = self.contexts.binary_search(&(index as u32)).expect("a context with a crowning that loses");
+        let i = self.contexts.binary_search(&(index as u32)).expect("a context with a man's move out that loses");
         self.bits[i].fetch_or(bits, Relaxed);
     }
 }
@@ -369,14 +388,26 @@ struct Solver<'a, 'v, F, V> {
     won: [Vec<AtomicU64>; 2],
     /// Parents gathered by a scatter, cleared again by the collect that follows it.
     scratch: Vec<AtomicU64>,
-    /// Per side to move: positions with a crowning that loses, once its ply is reached.
+    /// Per side to move: positions with a man's move out that loses, once its ply is
+    /// reached.
     matured: [Matured; 2],
+    /// The level of advancement of the men solved now, `None` for all of them at once.
+    level: Option<u8>,
+    /// The level of each placement of the men ([`Contexts::men_levels`]) where they are
+    /// solved level by level, else empty.
+    men_levels: Vec<u8>,
 }
 
 /// A set of positions of one context.
 type Word = (u32, u64);
 
 impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
+    /// Whether context `index` is solved now: its men at the level solved now.
+    #[inline]
+    fn in_level(&self, index: usize) -> bool {
+        self.level.is_none_or(|l| self.men_levels[index % self.men_levels.len()] == l)
+    }
+
     fn context(&self, index: usize) -> Option<Context> {
         let pieces = self.contexts.sets(index)?;
         let empty = self.board.valid & !Board::ghost(pieces.occupied());
@@ -501,24 +532,16 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                 }
             }
         }
-        for m in Bits(Self::men(c, side)) {
-            let m = m as usize;
-            for d in FORWARD[side] {
-                if b.ray_len[m][d] > 0 {
-                    let to = b.ray[m][d][0];
-                    if occupied & (1 << to) == 0 && !crowns(side, to) {
-                        moves |= !(1u64 << b.bit[to as usize]);
-                    }
-                }
-            }
+        if !V::MAN_MOVES_LEAVE {
+            moves |= self.man_steps(c, side, |to| !crowns(side, to));
         }
         moves & c.empty
     }
 
-    /// The positions of a context where `side` has a quiet move that crowns a man (whether
-    /// or not a capture takes its place).
+    /// The positions of a context where `side` has a man's quiet step onto a square that
+    /// `onto` accepts (whether or not a capture takes its place).
     #[inline]
-    fn crownings(&self, c: &Context, side: usize) -> u64 {
+    fn man_steps(&self, c: &Context, side: usize, onto: impl Fn(u8) -> bool) -> u64 {
         let b = &self.board;
         let occupied = c.pieces.occupied();
         let mut moves = 0u64;
@@ -527,7 +550,7 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
             for d in FORWARD[side] {
                 if b.ray_len[m][d] > 0 {
                     let to = b.ray[m][d][0];
-                    if occupied & (1 << to) == 0 && crowns(side, to) {
+                    if occupied & (1 << to) == 0 && onto(to) {
                         moves |= !(1u64 << b.bit[to as usize]);
                     }
                 }
@@ -536,18 +559,58 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
         moves & c.empty
     }
 
-    /// The node of the position of context `c` with the free king on square `free`.
+    /// The positions of a context where `side` has a man's quiet move that leaves the
+    /// propagation (whether or not a capture takes its place): one that crowns, or any
+    /// where [`Valuation::MAN_MOVES_LEAVE`].
     #[inline]
-    fn node(&self, c: &Context, side: usize, free: u32) -> u64 {
-        let (table, first) = &self.table[side];
-        first + table.index_of_sets(&Self::sets(c, side, free))
+    fn man_exits(&self, c: &Context, side: usize) -> u64 {
+        self.man_steps(c, side, |to| V::MAN_MOVES_LEAVE || crowns(side, to))
     }
 
-    /// The position of context `c` with the free king on square `free`, as its table
-    /// holds it (White to move).
+    /// For each of `positions` (`side` to move, context `c`, each with a man's step that
+    /// does not crown and stays in the pair: [`Valuation::MAN_MOVES_LEAVE`]), the best
+    /// of those steps by the value of its child, read from `state` (a placement of the
+    /// men one step more advanced, solved before): `(bit, raw)`, lowest bit first.
+    fn man_steps_valued(&self, state: &[AtomicU16], c: &Context, side: usize, positions: u64) -> Vec<(u32, u16)> {
+        let b = &self.board;
+        let occupied = c.pieces.occupied();
+        let mut best = [None::<u16>; 64];
+        for m in Bits(Self::men(c, side)) {
+            for d in FORWARD[side] {
+                let m = m as usize;
+                if b.ray_len[m][d] == 0 {
+                    continue;
+                }
+                let to = b.ray[m][d][0];
+                if occupied & (1 << to) != 0 || crowns(side, to) {
+                    continue;
+                }
+                let mut child = c.pieces;
+                *if side == FREE_SIDE { &mut child.fixed_men } else { &mut child.other_men } ^= (1 << m) | (1 << to);
+                // The free king on the square it steps to stops it.
+                for bit in Bits(positions & !(1 << b.bit[to as usize])) {
+                    let node = self.node(&child, 1 - side, b.square_of[bit as usize] as u32);
+                    let raw = self.values.man_step(state[node as usize].load(Relaxed));
+                    let slot = &mut best[bit as usize];
+                    *slot = Some(slot.map_or(raw, |held| self.values.better(held, raw)));
+                }
+            }
+        }
+        Bits(positions).map(|bit| (bit, best[bit as usize].expect("a man's step"))).collect()
+    }
+
+    /// The node of the position of the pieces of a context, `p`, with the free king on
+    /// square `free`.
     #[inline]
-    fn sets(c: &Context, side: usize, free: u32) -> SquareSets {
-        let p = &c.pieces;
+    fn node(&self, p: &Pieces, side: usize, free: u32) -> u64 {
+        let (table, first) = &self.table[side];
+        first + table.index_of_sets(&Self::sets(p, side, free))
+    }
+
+    /// The position of the pieces of a context, `p`, with the free king on square
+    /// `free`, as its table holds it (White to move).
+    #[inline]
+    fn sets(p: &Pieces, side: usize, free: u32) -> SquareSets {
         let free_kings = p.fixed | 1 << free;
         if side == FREE_SIDE {
             SquareSets { white_men: p.fixed_men, white_kings: free_kings, black_men: p.other_men, black_kings: p.other }
@@ -609,6 +672,9 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                 }
             }
         }
+        if V::MAN_MOVES_LEAVE {
+            return;
+        }
         for to in Bits(Self::men(c, side)) {
             let t = to as usize;
             // Back against a forward step: the square it came from, empty, the free king
@@ -633,11 +699,11 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
         let won = &self.won[1 - side];
         let mut left = candidates;
         if Self::men(c, side) != 0 {
-            // A crowning leaves the pair: lost only once its own loss is reached, never
-            // where it wins or draws.
-            let crowning = self.crownings(c, side) & left;
-            if crowning != 0 {
-                left &= !crowning | self.matured[side].get(c.index);
+            // A man's move that leaves (a crowning, at least): lost only once its own loss
+            // is reached, never where it wins or draws.
+            let leaving = self.man_exits(c, side) & left;
+            if leaving != 0 {
+                left &= !leaving | self.matured[side].get(c.index);
             }
         }
         if side == FREE_SIDE {
@@ -660,6 +726,9 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                     left &= child | b.ray_prefix[f][d][i];
                 }
             }
+        }
+        if V::MAN_MOVES_LEAVE {
+            return left;
         }
         for from in Bits(Self::men(c, side)) {
             let f = from as usize;
@@ -688,14 +757,9 @@ fn rotate(squares: u64) -> u64 {
     squares.reverse_bits() >> (64 - SQUARES)
 }
 
-/// Whether the rule pass applies: a pair of kings only on the 10x10 board.
+/// Whether the pass applies (theory and rule tables): a pair of kings only on the 10x10
+/// board, or one with men where a side has one king (international rules).
 pub(crate) fn applies(variant: &Variant, signature: Signature) -> bool {
-    shape(variant, signature).is_some() && signature.white_men == 0 && signature.black_men == 0
-}
-
-/// Whether the theory pass applies: a pair of kings only on the 10x10 board, or one with
-/// men where a side has one king (international rules).
-pub(crate) fn applies_to_theory(variant: &Variant, signature: Signature) -> bool {
     shape(variant, signature).is_some()
 }
 
@@ -756,7 +820,7 @@ fn shape(variant: &Variant, signature: Signature) -> Option<Shape> {
     }
 }
 
-/// Bytes the pass holds for a pair ([`applies_to_theory`] must hold): the pair's scores
+/// Bytes the pass holds for a pair ([`applies`] must hold): the pair's scores
 /// and capture flags (as the whole-pair pass), five words a context (each side's
 /// undecided and won positions, and the scratch of a scatter), the contexts' sets
 /// unranked, and the words of the frontier and of the captures' positions waiting for
@@ -773,22 +837,16 @@ pub(crate) fn working_bytes(variant: Variant, signature: Signature) -> u64 {
         + 2 * 2 * std::mem::size_of::<Word>() as u64 * contexts
 }
 
-/// Whether a build solves the pair this way: one king against kings, theory and rule
-/// tables, where it is faster than the pass by symmetry; and the theory of a pair with
-/// men where a side has one king, faster than the plain pass on every such pair
-/// measured (docs/benchmarks.md; the rule tables of those keep the pass by components).
-/// With two kings or more a side and no men, most positions have a capture to make
-/// (70% of 0204+0402's classes), valued from the finished tables as that pass values
-/// them, and each copy of such a position is then ranked to find its value, which costs
-/// more than the propagation saves (0204+0402: theory 0.73x, `fmjd` rules 0.83x).
+/// Whether a build solves the pair this way, theory and rule tables: one king against
+/// kings, where it is faster than the pass by symmetry; and a pair with men where a side
+/// has one king, faster than the plain pass and the pass by components on every such
+/// pair measured (docs/benchmarks.md). With two kings or more a side and no men, most
+/// positions have a capture to make (70% of 0204+0402's classes), valued from the
+/// finished tables as that pass values them, and each copy of such a position is then
+/// ranked to find its value, which costs more than the propagation saves (0204+0402:
+/// theory 0.73x, `fmjd` rules 0.83x).
 pub(crate) fn pays_off(variant: &Variant, signature: Signature) -> bool {
     shape(variant, signature).is_some_and(|s| s.free_kings == 1)
-}
-
-/// Whether the rule tables of a pair solved this way ([`pays_off`]) are solved this
-/// way too: pairs of kings only.
-pub(crate) fn rules_too(signature: Signature) -> bool {
-    signature.white_men == 0 && signature.black_men == 0
 }
 
 /// What the pass finds for each position: its theoretical score, or its distance within
@@ -807,13 +865,21 @@ pub(crate) trait Valuation<F: Finished>: Sync {
         nodes: &[u64],
         out: &mut Vec<u16>,
     ) -> Result<(), F::Error>;
-    /// Whether the valuation values crownings ([`Valuation::crownings`]): only a pass
-    /// that does solves pairs with men.
-    const SOLVES_MEN: bool;
+    /// Whether every man's move leaves the propagation, as a crowning does: in a rule
+    /// table a man's move ends the count or carries it to another placement of the men,
+    /// one more advanced and so solved before ([`solve_with`] solves the placements
+    /// level by level), while in theory a man's step stays in the pair.
+    const MAN_MOVES_LEAVE: bool;
     /// Appends to `out` the raw value of each of `positions` (of the pair, White to move,
-    /// a man of the side to move free to be crowned, no capture to make): the best of its
-    /// crowning moves, or of all its moves where every one crowns.
-    fn crownings(&self, pair: &Pair<'_, F>, positions: &[Position], out: &mut Vec<u16>) -> Result<(), F::Error>;
+    /// no capture to make, a man of the side to move free to make a move that leaves:
+    /// [`Valuation::MAN_MOVES_LEAVE`]): the best of those moves, or of all its moves
+    /// where every one leaves.
+    fn man_exits(&self, pair: &Pair<'_, F>, positions: &[Position], out: &mut Vec<u16>) -> Result<(), F::Error>;
+    /// The raw value, for the position before it, of a man's step that stays in the
+    /// pair ([`Valuation::MAN_MOVES_LEAVE`]) to a position whose raw value is `child`.
+    fn man_step(&self, child: u16) -> u16;
+    /// The better of two raw values of moves for the side that makes them.
+    fn better(&self, a: u16, b: u16) -> u16;
     /// The raw value of a position decided at `ply`, won or lost.
     fn decided(&self, ply: u16, won: bool) -> u16;
     /// The ply a raw value is decided at and whether it is a win; `None` where it is not
@@ -840,10 +906,18 @@ impl<F: Finished> Valuation<F> for Theory {
         })
     }
 
-    const SOLVES_MEN: bool = true;
+    const MAN_MOVES_LEAVE: bool = false;
 
-    fn crownings(&self, pair: &Pair<'_, F>, positions: &[Position], out: &mut Vec<u16>) -> Result<(), F::Error> {
+    fn man_exits(&self, pair: &Pair<'_, F>, positions: &[Position], out: &mut Vec<u16>) -> Result<(), F::Error> {
         exit_scores(pair, positions, out, |e, _| debug_assert!(!e.capture))
+    }
+
+    fn man_step(&self, _child: u16) -> u16 {
+        unreachable!("in theory a man's step stays in the propagation")
+    }
+
+    fn better(&self, _a: u16, _b: u16) -> u16 {
+        unreachable!("in theory a man's step stays in the propagation")
     }
 
     fn decided(&self, ply: u16, won: bool) -> u16 {
@@ -859,41 +933,43 @@ impl<F: Finished> Valuation<F> for Theory {
     }
 }
 
-/// The theory of a pair bit-parallel ([`applies_to_theory`] must hold).
+/// The theory of a pair bit-parallel ([`applies`] must hold).
 pub(crate) fn solve<F: Finished>(
     finished: &F,
     variant: Variant,
     signature: Signature,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<SolvedTable>, F::Error> {
-    let solved = solve_with(finished, variant, signature, &Theory, new_state, progress)?;
-    Ok(into_tables(solved.tables, solved.state, Some(solved.captures)))
+    let positions = crate::solve::whole::pair_tables(variant, signature).iter().map(MaterialIndex::len).sum::<u64>();
+    let state = new_state(positions as usize);
+    let solved = solve_with(finished, variant, signature, &Theory, &state, progress)?;
+    Ok(into_tables(solved.tables, state, Some(solved.captures)))
 }
 
 /// A pair solved by [`solve_with`].
 pub(crate) struct Solved {
     /// The pair's tables.
     pub(crate) tables: Vec<MaterialIndex>,
-    /// The raw value of every position, table after table.
-    pub(crate) state: Vec<AtomicU16>,
     /// A bit a position: whether it has a capture to make.
     pub(crate) captures: Vec<AtomicU64>,
 }
 
-/// A pair solved bit-parallel for `values` ([`applies_to_theory`] must hold, and
-/// [`applies`] where `values` is not [`Valuation::SOLVES_MEN`]), its state made by
-/// `state` with every slot undecided.
+/// A pair solved bit-parallel for `values` ([`applies`] must hold) into `state`, one slot
+/// a position of the pair's tables one after the other, every slot undecided. Where
+/// [`Valuation::MAN_MOVES_LEAVE`], the placements of the men are solved a level of
+/// advancement at a time, the most advanced first, so that `values` finds the value of
+/// a man's move in `state`.
 pub(crate) fn solve_with<F: Finished, V: Valuation<F>>(
     finished: &F,
     variant: Variant,
     signature: Signature,
     values: &V,
-    state: impl FnOnce(usize) -> Vec<AtomicU16>,
+    state: &[AtomicU16],
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Solved, F::Error> {
     let shape = shape(&variant, signature).expect("a pair the pass applies to");
-    assert!(V::SOLVES_MEN || shape.free_men + shape.other_men == 0, "{signature}: men in a pass for kings only");
     let pair = Pair::new(finished, variant, signature, PairPass::Plain);
+    assert_eq!(state.len(), pair.len(), "{signature}: a slot a position");
     let table_of = |sig: Signature| {
         let t = pair.tables.iter().position(|t| t.signature() == sig).expect("a table of the pair");
         let first: u64 = pair.tables[..t].iter().map(MaterialIndex::len).sum();
@@ -902,7 +978,9 @@ pub(crate) fn solve_with<F: Finished, V: Valuation<F>>(
     let table = [table_of(shape.free_to_move()), table_of(shape.free_to_move().flipped())];
     let contexts = Contexts::new(&shape);
     let n = contexts.count as usize;
-    let solver = Solver {
+    let levelled = V::MAN_MOVES_LEAVE && shape.free_men + shape.other_men > 0;
+    let men_levels = if levelled { contexts.men_levels() } else { Vec::new() };
+    let mut solver = Solver {
         values,
         board: Board::new(),
         contexts,
@@ -914,16 +992,25 @@ pub(crate) fn solve_with<F: Finished, V: Valuation<F>>(
         won: [words(n), words(n)],
         scratch: words(n),
         matured: Default::default(),
+        level: None,
+        men_levels,
     };
-    let state = state(solver.pair.len());
-    let (frontier, injections, matured) = solver.initialise(&state)?;
-    let solver = Solver { matured, ..solver };
-    let positions = solver.pair.len() as u64;
-    progress(positions);
-    let decided = solver.propagate(&state, frontier, injections, progress);
-    progress(positions.saturating_sub(decided));
+    let mut levels: Vec<Option<u8>> = solver.men_levels.iter().copied().map(Some).collect();
+    levels.sort_unstable_by(|a, b| b.cmp(a));
+    levels.dedup();
+    if levels.is_empty() {
+        levels.push(None);
+    }
+    for level in levels {
+        solver.level = level;
+        let (frontier, injections, matured, positions) = solver.initialise(state)?;
+        solver.matured = matured;
+        progress(positions);
+        let decided = solver.propagate(state, frontier, injections, progress);
+        progress(positions.saturating_sub(decided));
+    }
     let Solver { pair, captures_noted, .. } = solver;
-    Ok(Solved { tables: pair.tables, state, captures: captures_noted })
+    Ok(Solved { tables: pair.tables, captures: captures_noted })
 }
 
 /// Per side to move: positions lost and positions won at one ply.
@@ -951,9 +1038,9 @@ struct Injections {
     /// decided at their value's ply: `[side][ply][won]`.
     exits: [Vec<[Vec<Word>; 2]>; 2],
     /// Positions whose crowning wins: won at its ply if nothing won them sooner.
-    crowning_wins: ByPly,
+    man_exit_wins: ByPly,
     /// Positions whose crowning loses: from its ply on, lost once every other move loses.
-    crowning_losses: ByPly,
+    man_exit_losses: ByPly,
 }
 
 impl Injections {
@@ -976,8 +1063,8 @@ impl Injections {
                 }
             }
             for (mine, theirs) in [
-                (&mut self.crowning_wins[side], &other.crowning_wins[side]),
-                (&mut self.crowning_losses[side], &other.crowning_losses[side]),
+                (&mut self.man_exit_wins[side], &other.man_exit_wins[side]),
+                (&mut self.man_exit_losses[side], &other.man_exit_losses[side]),
             ] {
                 if mine.len() < theirs.len() {
                     mine.resize_with(theirs.len(), Vec::new);
@@ -994,15 +1081,15 @@ impl Injections {
         let after = |len: usize| len > ply as usize + 1;
         (0..2).any(|side| {
             after(self.exits[side].len())
-                || after(self.crowning_wins[side].len())
-                || after(self.crowning_losses[side].len())
+                || after(self.man_exit_wins[side].len())
+                || after(self.man_exit_losses[side].len())
         })
     }
 }
 
-/// A position where a man may be crowned beside moves that stay in the pair, and the
-/// raw value of its best crowning.
-struct Crowning {
+/// A position where a man's move may leave beside moves that stay (a crowning, at
+/// least), and the raw value of the best of the moves that leave.
+struct ManExit {
     side: usize,
     index: u32,
     bit: u32,
@@ -1010,50 +1097,56 @@ struct Crowning {
 }
 
 impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
-    /// Marks every quiet position undecided, values the positions whose moves leave the
-    /// pair (written to `state` once each) and the crownings, and returns the positions
-    /// lost at ply 0 (no move at all) with what joins the propagation later.
-    fn initialise(&self, state: &[AtomicU16]) -> Result<(Frontier, Injections, [Matured; 2]), F::Error> {
-        let crownings = self.value_exits(state)?;
+    /// Marks every quiet position of the level solved now undecided, values the
+    /// positions whose moves leave the pair (written to `state` once each) and the men's
+    /// moves out, and returns the positions lost at ply 0 (no move at all) with what
+    /// joins the propagation later, and how many positions the level has (two progress
+    /// units each).
+    fn initialise(&self, state: &[AtomicU16]) -> Result<(Frontier, Injections, [Matured; 2], u64), F::Error> {
+        let (man_exits, positions) = self.value_exits(state)?;
         let (frontier, mut injections) = self.exits_by_ply(state);
         let mut losing: [Vec<u32>; 2] = Default::default();
-        for c in crownings {
+        for c in man_exits {
             let word = (c.index, 1u64 << c.bit);
             match self.values.ply_of(c.raw) {
-                Some((ply, true)) => Injections::push(&mut injections.crowning_wins[c.side], ply, word),
+                Some((ply, true)) => Injections::push(&mut injections.man_exit_wins[c.side], ply, word),
                 Some((ply, false)) => {
-                    Injections::push(&mut injections.crowning_losses[c.side], ply, word);
+                    Injections::push(&mut injections.man_exit_losses[c.side], ply, word);
                     losing[c.side].push(c.index);
                 }
                 None => {} // drawn: never lost, won only by another move
             }
         }
         let [free, other] = losing;
-        Ok((frontier, injections, [Matured::new(free), Matured::new(other)]))
+        Ok((frontier, injections, [Matured::new(free), Matured::new(other)], positions))
     }
 
     /// Marks every quiet position undecided and values the positions whose moves leave
     /// the pair: a capture's position, each class's canonical member from its moves (a
-    /// lone king taken at once), and a position whose only moves crown a man. Returns
-    /// the positions where a man may be crowned beside other moves, valued.
-    fn value_exits(&self, state: &[AtomicU16]) -> Result<Vec<Crowning>, F::Error> {
+    /// lone king taken at once), and a position whose only moves are men's moves out.
+    /// Returns the positions where a man's move may leave beside other moves, valued,
+    /// and how many positions the level solved now has.
+    fn value_exits(&self, state: &[AtomicU16]) -> Result<(Vec<ManExit>, u64), F::Error> {
         let n = self.contexts.count as usize;
-        let chunks: Vec<Vec<Crowning>> = (0..n.div_ceil(CONTEXT_CHUNK))
+        let chunks: Vec<(Vec<ManExit>, u64)> = (0..n.div_ceil(CONTEXT_CHUNK))
             .into_par_iter()
             .map(|chunk| {
+                let mut in_level = 0u64;
+                let mut mixed = Vec::new();
                 let mut positions = Vec::new();
                 let mut nodes = Vec::new();
                 let mut values = Vec::new();
-                let mut crowning_positions = Vec::new();
-                let mut crowning_at = Vec::new();
+                let mut man_exit_positions = Vec::new();
+                let mut man_exit_at = Vec::new();
                 for index in chunk * CONTEXT_CHUNK..(n.min((chunk + 1) * CONTEXT_CHUNK)) {
-                    let Some(c) = self.context(index) else { continue };
+                    let Some(c) = self.in_level(index).then(|| self.context(index)).flatten() else { continue };
+                    in_level += 2 * u64::from(c.empty.count_ones());
                     let writers = self.writers(&c);
                     for side in [FREE_SIDE, OTHER_SIDE] {
                         let capture = self.captures(&c, side);
                         for bit in Bits(capture & writers) {
                             let free = self.board.square_of[bit as usize] as u32;
-                            let node = self.node(&c, side, free);
+                            let node = self.node(&c.pieces, side, free);
                             self.captures_noted[node as usize / 64].fetch_or(1 << (node % 64), Relaxed);
                             if side == OTHER_SIDE && Self::free_king_alone(&c) {
                                 // The free king is the only piece its side has: taken, the
@@ -1061,7 +1154,7 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                                 state[node as usize].store(self.values.decided(1, true), Relaxed);
                                 continue;
                             }
-                            let sets = Self::sets(&c, side, free);
+                            let sets = Self::sets(&c.pieces, side, free);
                             if self.symmetry.as_ref().is_some_and(|s| !s.is_canonical(&sets)) {
                                 continue; // copied from its class's canonical member below
                             }
@@ -1074,36 +1167,55 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                         let quiet = self.has_moves(&c, side) & !capture;
                         self.undecided[side][index].store(quiet, Relaxed);
                         if Self::men(&c, side) != 0 {
-                            for bit in Bits(self.crownings(&c, side) & !capture) {
+                            let leaving = self.man_exits(&c, side) & !capture;
+                            // A crowning leaves the pair: its position valued from its moves.
+                            let by_moves = match V::MAN_MOVES_LEAVE {
+                                true => self.man_steps(&c, side, |to| crowns(side, to)) & leaving,
+                                false => leaving,
+                            };
+                            for (bit, raw) in self.man_steps_valued(state, &c, side, leaving & !by_moves) {
+                                if quiet >> bit & 1 != 0 {
+                                    mixed.push(ManExit { side, index: index as u32, bit, raw });
+                                } else {
+                                    // Every move a man's step: valued as a capture's position is.
+                                    let node = self.node(&c.pieces, side, self.board.square_of[bit as usize] as u32);
+                                    state[node as usize].store(raw, Relaxed);
+                                }
+                            }
+                            for bit in Bits(by_moves) {
                                 let free = self.board.square_of[bit as usize] as u32;
-                                let sets = Self::sets(&c, side, free);
-                                crowning_positions.push(Position::from_square_sets(
+                                let sets = Self::sets(&c.pieces, side, free);
+                                man_exit_positions.push(Position::from_square_sets(
                                     self.pair.variant(),
                                     Color::White,
                                     &sets,
                                 ));
-                                crowning_at.push((side, index as u32, bit, quiet >> bit & 1 != 0));
+                                man_exit_at.push((side, index as u32, bit, quiet >> bit & 1 != 0));
                             }
                         }
                     }
                 }
                 self.value_captures(state, &mut positions, &mut nodes, &mut values)?;
-                self.values.crownings(&self.pair, &crowning_positions, &mut values)?;
-                let mut mixed = Vec::new();
-                for (&raw, &(side, index, bit, other_moves)) in values.iter().zip(&crowning_at) {
+                self.values.man_exits(&self.pair, &man_exit_positions, &mut values)?;
+                for (&raw, &(side, index, bit, other_moves)) in values.iter().zip(&man_exit_at) {
                     if other_moves {
-                        mixed.push(Crowning { side, index, bit, raw });
+                        mixed.push(ManExit { side, index, bit, raw });
                     } else {
-                        // Every move crowns: valued as a capture's position is.
+                        // Every move leaves: valued as a capture's position is.
                         let c = self.context(index as usize).expect("a context with positions");
-                        let node = self.node(&c, side, self.board.square_of[bit as usize] as u32);
+                        let node = self.node(&c.pieces, side, self.board.square_of[bit as usize] as u32);
                         state[node as usize].store(raw, Relaxed);
                     }
                 }
-                Ok(mixed)
+                Ok((mixed, in_level))
             })
             .collect::<Result<_, F::Error>>()?;
-        Ok(chunks.into_iter().flatten().collect())
+        // With every level at once, each copy of a position counted: the pair's size.
+        let positions = match self.level {
+            Some(_) => chunks.iter().map(|(_, n)| n).sum(),
+            None => self.pair.len() as u64,
+        };
+        Ok((chunks.into_iter().flat_map(|(mixed, _)| mixed).collect(), positions))
     }
 
     /// Values `positions` (with a capture to make) into `state` at `nodes`, and empties
@@ -1137,12 +1249,12 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                 let mut lost_now: [Vec<Word>; 2] = Default::default();
                 let mut injections = Injections::default();
                 for index in chunk * CONTEXT_CHUNK..(n.min((chunk + 1) * CONTEXT_CHUNK)) {
-                    let Some(c) = self.context(index) else { continue };
+                    let Some(c) = self.in_level(index).then(|| self.context(index)).flatten() else { continue };
                     for side in [FREE_SIDE, OTHER_SIDE] {
                         let capture = self.captures(&c, side);
                         let quiet = self.has_moves(&c, side);
-                        let only_crowning =
-                            if Self::men(&c, side) == 0 { 0 } else { self.crownings(&c, side) & !capture & !quiet };
+                        let only_man_exits =
+                            if Self::men(&c, side) == 0 { 0 } else { self.man_exits(&c, side) & !capture & !quiet };
                         let mut plies: Vec<(u16, u64)> = Vec::new();
                         let alone = side == OTHER_SIDE && Self::free_king_alone(&c);
                         if alone && capture != 0 {
@@ -1150,9 +1262,9 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                             // the lone king taken
                         }
                         let writers = self.writers(&c);
-                        for bit in Bits(if alone { only_crowning } else { capture | only_crowning }) {
+                        for bit in Bits(if alone { only_man_exits } else { capture | only_man_exits }) {
                             // Valued at its class's canonical member; a writer copy keeps it.
-                            let sets = Self::sets(&c, side, self.board.square_of[bit as usize] as u32);
+                            let sets = Self::sets(&c.pieces, side, self.board.square_of[bit as usize] as u32);
                             let (table, first) = &self.table[side];
                             let raw = match &self.symmetry {
                                 Some(symmetry) => {
@@ -1181,11 +1293,11 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                             }
                             list[ply as usize][won as usize].push((index as u32, bits));
                         }
-                        let none = c.empty & !capture & !quiet & !only_crowning;
+                        let none = c.empty & !capture & !quiet & !only_man_exits;
                         if none != 0 {
                             lost_now[side].push((index as u32, none));
                             for bit in Bits(none & self.writers(&c)) {
-                                let node = self.node(&c, side, self.board.square_of[bit as usize] as u32);
+                                let node = self.node(&c.pieces, side, self.board.square_of[bit as usize] as u32);
                                 state[node as usize].store(self.values.decided(0, false), Relaxed);
                             }
                         }
@@ -1224,7 +1336,7 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                     frontier.won[side].append(won);
                 }
                 // So do those a crowning wins at this ply, where nothing won them sooner.
-                if let Some(words) = injections.crowning_wins[side].get_mut(ply as usize) {
+                if let Some(words) = injections.man_exit_wins[side].get_mut(ply as usize) {
                     let (won, written) = self.decide(state, std::mem::take(words), side, ply, true);
                     progress(written);
                     decided += written;
@@ -1249,7 +1361,7 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                 // move now reaches a position won (seeded first, so that no word is taken
                 // twice).
                 let mut touched = Vec::new();
-                if let Some(words) = injections.crowning_losses[side].get_mut(ply as usize + 1) {
+                if let Some(words) = injections.man_exit_losses[side].get_mut(ply as usize + 1) {
                     for (index, bits) in std::mem::take(words) {
                         self.matured[side].set(index as usize, bits);
                         if self.scratch[index as usize].fetch_or(bits, Relaxed) == 0 {
@@ -1286,7 +1398,7 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                 self.undecided[side][index as usize].fetch_and(!bits, Relaxed);
                 let writers = bits & self.writers(&c);
                 for bit in Bits(writers) {
-                    let node = self.node(&c, side, self.board.square_of[bit as usize] as u32);
+                    let node = self.node(&c.pieces, side, self.board.square_of[bit as usize] as u32);
                     state[node as usize].store(raw, Relaxed);
                 }
                 u64::from(writers.count_ones())
@@ -1435,7 +1547,7 @@ mod tests {
         let mut compared = Vec::new();
         for pieces in 4..=5 {
             for sig in Signature::all_with(pieces) {
-                if registry.table(sig).is_some() || !applies(&variant, sig) {
+                if registry.table(sig).is_some() || sig.men() > 0 || !applies(&variant, sig) {
                     continue;
                 }
                 let plain = solve_pair_by(&registry, variant, sig, PairPass::Plain, &|_| {}).expect("solved");
@@ -1485,7 +1597,7 @@ mod tests {
         for pieces in 2..=4 {
             for sig in Signature::all_with(pieces) {
                 let men = sig.white_men + sig.black_men > 0;
-                if !men || !applies_to_theory(&variant, sig) || compared.contains(&sig.flipped()) {
+                if !men || !applies(&variant, sig) || compared.contains(&sig.flipped()) {
                     continue;
                 }
                 let plain = solve_pair_by(&registry, variant, sig, PairPass::Plain, &|_| {}).expect("solved");
@@ -1510,7 +1622,8 @@ mod tests {
         use kabe_probe::{DrawRuleSet, DrawRules};
         let variant = Variant::INTERNATIONAL;
         let mut theory = crate::solve_all(variant, 3, |_| {});
-        let kings: Vec<Signature> = (4..=5).flat_map(Signature::all_with).filter(|&s| applies(&variant, s)).collect();
+        let kings: Vec<Signature> =
+            (4..=5).flat_map(Signature::all_with).filter(|&s| s.men() == 0 && applies(&variant, s)).collect();
         for &sig in &kings {
             if theory.table(sig).is_none() {
                 let tables = crate::solve_pair(&theory, variant, sig, &|_| {}).expect("solved");
@@ -1540,5 +1653,49 @@ mod tests {
             }
         }
         assert!(compared.len() >= 6, "{compared:?}");
+    }
+
+    /// Rule tables of every pair with men to four pieces where a side has one king, under
+    /// each international rule set, solved by words a level of the men at a time: the
+    /// plain pass's values, position for position (men's steps that end the count or
+    /// carry it on, crownings, captures, beside king moves or alone).
+    #[test]
+    fn rule_tables_with_men_solved_by_words_are_solved_as_by_the_plain_pass() {
+        use crate::solve::rules::{solve_rule_pair_by, MemoryTables};
+        use kabe_probe::{DrawRuleSet, DrawRules};
+        let variant = Variant::INTERNATIONAL;
+        let signatures: Vec<Signature> = (2..=4).flat_map(Signature::all_with).collect();
+        let theory = crate::solve_all(variant, 4, |_| {});
+        let mut compared = Vec::new();
+        for set in [DrawRuleSet::Fmjd, DrawRuleSet::Fmjd2000, DrawRuleSet::Fmjd64Stands] {
+            let rules = DrawRules::new(set, &variant);
+            let done = crate::solve_rules(&theory, rules, signatures.iter().copied());
+            for &sig in &signatures {
+                if sig.men() == 0 || !applies(&variant, sig) || rules.context(sig).is_none() {
+                    continue;
+                }
+                if compared.contains(&format!("{set:?} {}", sig.flipped())) {
+                    continue;
+                }
+                let finished = MemoryTables::new(&theory, &done);
+                let words = solve_rule_pair_by(&finished, rules, variant, sig, PairPass::KingWords, &|_| {});
+                let words = words.expect("solved").expect("a table");
+                for w in &words {
+                    let plain = done.table(w.index.signature()).expect("solved by components");
+                    let label = format!("{set:?} {}", w.index.signature());
+                    assert_same_values(&label, &w.index, &plain.values, &w.values);
+                }
+                compared.push(format!("{set:?} {sig}"));
+            }
+        }
+        for named in ["Fmjd 1101", "Fmjd 1102", "Fmjd 1111", "Fmjd 1120", "Fmjd2000 2101", "Fmjd64Stands 1021"] {
+            let found = compared.iter().any(|c| {
+                let (set, sig) = c.split_once(' ').expect("set and signature");
+                let named_sig: Signature = named.split_once(' ').expect("named").1.parse().expect("a signature");
+                set == named.split_once(' ').expect("named").0
+                    && (sig == named_sig.to_string() || sig == named_sig.flipped().to_string())
+            });
+            assert!(found, "{named} not among {compared:?}");
+        }
     }
 }

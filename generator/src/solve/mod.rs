@@ -13,8 +13,8 @@
 //! - `symmetry`: the board symmetries of kings-only positions, by which `whole` and
 //!   `rules` solve such a pair at one position of each class of four;
 //! - `king_words`: bit-parallel over one king's square on the 10x10 board, where that is
-//!   faster: one king against kings (theory and rule tables), and the theory of a pair
-//!   with men where a side has one king.
+//!   faster: one king against kings, and a pair with men where a side has one king
+//!   (theory and rule tables both).
 
 use kabe_probe::{Signature, Variant};
 
@@ -31,7 +31,7 @@ pub(crate) mod symmetry;
 pub mod whole;
 
 /// The theory of a pair (a signature and its colour flip) in memory, by the pass asked
-/// for: [`PairPass::KingWords`] where [`king_words::applies_to_theory`], else the
+/// for: [`PairPass::KingWords`] where [`king_words::applies`], else the
 /// whole-pair pass.
 ///
 /// # Errors
@@ -43,7 +43,7 @@ pub fn solve_pair_by<F: Finished>(
     pass: PairPass,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<SolvedTable>, F::Error> {
-    if pass == PairPass::KingWords && king_words::applies_to_theory(&variant, signature) {
+    if pass == PairPass::KingWords && king_words::applies(&variant, signature) {
         return king_words::solve(finished, variant, signature, progress);
     }
     whole::solve_whole_pair_by(finished, variant, signature, pass, progress)

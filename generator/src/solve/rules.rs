@@ -355,7 +355,8 @@ where
 /// ([`king_words`]): the same propagation as its theory pass, with explicit wins and
 /// losses at any ply up to the count's last, a capture's position valued as a component
 /// values it ([`ComponentSolver::first_state`]: a capture ends the count) where it is
-/// not drawn in theory.
+/// not drawn in theory, and a man's move valued as a component's exit is (it ends the
+/// count, or carries it to a placement of the men solved before).
 fn solve_by_words<O>(
     finished: &O,
     rules: DrawRules,
@@ -368,15 +369,18 @@ where
     O::Error: Send,
 {
     let context = rules.context(signature).expect("checked by the caller");
-    let pair = PairValues { tables: pair_tables(variant, signature), values: SolvedElsewhere };
+    let tables = pair_tables(variant, signature);
+    let state = atomic_array(tables.iter().map(MaterialIndex::len).sum::<u64>() as usize, RuleScore::NONE.raw());
+    let firsts = tables.iter().scan(0, |first, t| Some(std::mem::replace(first, *first + t.len()))).collect();
+    let pair = PairValues { tables, values: WordsState { state: &state, firsts } };
     let oracle = PairOracle { finished, pair: &pair };
     let cap = context.max_plies(&rules);
     let solver = ComponentSolver { rules, context, cap, pair: &pair, oracle: &oracle, symmetry: None };
-    let counted = Counted { solver: &solver, finished };
-    let fresh = |n| atomic_array(n, RuleScore::NONE.raw());
-    let solved = king_words::solve_with(finished, variant, signature, &counted, fresh, progress)?;
+    let counted = Counted { solver: &solver, finished, step_ends: context.ends_by_man_step(&rules) };
+    let solved = king_words::solve_with(finished, variant, signature, &counted, &state, progress)?;
+    drop(pair);
     // Split table by table in place, as the theory's scores are (`whole::into_tables`).
-    let mut all: Vec<RuleScore> = solved.state.into_iter().map(|a| RuleScore::from_raw(a.into_inner())).collect();
+    let mut all: Vec<RuleScore> = state.into_iter().map(|a| RuleScore::from_raw(a.into_inner())).collect();
     let mut tables = solved.tables;
     let mut out = Vec::with_capacity(tables.len());
     while let Some(index) = tables.pop() {
@@ -388,31 +392,37 @@ where
     Ok(out)
 }
 
-/// The values of a pair solved bit-parallel ([`solve_by_words`]): there only positions
-/// with a capture to make are valued through a [`ComponentSolver`], and a capture leaves
-/// a pair of kings only, so none is ever read here.
-struct SolvedElsewhere;
+/// The values of a pair solved bit-parallel ([`solve_by_words`]), its tables' slots one
+/// after the other: a [`ComponentSolver`] values a capture's position or a man's move
+/// through them, and a man's move reads a placement of the men solved before.
+struct WordsState<'s> {
+    state: &'s [AtomicU16],
+    /// The slot of each table's first position.
+    firsts: Vec<u64>,
+}
 
-impl RuleValues for SolvedElsewhere {
+impl RuleValues for WordsState<'_> {
     type Error = std::convert::Infallible;
 
     fn in_place(&self) -> Option<&[Vec<AtomicU16>]> {
         None
     }
 
-    fn get(&self, _table: usize, _index: u64) -> Result<u16, Self::Error> {
-        unreachable!("a capture leaves a pair of kings only")
+    fn get(&self, table: usize, index: u64) -> Result<u16, Self::Error> {
+        Ok(self.state[(self.firsts[table] + index) as usize].load(Ordering::Relaxed))
     }
 
     fn put(&self, _table: usize, _first: u64, _values: &[u16]) -> Result<(), Self::Error> {
-        unreachable!("the bit-parallel pass keeps its own values")
+        unreachable!("the bit-parallel pass writes its own values")
     }
 }
 
 /// Distances within a count for the bit-parallel pass ([`solve_by_words`]).
 struct Counted<'s, 'a, O> {
-    solver: &'s ComponentSolver<'a, O, SolvedElsewhere>,
+    solver: &'s ComponentSolver<'a, O, WordsState<'a>>,
     finished: &'a O,
+    /// Whether a man's step that neither captures nor crowns ends the count.
+    step_ends: bool,
 }
 
 impl<O: Finished> Valuation<O> for Counted<'_, '_, O>
@@ -444,13 +454,51 @@ where
         Ok(())
     }
 
-    // Rule tables by words are solved for pairs of kings only (`king_words::applies`),
-    // where no man is crowned.
-    const SOLVES_MEN: bool = false;
+    const MAN_MOVES_LEAVE: bool = true;
 
-    fn crownings(&self, _pair: &Pair<'_, O>, positions: &[Position], _out: &mut Vec<u16>) -> Result<(), O::Error> {
-        debug_assert!(positions.is_empty(), "a crowning in a pair of kings only");
+    /// The best of a position's men's moves (every move but its quiet king moves), as a
+    /// component values its exits.
+    fn man_exits(&self, _pair: &Pair<'_, O>, positions: &[Position], out: &mut Vec<u16>) -> Result<(), O::Error> {
+        let mut moves = MoveList::new();
+        for position in positions {
+            let e = self.solver.exits(position, &mut moves).map_err(never_paused)?;
+            out.push(match e.win.filter(|&w| w <= self.solver.cap) {
+                Some(w) => RuleScore::win(w).raw(),
+                None if e.cannot_lose || e.loss > self.solver.cap => RuleScore::NONE.raw(),
+                None => RuleScore::loss(e.loss).raw(),
+            });
+        }
         Ok(())
+    }
+
+    /// As [`ComponentSolver::exits`] values the step, and [`ComponentSolver::first_state`]
+    /// a position with that move alone.
+    fn man_step(&self, child: u16) -> u16 {
+        let cap = self.solver.cap;
+        let child = RuleScore::from_raw(child).capped(cap).decided();
+        // A step that ends the count values its child afresh, a whole count ahead of it:
+        // won or lost within it, decided by the step.
+        let child = if self.step_ends { child.map(|(wld, _)| (wld, 0)) } else { child };
+        match child {
+            Some((Wld::Loss, d)) if d < cap => RuleScore::win(d + 1).raw(),
+            Some((Wld::Win, d)) if d < cap => RuleScore::loss(d + 1).raw(),
+            _ => RuleScore::NONE.raw(),
+        }
+    }
+
+    /// A win before anything else, the quickest first; then undecided; then a loss, the
+    /// longest first.
+    fn better(&self, a: u16, b: u16) -> u16 {
+        let rank = |raw| match RuleScore::from_raw(raw).decided() {
+            Some((Wld::Win, plies)) => (2, u16::MAX - plies),
+            None => (1, 0),
+            Some((_, plies)) => (0, plies),
+        };
+        if rank(a) >= rank(b) {
+            a
+        } else {
+            b
+        }
     }
 
     fn decided(&self, ply: u16, won: bool) -> u16 {

@@ -49,10 +49,16 @@ pub enum ResetBy {
 impl ResetRule {
     /// Whether `mv` sets the count back to zero.
     pub fn resets(&self, mv: &Move) -> bool {
-        match self.reset_by {
-            ResetBy::ManMoveOrCapture => mv.is_capture() || mv.piece() == PieceKind::Man,
-            ResetBy::MaterialChange => mv.is_capture() || mv.promotes(),
-        }
+        mv.is_capture()
+            || match self.reset_by {
+                ResetBy::ManMoveOrCapture => mv.piece() == PieceKind::Man,
+                ResetBy::MaterialChange => mv.promotes(),
+            }
+    }
+
+    /// Whether a man's step that neither captures nor crowns sets the count back to zero.
+    pub fn resets_on_man_step(&self) -> bool {
+        self.reset_by == ResetBy::ManMoveOrCapture
     }
 }
 
@@ -393,6 +399,16 @@ impl Context {
             Context::Material(r) => {
                 (mv.is_capture() || mv.promotes()) && !rules.material[r].covers(Signature::of(child))
             }
+        }
+    }
+
+    /// Whether a man's step that neither captures nor crowns leaves the count: it keeps
+    /// the material, so only a reset rule that any man's move resets ends it
+    /// ([`Context::ends_with`] of such a move).
+    pub fn ends_by_man_step(self, rules: &DrawRules) -> bool {
+        match self {
+            Context::Reset => rules.reset.is_some_and(|r| r.resets_on_man_step()),
+            Context::Material(_) => false,
         }
     }
 
