@@ -616,7 +616,9 @@ fn build_pair(
         Pass::Rules(rules) => {
             let checkpoint = pass_checkpoint(dir, variant, pair, pass, on_event);
             let inputs = WithResults { finished, results: open_results(dir, variant, pair) };
-            let by = if by_words(variant, pair, budget) { PairPass::KingWords } else { PairPass::Fastest };
+            let drawn = inputs.results.as_ref().map(PairResults::drawn_share);
+            let words = by_words(variant, pair, budget) && crate::solve::king_words::rules_pay_off(pair[0], drawn);
+            let by = if words { PairPass::KingWords } else { PairPass::Fastest };
             let tables = solve_rule_pair_resumable(&inputs, rules, variant, pair[0], &checkpoint, by, &progress)?;
             for table in &tables.unwrap_or_default() {
                 let captures = inputs.results.as_ref().and_then(|r| r.captures(table.index.signature()));

@@ -95,7 +95,9 @@ pub struct Rates {
     /// Rule positions a second per thread, such a pair solved bit-parallel a level of
     /// the men at a time: `rules_per_thread` times 1.34, the ratio measured on
     /// 0411+1104's `fmjd` rule tables (303.3 s by components, 226.1 s bit-parallel,
-    /// paired medians, 2-core Intel Xeon VM).
+    /// paired medians, 2-core Intel Xeon VM). A build takes that pass only where at most
+    /// half the pair is drawn in theory, which the plan does not know: it counts the
+    /// rate for every such pair (those mostly drawn ran 0.70-0.95 times as fast).
     pub men_words_rules_per_thread: f64,
     /// Seconds every job spends starting, checking its inputs and writing.
     pub overhead: f64,

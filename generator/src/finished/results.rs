@@ -197,6 +197,30 @@ impl PairResults {
         self.tables.iter().find(|(s, ..)| *s == signature).map(|(_, bytes, end)| &bytes.body()[..*end])
     }
 
+    /// The share of the pair's positions drawn in theory.
+    pub fn drawn_share(&self) -> f64 {
+        // Four two-bit codes a byte: a draw has both bits, a position any (0 is a hole).
+        let count = |bytes: &[u8]| -> (u64, u64) {
+            bytes
+                .par_chunks(1 << 16)
+                .map(|chunk| {
+                    chunk.iter().fold((0, 0), |(drawn, valued), &b| {
+                        (
+                            drawn + u64::from((b & b >> 1 & 0x55).count_ones()),
+                            valued + u64::from(((b | b >> 1) & 0x55).count_ones()),
+                        )
+                    })
+                })
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        };
+        let (drawn, valued) = self
+            .tables
+            .iter()
+            .map(|(_, bytes, end)| count(&bytes.body()[..*end]))
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        drawn as f64 / valued.max(1) as f64
+    }
+
     /// Whether each position of `signature`'s table has a capture to make, where the
     /// theory pass noted it: what the rule tables' writer leaves out.
     pub fn captures(&self, signature: Signature) -> Option<impl Fn(u64) -> bool + Sync + '_> {
@@ -300,7 +324,8 @@ mod tests {
 
     /// Every result and capture flag read back from a file is the one written (a table
     /// solved with its flags, the other without), and a file that belongs to another DTW
-    /// file, was cut short or had a bit flipped is not used.
+    /// file, was cut short or had a bit flipped is not used; the share drawn is counted
+    /// from the codes alike (4 of each 7 positions; the last byte's holes not counted).
     #[test]
     fn results_read_back_only_from_a_whole_file_of_the_same_build() {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -313,6 +338,12 @@ mod tests {
         }
         let results = PairResults::open(dir.path(), &v, &TablePair::of(sig), |_| Some(42)).expect("both files whole");
         let in_memory = PairResults::of_solved(&tables);
+        let scores = tables.iter().flat_map(|t| &t.scores);
+        let drawn = scores.clone().filter(|s| s.wld() == Wld::Draw).count() as f64 / scores.count() as f64;
+        assert!((drawn - 4.0 / 7.0).abs() < 0.01, "{drawn}");
+        for share in [results.drawn_share(), in_memory.drawn_share()] {
+            assert!((share - drawn).abs() < 1e-12, "{share} drawn, not {drawn}");
+        }
         for t in &tables {
             let s = t.index.signature();
             for (i, score) in t.scores.iter().enumerate() {

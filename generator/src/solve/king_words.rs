@@ -837,16 +837,28 @@ pub(crate) fn working_bytes(variant: Variant, signature: Signature) -> u64 {
         + 2 * 2 * std::mem::size_of::<Word>() as u64 * contexts
 }
 
-/// Whether a build solves the pair this way, theory and rule tables: one king against
-/// kings, where it is faster than the pass by symmetry; and a pair with men where a side
-/// has one king, faster than the plain pass and the pass by components on every such
-/// pair measured (docs/benchmarks.md). With two kings or more a side and no men, most
+/// Whether a build solves the pair's theory this way (its rule tables: [`rules_pay_off`]):
+/// one king against kings, where it is faster than the pass by symmetry; and a pair with
+/// men where a side has one king, faster than the plain pass on every such pair
+/// measured (docs/benchmarks.md). With two kings or more a side and no men, most
 /// positions have a capture to make (70% of 0204+0402's classes), valued from the
 /// finished tables as that pass values them, and each copy of such a position is then
 /// ranked to find its value, which costs more than the propagation saves (0204+0402:
 /// theory 0.73x, `fmjd` rules 0.83x).
 pub(crate) fn pays_off(variant: &Variant, signature: Signature) -> bool {
     shape(variant, signature).is_some_and(|s| s.free_kings == 1)
+}
+
+/// Whether the rule tables of a pair solved this way ([`pays_off`]) are solved this way
+/// too, given the share of the pair drawn in theory where it is known: a pair of kings
+/// only, or one with men at most half drawn. The pass by components leaves a position
+/// drawn in theory alone, where this one carries it through the propagation and values
+/// its men's steps: `fmjd` rule tables alone, one run each, 2-core Intel Xeon VM,
+/// 0113+1301 (22% drawn, its build 2.12x 6bd45c7), 0122+2201 (24%) 1.57x, 0411+1104
+/// (33.5%) 1.34x, against 0311+1103 (72.6%) 0.76x, 1112+1211 (77.2%) 0.70x and 2111+1121
+/// (78.5%) 0.95x.
+pub(crate) fn rules_pay_off(signature: Signature, drawn_share: Option<f64>) -> bool {
+    signature.men() == 0 || drawn_share.is_some_and(|d| d <= 0.5)
 }
 
 /// What the pass finds for each position: its theoretical score, or its distance within
