@@ -462,11 +462,8 @@ where
         let mut moves = MoveList::new();
         for position in positions {
             let e = self.solver.exits(position, &mut moves).map_err(never_paused)?;
-            out.push(match e.win.filter(|&w| w <= self.solver.cap) {
-                Some(w) => RuleScore::win(w).raw(),
-                None if e.cannot_lose || e.loss > self.solver.cap => RuleScore::NONE.raw(),
-                None => RuleScore::loss(e.loss).raw(),
-            });
+            // Its exits alone: its quiet king moves join in the propagation.
+            out.push(self.solver.state_of(&Exits { internal: 0, ..e }));
         }
         Ok(())
     }
@@ -857,15 +854,19 @@ where
     /// quiet king moves.
     fn first_state(&self, position: &Position, moves: &mut MoveList) -> Result<u16, PairError<O, V>> {
         let e = self.exits(position, moves)?;
-        Ok(match e.win.filter(|&w| w <= self.cap) {
+        assert!(e.internal < 255, "{}: more than 254 king moves", position.fen());
+        Ok(self.state_of(&e))
+    }
+
+    /// The first state of a node whose moves are `e`: decided through its exits where
+    /// they decide it, else pending with its quiet king moves counted.
+    fn state_of(&self, e: &Exits) -> u16 {
+        match e.win.filter(|&w| w <= self.cap) {
             Some(w) => RuleScore::win(w).raw(),
             None if e.cannot_lose || e.loss > self.cap => CANNOT_LOSE,
             None if e.internal == 0 => RuleScore::loss(e.loss).raw(),
-            None => {
-                assert!(e.internal < 255, "{}: more than 254 king moves", position.fen());
-                PENDING | e.loss.min(EXIT_UNKNOWN) << 8 | e.internal
-            }
-        })
+            None => PENDING | e.loss.min(EXIT_UNKNOWN) << 8 | e.internal,
+        }
     }
 
     /// One ply of propagation: every node decided in `ply` passes its value to its
