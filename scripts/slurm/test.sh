@@ -81,7 +81,11 @@ for _ in $(seq 3000); do
   if pkill -STOP -f -- "generate --pair 1111 .*$work/t2"; then stopped=true; break; fi
   sleep 0.02
 done
-$stopped || { echo "FAIL: no process of 1111 to stop" >&2; exit 1; }
+$stopped || {
+  echo "FAIL: no process of 1111 to stop; the job is $(state_of "$victim"), its log:" >&2
+  tail -n 5 "$work/s2/logs/"*"-$victim.out" >&2 2>/dev/null || echo "   (no log)" >&2
+  exit 1
+}
 scancel "$victim"
 ! bash scripts/slurm/wait.sh "$work/s2" 600 >"$work/s2/wait.txt" 2>&1 || { echo "FAIL: nothing was cancelled" >&2; exit 1; }
 [ "$(state_of "$victim")" = CANCELLED ] || { echo "FAIL: 1111 is $(state_of "$victim")" >&2; exit 1; }
