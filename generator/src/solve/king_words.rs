@@ -856,7 +856,8 @@ pub(crate) fn pays_off(variant: &Variant, signature: Signature) -> bool {
 /// its men's steps: `fmjd` rule tables alone, one run each, 2-core Intel Xeon VM,
 /// 0113+1301 (22% drawn, its build 2.12x 6bd45c7), 0122+2201 (24%) 1.57x, 0411+1104
 /// (33.5%) 1.34x, against 0311+1103 (72.6%) 0.76x, 1112+1211 (77.2%) 0.70x and 2111+1121
-/// (78.5%) 0.95x.
+/// (78.5%) 0.95x; with a drawn crowning position no longer valued, 1112+1211 0.84x
+/// (paired), 0311+1103 0.93x, 2111+1121 0.75x (one run each).
 pub(crate) fn rules_pay_off(signature: Signature, drawn_share: Option<f64>) -> bool {
     signature.men() == 0 || drawn_share.is_some_and(|d| d <= 0.5)
 }
@@ -884,9 +885,15 @@ pub(crate) trait Valuation<F: Finished>: Sync {
     const MAN_MOVES_LEAVE: bool;
     /// Appends to `out` the raw value of each of `positions` (of the pair, White to move,
     /// no capture to make, a man of the side to move free to make a move that leaves:
-    /// [`Valuation::MAN_MOVES_LEAVE`]): the best of those moves, or of all its moves
-    /// where every one leaves.
-    fn man_exits(&self, pair: &Pair<'_, F>, positions: &[Position], out: &mut Vec<u16>) -> Result<(), F::Error>;
+    /// [`Valuation::MAN_MOVES_LEAVE`]), whose nodes in the pair are `nodes`: the best of
+    /// those moves, or of all its moves where every one leaves.
+    fn man_exits(
+        &self,
+        pair: &Pair<'_, F>,
+        positions: &[Position],
+        nodes: &[u64],
+        out: &mut Vec<u16>,
+    ) -> Result<(), F::Error>;
     /// The raw value, for the position before it, of a man's step that stays in the
     /// pair ([`Valuation::MAN_MOVES_LEAVE`]) to a position whose raw value is `child`.
     fn man_step(&self, child: u16) -> u16;
@@ -920,7 +927,13 @@ impl<F: Finished> Valuation<F> for Theory {
 
     const MAN_MOVES_LEAVE: bool = false;
 
-    fn man_exits(&self, pair: &Pair<'_, F>, positions: &[Position], out: &mut Vec<u16>) -> Result<(), F::Error> {
+    fn man_exits(
+        &self,
+        pair: &Pair<'_, F>,
+        positions: &[Position],
+        _nodes: &[u64],
+        out: &mut Vec<u16>,
+    ) -> Result<(), F::Error> {
         exit_scores(pair, positions, out, |e, _| debug_assert!(!e.capture))
     }
 
@@ -1149,6 +1162,7 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                 let mut nodes = Vec::new();
                 let mut values = Vec::new();
                 let mut man_exit_positions = Vec::new();
+                let mut man_exit_nodes = Vec::new();
                 let mut man_exit_at = Vec::new();
                 for index in chunk * CONTEXT_CHUNK..(n.min((chunk + 1) * CONTEXT_CHUNK)) {
                     let Some(c) = self.in_level(index).then(|| self.context(index)).flatten() else { continue };
@@ -1202,20 +1216,21 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                                     Color::White,
                                     &sets,
                                 ));
+                                man_exit_nodes.push(self.node(&c.pieces, side, free));
                                 man_exit_at.push((side, index as u32, bit, quiet >> bit & 1 != 0));
                             }
                         }
                     }
                 }
                 self.value_captures(state, &mut positions, &mut nodes, &mut values)?;
-                self.values.man_exits(&self.pair, &man_exit_positions, &mut values)?;
-                for (&raw, &(side, index, bit, other_moves)) in values.iter().zip(&man_exit_at) {
+                self.values.man_exits(&self.pair, &man_exit_positions, &man_exit_nodes, &mut values)?;
+                for ((&raw, &node), &(side, index, bit, other_moves)) in
+                    values.iter().zip(&man_exit_nodes).zip(&man_exit_at)
+                {
                     if other_moves {
                         mixed.push(ManExit { side, index, bit, raw });
                     } else {
                         // Every move leaves: valued as a capture's position is.
-                        let c = self.context(index as usize).expect("a context with positions");
-                        let node = self.node(&c.pieces, side, self.board.square_of[bit as usize] as u32);
                         state[node as usize].store(raw, Relaxed);
                     }
                 }
