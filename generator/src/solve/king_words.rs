@@ -38,8 +38,8 @@
 
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
-use kabe_probe::internal::{MaterialIndex, UncheckedPosition};
-use kabe_probe::{Color, MoveList, Position, Score, Signature, SquareSets, Variant};
+use kabe_probe::internal::{BlackKingMoved, MaterialIndex, OneKingMoved, UncheckedPosition};
+use kabe_probe::{Color, MoveList, Position, Score, Signature, Square, SquareSets, Variant};
 use rayon::prelude::*;
 
 use crate::finished::lookup::Finished;
@@ -202,6 +202,33 @@ impl Pieces {
     fn occupied(&self) -> u64 {
         self.fixed | self.other | self.fixed_men | self.other_men
     }
+}
+
+/// The nodes of the positions of one context and side that differ in the free king's
+/// square alone ([`Solver::free_king_nodes`]): the other pieces ranked once, each square
+/// of the free king in constant time, where [`Solver::node`] ranks the whole position.
+enum FreeKingNodes {
+    /// The free side to move: the free king is one of White's.
+    White { men_base: u64, ranks: OneKingMoved },
+    /// The other side to move: the free king is one of Black's (the board rotated).
+    Black { first: u64, moved: BlackKingMoved },
+}
+
+impl FreeKingNodes {
+    /// The node with the free king on square `free` (of no other piece).
+    #[inline]
+    fn node(&self, free: u32) -> u64 {
+        match self {
+            FreeKingNodes::White { men_base, ranks } => men_base + ranks.king_rank(square(free)),
+            FreeKingNodes::Black { first, moved } => first + moved.index(square(SQUARES as u32 - 1 - free)),
+        }
+    }
+}
+
+/// Square `index` of the 10x10 board.
+#[inline]
+fn square(index: u32) -> Square {
+    Square::from_number(index + 1, SQUARES as u8).expect("a square of the board")
 }
 
 /// The squares a man of the free side may stand on are 5..50 (not its crowning row),
@@ -588,8 +615,13 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
                 let mut child = c.pieces;
                 *if side == FREE_SIDE { &mut child.fixed_men } else { &mut child.other_men } ^= (1 << m) | (1 << to);
                 // The free king on the square it steps to stops it.
-                for bit in Bits(positions & !(1 << b.bit[to as usize])) {
-                    let node = self.node(&child, 1 - side, b.square_of[bit as usize] as u32);
+                let stepping = positions & !(1 << b.bit[to as usize]);
+                if stepping == 0 {
+                    continue;
+                }
+                let nodes = self.free_king_nodes(&child, 1 - side, m as u32);
+                for bit in Bits(stepping) {
+                    let node = nodes.node(b.square_of[bit as usize] as u32);
                     let raw = self.values.man_step(state[node as usize].load(Relaxed));
                     let slot = &mut best[bit as usize];
                     *slot = Some(slot.map_or(raw, |held| self.values.better(held, raw)));
@@ -605,6 +637,40 @@ impl<'a, F: Finished, V: Valuation<F>> Solver<'a, '_, F, V> {
     fn node(&self, p: &Pieces, side: usize, free: u32) -> u64 {
         let (table, first) = &self.table[side];
         first + table.index_of_sets(&Self::sets(p, side, free))
+    }
+
+    /// Hands `visit` the node of each position of `bits` (ghost bits of the free king's
+    /// squares, context `p`, `side` to move), lowest first.
+    #[inline]
+    fn for_each_node(&self, p: &Pieces, side: usize, bits: u64, mut visit: impl FnMut(u64)) {
+        let square_of = |bit: u32| self.board.square_of[bit as usize] as u32;
+        match bits.count_ones() {
+            0 => {}
+            1 => visit(self.node(p, side, square_of(bits.trailing_zeros()))),
+            _ => {
+                let nodes = self.free_king_nodes(p, side, square_of(bits.trailing_zeros()));
+                Bits(bits).for_each(|bit| visit(nodes.node(square_of(bit))));
+            }
+        }
+    }
+
+    /// [`Solver::node`] for every square of the free king, the rest of the context `p`
+    /// ranked once (`free`: a square of no piece, where the free king is put for it).
+    fn free_king_nodes(&self, p: &Pieces, side: usize, free: u32) -> FreeKingNodes {
+        let (table, first) = &self.table[side];
+        let sets = Self::sets(p, side, free);
+        let position = Position::from_square_sets(self.pair.variant(), Color::White, &sets);
+        if side == FREE_SIDE {
+            let index = table.index_of_sets(&sets);
+            let mut ranks = OneKingMoved::EMPTY;
+            table.one_king_moved_into(&position, square(free), &mut ranks);
+            FreeKingNodes::White { men_base: first + index - index % table.king_placements(), ranks }
+        } else {
+            // The other side to move: the free king is Black's, on the rotated square.
+            let mut moved = table.black_king_moved(&position);
+            moved.moving(square(SQUARES as u32 - 1 - free));
+            FreeKingNodes::Black { first: *first, moved }
+        }
     }
 
     /// The position of the pieces of a context, `p`, with the free king on square
@@ -1169,10 +1235,15 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                     in_level += 2 * u64::from(c.empty.count_ones());
                     let writers = self.writers(&c);
                     for side in [FREE_SIDE, OTHER_SIDE] {
+                        // Made for the first position that needs a node.
+                        let mut context_nodes = None;
+                        let empty = self.board.square_of[c.empty.trailing_zeros() as usize] as u32;
                         let capture = self.captures(&c, side);
                         for bit in Bits(capture & writers) {
                             let free = self.board.square_of[bit as usize] as u32;
-                            let node = self.node(&c.pieces, side, free);
+                            let node = context_nodes
+                                .get_or_insert_with(|| self.free_king_nodes(&c.pieces, side, empty))
+                                .node(free);
                             self.captures_noted[node as usize / 64].fetch_or(1 << (node % 64), Relaxed);
                             if side == OTHER_SIDE && Self::free_king_alone(&c) {
                                 // The free king is the only piece its side has: taken, the
@@ -1204,7 +1275,10 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                                     mixed.push(ManExit { side, index: index as u32, bit, raw });
                                 } else {
                                     // Every move a man's step: valued as a capture's position is.
-                                    let node = self.node(&c.pieces, side, self.board.square_of[bit as usize] as u32);
+                                    let free = self.board.square_of[bit as usize] as u32;
+                                    let node = context_nodes
+                                        .get_or_insert_with(|| self.free_king_nodes(&c.pieces, side, empty))
+                                        .node(free);
                                     state[node as usize].store(raw, Relaxed);
                                 }
                             }
@@ -1216,7 +1290,11 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                                     Color::White,
                                     &sets,
                                 ));
-                                man_exit_nodes.push(self.node(&c.pieces, side, free));
+                                man_exit_nodes.push(
+                                    context_nodes
+                                        .get_or_insert_with(|| self.free_king_nodes(&c.pieces, side, empty))
+                                        .node(free),
+                                );
                                 man_exit_at.push((side, index as u32, bit, quiet >> bit & 1 != 0));
                             }
                         }
@@ -1323,10 +1401,10 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                         let none = c.empty & !capture & !quiet & !only_man_exits;
                         if none != 0 {
                             lost_now[side].push((index as u32, none));
-                            for bit in Bits(none & self.writers(&c)) {
-                                let node = self.node(&c.pieces, side, self.board.square_of[bit as usize] as u32);
-                                state[node as usize].store(self.values.decided(0, false), Relaxed);
-                            }
+                            let lost = self.values.decided(0, false);
+                            self.for_each_node(&c.pieces, side, none & self.writers(&c), |node| {
+                                state[node as usize].store(lost, Relaxed)
+                            });
                         }
                     }
                 }
@@ -1424,10 +1502,7 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                 let c = self.context(index as usize).expect("a context with positions");
                 self.undecided[side][index as usize].fetch_and(!bits, Relaxed);
                 let writers = bits & self.writers(&c);
-                for bit in Bits(writers) {
-                    let node = self.node(&c.pieces, side, self.board.square_of[bit as usize] as u32);
-                    state[node as usize].store(raw, Relaxed);
-                }
+                self.for_each_node(&c.pieces, side, writers, |node| state[node as usize].store(raw, Relaxed));
                 u64::from(writers.count_ones())
             })
             .sum()
