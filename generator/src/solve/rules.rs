@@ -426,19 +426,34 @@ struct Counted<'s, 'a, O> {
 }
 
 impl<O: Finished> Counted<'_, '_, O> {
-    /// Whether `position`, node `node` of `pair`, is drawn in theory (read from the
-    /// pair's own theory; `stored` is scratch).
-    fn drawn_in_theory(
+    /// Appends to `out` the raw value of each of `positions` (nodes `nodes` of `pair`):
+    /// undecided where the pair's own theory has it drawn (drawn under every count),
+    /// else `value`'s.
+    fn unless_drawn(
         &self,
         pair: &Pair<'_, O>,
-        position: &Position,
-        node: u64,
-        stored: &mut Vec<Option<Wld>>,
-    ) -> Result<bool, O::Error> {
-        let (t, index) = pair.locate(node);
-        stored.clear();
-        self.finished.stored_results(pair.tables[t].signature(), index, std::slice::from_ref(position), stored)?;
-        Ok(matches!(stored.first(), Some(Some(Wld::Draw))))
+        positions: &[Position],
+        nodes: &[u64],
+        out: &mut Vec<u16>,
+        mut value: impl FnMut(&Position, &mut MoveList) -> Result<u16, O::Error>,
+    ) -> Result<(), O::Error> {
+        let mut moves = MoveList::new();
+        let mut stored = Vec::with_capacity(1);
+        for (position, &node) in positions.iter().zip(nodes) {
+            let (t, index) = pair.locate(node);
+            stored.clear();
+            self.finished.stored_results(
+                pair.tables[t].signature(),
+                index,
+                std::slice::from_ref(position),
+                &mut stored,
+            )?;
+            out.push(match stored.first() {
+                Some(Some(Wld::Draw)) => RuleScore::NONE.raw(),
+                _ => value(position, &mut moves)?,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -453,18 +468,11 @@ where
         nodes: &[u64],
         out: &mut Vec<u16>,
     ) -> Result<(), O::Error> {
-        let mut moves = MoveList::new();
-        let mut stored = Vec::with_capacity(1);
-        for (position, &node) in positions.iter().zip(nodes) {
-            // Drawn in theory, drawn under every count.
-            let raw = match self.drawn_in_theory(pair, position, node, &mut stored)? {
-                true => RuleScore::NONE.raw(),
-                false => self.solver.first_state(position, &mut moves).map_err(never_paused)?,
-            };
+        self.unless_drawn(pair, positions, nodes, out, |position, moves| {
+            let raw = self.solver.first_state(position, moves).map_err(never_paused)?;
             debug_assert!(raw < PENDING || raw == CANNOT_LOSE, "{}: a capture's position pending", position.fen());
-            out.push(raw);
-        }
-        Ok(())
+            Ok(raw)
+        })
     }
 
     const MAN_MOVES_LEAVE: bool = true;
@@ -479,19 +487,11 @@ where
         nodes: &[u64],
         out: &mut Vec<u16>,
     ) -> Result<(), O::Error> {
-        let mut moves = MoveList::new();
-        let mut stored = Vec::with_capacity(1);
-        for (position, &node) in positions.iter().zip(nodes) {
-            if self.drawn_in_theory(pair, position, node, &mut stored)? {
-                // Never decided: its man's move neither wins nor lets it be lost.
-                out.push(RuleScore::NONE.raw());
-                continue;
-            }
-            let e = self.solver.exits(position, &mut moves).map_err(never_paused)?;
+        self.unless_drawn(pair, positions, nodes, out, |position, moves| {
+            let e = self.solver.exits(position, moves).map_err(never_paused)?;
             // Its exits alone: its quiet king moves join in the propagation.
-            out.push(self.solver.state_of(&Exits { internal: 0, ..e }));
-        }
-        Ok(())
+            Ok(self.solver.state_of(&Exits { internal: 0, ..e }))
+        })
     }
 
     /// As [`ComponentSolver::exits`] values the step, and [`ComponentSolver::first_state`]
