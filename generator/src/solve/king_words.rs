@@ -1234,16 +1234,17 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                     let Some(c) = self.in_level(index).then(|| self.context(index)).flatten() else { continue };
                     in_level += 2 * u64::from(c.empty.count_ones());
                     let writers = self.writers(&c);
+                    let empty = self.board.square_of[c.empty.trailing_zeros() as usize] as u32;
                     for side in [FREE_SIDE, OTHER_SIDE] {
-                        // Made for the first position that needs a node.
+                        // The context ranked for the first position that needs a node.
                         let mut context_nodes = None;
-                        let empty = self.board.square_of[c.empty.trailing_zeros() as usize] as u32;
+                        let mut node_of = |free: u32| {
+                            context_nodes.get_or_insert_with(|| self.free_king_nodes(&c.pieces, side, empty)).node(free)
+                        };
                         let capture = self.captures(&c, side);
                         for bit in Bits(capture & writers) {
                             let free = self.board.square_of[bit as usize] as u32;
-                            let node = context_nodes
-                                .get_or_insert_with(|| self.free_king_nodes(&c.pieces, side, empty))
-                                .node(free);
+                            let node = node_of(free);
                             self.captures_noted[node as usize / 64].fetch_or(1 << (node % 64), Relaxed);
                             if side == OTHER_SIDE && Self::free_king_alone(&c) {
                                 // The free king is the only piece its side has: taken, the
@@ -1275,10 +1276,7 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                                     mixed.push(ManExit { side, index: index as u32, bit, raw });
                                 } else {
                                     // Every move a man's step: valued as a capture's position is.
-                                    let free = self.board.square_of[bit as usize] as u32;
-                                    let node = context_nodes
-                                        .get_or_insert_with(|| self.free_king_nodes(&c.pieces, side, empty))
-                                        .node(free);
+                                    let node = node_of(self.board.square_of[bit as usize] as u32);
                                     state[node as usize].store(raw, Relaxed);
                                 }
                             }
@@ -1290,11 +1288,7 @@ impl<F: Finished, V: Valuation<F>> Solver<'_, '_, F, V> {
                                     Color::White,
                                     &sets,
                                 ));
-                                man_exit_nodes.push(
-                                    context_nodes
-                                        .get_or_insert_with(|| self.free_king_nodes(&c.pieces, side, empty))
-                                        .node(free),
-                                );
+                                man_exit_nodes.push(node_of(free));
                                 man_exit_at.push((side, index as u32, bit, quiet >> bit & 1 != 0));
                             }
                         }
