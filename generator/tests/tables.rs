@@ -209,6 +209,12 @@ fn verify_names_the_pairs_too_large_to_hold() {
     assert_eq!(one, vec![pair(kings)]);
     assert!(pairs_too_large_to_hold(&dir, v, Some(&[kings, kings.flipped()]), need as usize).expect("read").is_empty());
     assert!(pairs_too_large_to_hold(&dir, v, None, usize::MAX).expect("read").is_empty());
+    // A pair with men that a slice of its placements fits is checked in slices: not named.
+    let men = Signature::new(1, 1, 0, 1);
+    let (_, need) = pair(men);
+    let both = [men, men.flipped()];
+    assert!(pairs_too_large_to_hold(&dir, v, Some(&both), need as usize / 2).expect("read").is_empty());
+    assert_eq!(pairs_too_large_to_hold(&dir, v, Some(&both), 0).expect("read"), vec![pair(men)]);
 }
 
 #[test]
@@ -360,6 +366,33 @@ fn a_pair_alone_reading_kings_against_a_lone_king_verifies_alike_held_or_read() 
     }
 }
 
+/// Writes two plies more into `sig`'s `fmjd` rule table (international) at the first
+/// position decided in two plies or more that `pick` takes (the last one, `from_end`),
+/// its checksum made anew; returns its FEN.
+fn plant_wrong_rule_value(
+    dir: &Path,
+    sig: Signature,
+    from_end: bool,
+    pick: impl Fn(&MaterialIndex, u64) -> bool,
+) -> String {
+    let (v, set) = (Variant::INTERNATIONAL, DrawRuleSet::Fmjd);
+    let file =
+        TableFile::open(&table_path(dir, &v, sig, Metric::Rules(set)), &v, sig, Metric::Rules(set)).expect("open");
+    let mut values = file.all_rule_scores().expect("values");
+    let index = MaterialIndex::new(v, sig).expect("index");
+    let wanted = |&i: &usize| values[i].decided().is_some_and(|(_, p)| p >= 2) && pick(&index, i as u64);
+    let target = match from_end {
+        false => (0..values.len()).find(wanted),
+        true => (0..values.len()).rev().find(wanted),
+    }
+    .expect("a decided value");
+    let (wld, plies) = values[target].decided().expect("decided");
+    values[target] = if wld == kabe_probe::Wld::Win { RuleScore::win(plies + 2) } else { RuleScore::loss(plies + 2) };
+    let fen = index.position(target as u64).fen();
+    write_rule_table(dir, "international", &RuleTable { index, values }, set, None).expect("write");
+    fen
+}
+
 /// International 2-3 with its `fmjd` rule tables, as `kabe generate` builds it.
 fn build_with_rules(name: &str) -> common::TempDir {
     let dir = temp_dir(name);
@@ -414,15 +447,7 @@ fn verify_finds_a_wrong_rule_value_behind_a_valid_checksum() {
     // 6.4's king and man against king: a win decided within the count, its distance changed.
     let sig = Signature::new(1, 1, 0, 1);
     let set = DrawRuleSet::Fmjd;
-    let file =
-        TableFile::open(&table_path(&dir, &v, sig, Metric::Rules(set)), &v, sig, Metric::Rules(set)).expect("open");
-    let mut values = file.all_rule_scores().expect("values");
-    let target = values.iter().position(|r| r.decided().is_some_and(|(_, p)| p >= 2)).expect("a decided value");
-    let (wld, plies) = values[target].decided().expect("decided");
-    values[target] = if wld == kabe_probe::Wld::Win { RuleScore::win(plies + 2) } else { RuleScore::loss(plies + 2) };
-    let index = MaterialIndex::new(v, sig).expect("index");
-    let fen = index.position(target as u64).fen();
-    write_rule_table(&dir, "international", &RuleTable { index, values }, set, None).expect("write");
+    let fen = plant_wrong_rule_value(&dir, sig, false, |_, _| true);
     let report = verify(&dir, v, 100, &|_| {}).expect("verify");
     assert!(!report.ok());
     assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
@@ -442,18 +467,7 @@ fn verify_finds_a_wrong_value_at_a_member_of_a_class_of_kings_it_does_not_derive
     let dir = build_with_rules("verify-king-class");
     let sig = Signature::new(0, 2, 0, 1);
     let fen = plant_wrong_distance_where(&dir, v, sig, half_turn_lies_before);
-    let set = DrawRuleSet::Fmjd;
-    let file =
-        TableFile::open(&table_path(&dir, &v, sig, Metric::Rules(set)), &v, sig, Metric::Rules(set)).expect("open");
-    let mut values = file.all_rule_scores().expect("values");
-    let index = MaterialIndex::new(v, sig).expect("index");
-    let target = (0..values.len())
-        .find(|&i| values[i].decided().is_some_and(|(_, p)| p >= 2) && half_turn_lies_before(&index, i as u64))
-        .expect("a decided value");
-    let (wld, plies) = values[target].decided().expect("decided");
-    values[target] = if wld == kabe_probe::Wld::Win { RuleScore::win(plies + 2) } else { RuleScore::loss(plies + 2) };
-    let rule_fen = index.position(target as u64).fen();
-    write_rule_table(&dir, "international", &RuleTable { index, values }, set, None).expect("write");
+    let rule_fen = plant_wrong_rule_value(&dir, sig, false, half_turn_lies_before);
     for resident_bytes in [VerifyOptions::default().resident_bytes, 0] {
         let options = VerifyOptions { resident_bytes, max_reported: 100, ..VerifyOptions::default() };
         let report = verify_with(&dir, v, &options, &|_| {}).expect("verify");
@@ -463,6 +477,53 @@ fn verify_finds_a_wrong_value_at_a_member_of_a_class_of_kings_it_does_not_derive
         let rules: Vec<_> = report.rule_disagreements.iter().map(|d| (d.signature, d.fen.as_str())).collect();
         assert_eq!(rules, [(sig, rule_fen.as_str())], "resident bytes {resident_bytes}");
     }
+}
+
+/// A pair with men too large for the memory given is checked a slice of its men's
+/// placements at a time: the same values checked as with the pair held whole, both sides
+/// stored or one, and a wrong distance and a wrong rule value planted in it caught alike.
+#[test]
+fn a_pair_too_large_to_hold_is_checked_in_slices_alike_and_a_planted_value_is_caught() {
+    let v = Variant::INTERNATIONAL;
+    let pair = [Signature::new(1, 1, 0, 1), Signature::new(0, 1, 1, 1)];
+    // Three bytes a position held: half of it leaves room for a few placements at a time.
+    let need: u64 = pair.iter().map(|&s| MaterialIndex::new(v, s).expect("index").len() * 3).sum();
+    let (whole, sliced) = (VerifyOptions::default().resident_bytes, need as usize / 2);
+    let check = |dir: &Path, resident_bytes: usize| {
+        let options =
+            VerifyOptions { only: Some(&pair), resident_bytes, max_reported: 100, ..VerifyOptions::default() };
+        verify_with(dir, v, &options, &|_| {}).expect("verify")
+    };
+
+    let one_side = build_with_rules("verify-sliced-one-side");
+    keep_one_side(&one_side, v, 3, DroppedFiles::Replaced).expect("one side");
+    let (held, in_slices) = (check(&one_side, whole), check(&one_side, sliced));
+    assert!(held.ok() && in_slices.ok(), "{held:?} {in_slices:?}");
+    assert!(held.positions > 0 && held.rule_positions > 0, "{held:?}");
+    assert_eq!((held.positions, held.rule_positions), (in_slices.positions, in_slices.rule_positions));
+
+    let dir = build_with_rules("verify-sliced");
+    let (held, in_slices) = (check(&dir, whole), check(&dir, sliced));
+    assert!(held.ok() && in_slices.ok(), "{held:?} {in_slices:?}");
+    assert_eq!((held.positions, held.rule_positions), (in_slices.positions, in_slices.rule_positions));
+    let sig = pair[0];
+    let fen = plant_wrong_distance_where(&dir, v, sig, |_, _| true);
+    // Late in the table: in the last slice, after the others were checked and let go.
+    let rule_fen = plant_wrong_rule_value(&dir, sig, true, |index, at| !index.position(at).has_capture());
+    // Found at the planted positions (and at parents whose values derive from them), the
+    // same in slices as whole.
+    let found = |resident_bytes: usize| {
+        let report = check(&dir, resident_bytes);
+        assert!(report.bad_files.is_empty(), "{:?}", report.bad_files);
+        let mut theory: Vec<_> = report.disagreements.iter().map(|d| (d.signature, d.fen.clone())).collect();
+        let mut rules: Vec<_> = report.rule_disagreements.iter().map(|d| (d.signature, d.fen.clone())).collect();
+        theory.sort();
+        rules.sort();
+        assert!(theory.contains(&(sig, fen.clone())), "resident bytes {resident_bytes}: {theory:?}");
+        assert!(rules.contains(&(sig, rule_fen.clone())), "resident bytes {resident_bytes}: {rules:?}");
+        (theory, rules)
+    };
+    assert_eq!(found(whole), found(sliced));
 }
 
 #[test]

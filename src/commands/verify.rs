@@ -27,7 +27,8 @@ pub struct VerifyArgs {
     /// Peak memory, e.g. 4G (default: three quarters of this machine's memory): an
     /// eighth (at most 1G, as a build's) caches decoded blocks, the rest holds the pair
     /// being checked and the tables its moves lead to (three bytes a position; a larger
-    /// pair is checked through the block cache, many times slower).
+    /// pair with men is checked a slice of its men's placements at a time, one of kings
+    /// only through the block cache, many times slower).
     #[arg(long, value_parser = MemoryBudget::parse)]
     memory: Option<MemoryBudget>,
     /// Derive every pair again, whatever the ledger (verified.txt beside the tables)

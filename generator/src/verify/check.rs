@@ -8,7 +8,7 @@
 
 use std::sync::atomic::Ordering;
 
-use kabe_probe::internal::table::{decode_rule_entry, BlockReader};
+use kabe_probe::internal::table::{rule_of_code, BlockReader};
 use kabe_probe::table::{TableError, TableFile};
 use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score, Signature, Variant};
 use rayon::prelude::*;
@@ -17,12 +17,13 @@ use crate::verify::counting::{count_pair_rules, count_theory};
 use crate::verify::reader::Gap;
 use crate::verify::report::{Disagreement, Findings, RuleDisagreement};
 use crate::verify::resident::{
-    hold_inputs, hold_lone_king_inputs, hold_resident_dtw, hold_resident_rules, hold_resident_together,
+    hold_inputs, hold_lone_king_inputs, hold_resident_dtw, hold_resident_rules, hold_resident_together, laid_out,
 };
+use crate::verify::slices::{pair_slices, PairSlice};
 use crate::verify::statistics::{RuleStats, TableStats};
 use crate::verify::successors::CaptureTest;
 use crate::verify::symmetry::{KingClasses, Members};
-use crate::verify::tables::Tables;
+use crate::verify::tables::{Held, Placements, Tables, RESIDENT_BYTES_PER_POSITION};
 use crate::verify::worker::{Worker, CHECK_CHUNK};
 
 /// Derives every value of `pair` again (one pass for each rule set present, the first
@@ -41,7 +42,14 @@ pub(super) fn derive_pair(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Option<(Vec<(Signature, TableStats)>, Vec<(Signature, DrawRuleSet, RuleStats)>)> {
     tables.forget_lazy(pair);
-    hold_inputs(tables, variant, pair, resident_bytes);
+    let needed = tables.resident_need(pair);
+    if needed > resident_bytes as u64
+        && let Some(slices) = pair_slices(tables, pair, resident_bytes)
+    {
+        derive_in_slices(tables, variant, pair, &slices, resident_bytes, cache, findings, progress);
+        return None;
+    }
+    hold_inputs(tables, variant, pair, needed, resident_bytes);
     let rule_sets: Vec<DrawRuleSet> = tables.rules.keys().copied().collect();
     let one_set = match rule_sets[..] {
         [set] => Some(DrawRules::new(set, &variant)),
@@ -50,7 +58,6 @@ pub(super) fn derive_pair(
     if rule_sets.len() <= 1 {
         hold_lone_king_inputs(tables, variant, one_set.as_ref(), pair, resident_bytes, cache, findings);
     }
-    let needed = tables.resident_need(pair);
     let resident = needed <= resident_bytes as u64;
     if tables.resident_bytes() + needed > resident_bytes as u64 {
         tables.forget_kept();
@@ -59,32 +66,28 @@ pub(super) fn derive_pair(
     let lane_room = (resident_bytes as u64).saturating_sub(tables.resident_bytes() + needed);
     // With one rule set, the pair's DTW and rule values are held in one pass where they can be.
     let together = resident
-        && one_set.is_some_and(|rules| hold_resident_together(tables, &rules, pair, cache, findings, lane_room));
+        && one_set.is_some_and(|rules| hold_resident_together(tables, &rules, pair, None, cache, findings, lane_room));
     if resident && !together {
-        hold_resident_dtw(tables, pair, cache, findings, lane_room);
+        hold_resident_dtw(tables, pair, None, cache, findings, lane_room);
     }
-    let theory_stats: Vec<(Signature, TableStats)> = if pair.iter().all(|s| tables.resident_dtw.contains_key(s)) {
-        pair.iter().map(|s| (*s, count_theory(&tables.resident_dtw[s]))).collect()
-    } else {
-        Vec::new()
+    let whole = |s: &Signature| tables.resident_dtw.get(s).and_then(Held::all);
+    let theory_stats: Vec<(Signature, TableStats)> = match pair.iter().map(whole).collect::<Option<Vec<_>>>() {
+        Some(values) => pair.iter().zip(values).map(|(s, v)| (*s, count_theory(v))).collect(),
+        None => Vec::new(),
     };
     let mut rule_stats = Vec::new();
-    let sets: Vec<Option<DrawRuleSet>> = match tables.rules.keys().copied().collect::<Vec<_>>() {
-        sets if sets.is_empty() => vec![None],
-        sets => sets.into_iter().map(Some).collect(),
-    };
-    for (pass, set) in sets.into_iter().enumerate() {
+    for (pass, set) in rule_passes(tables).into_iter().enumerate() {
         let rules = set.map(|set| DrawRules::new(set, &variant));
         if let Some(rules) = &rules {
             if together {
                 tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
             } else if resident {
-                hold_resident_rules(tables, rules, pair, cache, findings);
+                hold_resident_rules(tables, rules, pair, None, cache, findings);
             }
             rule_stats.extend(count_pair_rules(tables, rules, pair, cache, findings));
         }
         for &sig in pair {
-            check_signature(tables, sig, pass == 0, rules.as_ref(), cache, findings, progress);
+            check_signature(tables, sig, pass == 0, rules.as_ref(), None, cache, findings, progress);
         }
         if let Some((set, values)) = tables.resident_rules.take() {
             tables.kept_rules.insert(set, values);
@@ -97,15 +100,85 @@ pub(super) fn derive_pair(
     (theory_stats.len() == pair.len()).then_some((theory_stats, rule_stats))
 }
 
+/// The passes over a pair: one for each rule set present (the first also checking the
+/// theoretical values), or one for the theoretical values alone.
+fn rule_passes(tables: &Tables) -> Vec<Option<DrawRuleSet>> {
+    match tables.rules.keys().copied().collect::<Vec<_>>() {
+        sets if sets.is_empty() => vec![None],
+        sets => sets.into_iter().map(Some).collect(),
+    }
+}
+
+/// [`derive_pair`] for a pair too large to hold resident, a slice at a time
+/// ([`pair_slices`]): each slice held as a whole pair is, its positions checked, then let
+/// go; the values read out of the slice (the pair's and its inputs') held lazily in the
+/// room left. No figures are counted.
+#[allow(clippy::too_many_arguments)]
+fn derive_in_slices(
+    tables: &mut Tables,
+    variant: Variant,
+    pair: &[Signature],
+    slices: &[PairSlice],
+    resident_bytes: usize,
+    cache: &BlockReader,
+    findings: &Findings,
+    progress: &(dyn Fn(u64) + Sync),
+) {
+    tables.forget_kept();
+    let largest = slices.iter().map(PairSlice::positions).max().unwrap_or(0) * RESIDENT_BYTES_PER_POSITION;
+    hold_inputs(tables, variant, pair, largest, resident_bytes);
+    tables.hold_lazily(variant, pair);
+    let passes = rule_passes(tables);
+    let one_set = match passes[..] {
+        [Some(set)] => Some(DrawRules::new(set, &variant)),
+        _ => None,
+    };
+    for slice in slices {
+        let together =
+            one_set.is_some_and(|rules| hold_resident_together(tables, &rules, pair, Some(slice), cache, findings, 0));
+        if !together {
+            hold_resident_dtw(tables, pair, Some(slice), cache, findings, 0);
+        }
+        for (pass, set) in passes.iter().enumerate() {
+            let rules = set.map(|set| DrawRules::new(set, &variant));
+            if let Some(rules) = &rules {
+                if together {
+                    tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
+                } else {
+                    hold_resident_rules(tables, rules, pair, Some(slice), cache, findings);
+                }
+            }
+            for &sig in pair {
+                check_signature(
+                    tables,
+                    sig,
+                    pass == 0,
+                    rules.as_ref(),
+                    Some(slice.checked(sig)),
+                    cache,
+                    findings,
+                    progress,
+                );
+            }
+            // The slice's rule values go with it.
+            tables.resident_rules = None;
+        }
+        tables.resident_dtw.retain(|s| !pair.contains(s));
+        tables.kept_rules.clear();
+    }
+}
+
 /// Derives again every value of `sig` held by its files: the DTW and WLD values when
 /// `theory`, the rule values of `rules` when given (its table present). Each position's
 /// successors are made and located once for both; a resident pair's stored values are
 /// read from memory, where they were loaded from the files.
+#[allow(clippy::too_many_arguments)]
 fn check_signature(
     tables: &Tables,
     sig: Signature,
     theory: bool,
     rules: Option<&DrawRules>,
+    checked: Option<&Placements>,
     shared: &BlockReader,
     findings: &Findings,
     progress: &(dyn Fn(u64) + Sync),
@@ -113,14 +186,16 @@ fn check_signature(
     let Some(check) = SignatureCheck::new(tables, sig, theory, rules) else { return };
     let index = &tables.index[&sig];
     let kinds = check.theory_files.is_some() as u64 + check.rule_file.is_some() as u64;
-    let chunks = index.len().div_ceil(CHECK_CHUNK);
-    let classes = KingClasses::of(index.variant(), sig);
+    let total = checked.map_or(index.len(), Placements::positions);
+    let chunks = total.div_ceil(CHECK_CHUNK);
+    // A slice is of a pair with men, whose kings have no classes.
+    let classes = KingClasses::of(index.variant(), sig).filter(|_| checked.is_none());
     (0..chunks).into_par_iter().for_each_init(
         || Worker::new(shared),
         |worker, c| {
-            let range = c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(index.len());
-            let n = range.end - range.start;
-            for (at, position) in range.clone().zip(index.positions(range)) {
+            let start = c * CHECK_CHUNK;
+            let n = CHECK_CHUNK.min(total - start);
+            for (_, at, position) in laid_out(index, checked, start, n) {
                 // Of a class of kings, its canonical member derives the class.
                 let members = match &classes {
                     Some(classes) => match classes.members_if_canonical(index, at, &position) {
@@ -147,8 +222,8 @@ struct SignatureCheck<'t> {
     sig: Signature,
     theory_files: Option<(&'t TableFile, &'t TableFile)>,
     rule_file: Option<(&'t DrawRules, kabe_probe::rules::Context, &'t TableFile)>,
-    resident_dtw: Option<&'t Vec<u16>>,
-    resident_rules: Option<&'t Vec<u8>>,
+    resident_dtw: Option<&'t Held<u16>>,
+    resident_rules: Option<&'t Held<u8>>,
 }
 
 impl<'t> SignatureCheck<'t> {
@@ -197,7 +272,7 @@ impl<'t> SignatureCheck<'t> {
         // Drawn in theory (a DTW value this run checks from its own successors) means
         // undecided under every count: a count only turns wins into draws, so no move
         // can lead to a position lost within it.
-        let drawn = self.resident_dtw.is_some_and(|v| v[at as usize] == Score::DRAW.raw());
+        let drawn = self.resident_dtw.and_then(|v| v.get(at)).is_some_and(|&v| v == Score::DRAW.raw());
         let settled = position.settled_score();
         let rule_from_children = rule_held && !drawn && !position.is_drawn_by_material();
         if (dtw_held && settled.is_none()) || rule_from_children {
@@ -255,8 +330,8 @@ impl<'t> SignatureCheck<'t> {
         findings: &Findings,
     ) -> Result<(), TableError> {
         let Some((dtw, wld)) = self.theory_files else { return Ok(()) };
-        let stored = match self.resident_dtw {
-            Some(values) if dtw_held => Some(Score::from_raw(values[at as usize])),
+        let stored = match self.resident_dtw.and_then(|v| v.get(at)) {
+            Some(&raw) if dtw_held => Some(Score::from_raw(raw)),
             _ if dtw_held => worker.cache.value(self.sig, dtw, at)?,
             _ => Some(derived),
         };
@@ -317,8 +392,8 @@ impl<'t> SignatureCheck<'t> {
         findings: &Findings,
     ) -> Result<bool, TableError> {
         let Some((rules, _, file)) = self.rule_file else { return Ok(true) };
-        let stored = match self.resident_rules {
-            Some(values) => decode_rule_entry(values, at as usize),
+        let stored = match self.resident_rules.and_then(|v| v.get(at)) {
+            Some(&code) => Some(rule_of_code(code)),
             None => worker.cache.rule_value(self.sig, file, at)?,
         };
         let Some(stored) = stored else { return Ok(false) };

@@ -90,7 +90,8 @@ pub(super) fn count_pair_rules(
 ) -> Vec<(Signature, DrawRuleSet, RuleStats)> {
     let ruled = || pair.iter().filter(|s| rules.context(**s).is_some());
     let resident = |s: &Signature| {
-        tables.resident_rules.as_ref().is_some_and(|(_, r)| r.contains_key(s)) && tables.resident_dtw.contains_key(s)
+        tables.resident_rules.as_ref().is_some_and(|(_, r)| r.get(s).is_some_and(|v| v.all().is_some()))
+            && tables.resident_dtw.get(s).is_some_and(|v| v.all().is_some())
     };
     if !ruled().all(resident) {
         return Vec::new();

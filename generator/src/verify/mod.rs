@@ -41,6 +41,7 @@ mod reader;
 mod report;
 mod resident;
 mod rule_values;
+mod slices;
 mod successors;
 mod symmetry;
 mod tables;
@@ -90,10 +91,13 @@ pub struct VerifyOptions<'a> {
     pub cache_bytes: usize,
     /// Memory for the pair being checked and the pairs its moves lead to: a pair whose
     /// values fit (three bytes a position) is held in memory, every left-out value
-    /// derived once; a larger one is checked through the block cache alone, each
-    /// left-out successor searched where it is met (the same proof, many times slower
-    /// for a pair that stores one side). The pairs its moves lead to that are not derived
-    /// now (in the ledger, or left out by `only`) are held as far as room is left.
+    /// derived once; a larger pair with men is held and checked a slice of its men's
+    /// placements at a time (three quarters of this; the values read out of the slice
+    /// held lazily in the rest); one that not even a slice fits (kings only) is checked
+    /// through the block cache alone, each left-out successor searched where it is met
+    /// (the same proof, many times slower for a pair that stores one side). The pairs its
+    /// moves lead to that are not derived now (in the ledger, or left out by `only`) are
+    /// held as far as room is left.
     pub resident_bytes: usize,
     /// Disagreements reported in detail.
     pub max_reported: usize,
@@ -136,9 +140,11 @@ pub fn positions_to_verify(dir: &Path, variant: Variant, only: Option<&[Signatur
 
 /// The pairs [`verify_with`] derives for `only` (every pair when `None`; a pair the ledger
 /// records as verified is skipped there, and named here all the same) whose values
-/// `resident_bytes` cannot hold, three bytes a position, each with the bytes it needs:
-/// such a pair is checked through the block cache, each left-out successor searched
-/// where it is met, many times slower. What a caller warns of before hours go by.
+/// `resident_bytes` cannot hold, three bytes a position, not even a slice of their men's
+/// placements at a time (kings only, or a placement too large), each with the bytes it
+/// needs whole: such a pair is checked through the block cache, each left-out successor
+/// searched where it is met, many times slower. What a caller warns of before hours go
+/// by.
 pub fn pairs_too_large_to_hold(
     dir: &Path,
     variant: Variant,
@@ -152,9 +158,10 @@ pub fn pairs_too_large_to_hold(
     Ok(pairs
         .into_values()
         .filter_map(|members| {
-            let positions: u64 = members.iter().filter_map(|s| MaterialIndex::new(variant, *s)).map(|i| i.len()).sum();
-            let need = positions * tables::RESIDENT_BYTES_PER_POSITION;
-            (need > resident_bytes as u64).then(|| (pair_name(&members), need))
+            let indices: Vec<MaterialIndex> = members.iter().filter_map(|s| MaterialIndex::new(variant, *s)).collect();
+            let need = indices.iter().map(MaterialIndex::len).sum::<u64>() * tables::RESIDENT_BYTES_PER_POSITION;
+            let sliced = indices.first().is_some_and(|i| slices::sliceable(i, resident_bytes));
+            (need > resident_bytes as u64 && !sliced).then(|| (pair_name(&members), need))
         })
         .collect())
 }

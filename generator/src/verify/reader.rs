@@ -133,8 +133,9 @@ impl Tables {
         let Some(Placed { sig, at }) = placed else {
             return Ok(position.settled_score());
         };
-        if let Some(values) = self.resident_dtw.get(&sig) {
-            return Ok(values.get(at as usize).map(|&raw| Score::from_raw(raw)));
+        // Resident, unless outside the slice of a pair held in slices.
+        if let Some(&raw) = self.resident_dtw.get(&sig).and_then(|v| v.get(at)) {
+            return Ok(Some(Score::from_raw(raw)));
         }
         if let Some(values) = self.lazy_dtw.get(&sig) {
             let make = |_, n| Ok::<_, TableError>((0..n).map(|_| AtomicU16::new(NOT_YET_DTW)).collect());
@@ -200,7 +201,7 @@ impl Successors {
         let king_steps = self
             .king_step_ats
             .iter()
-            .map(|&at| resident.and_then(|v| v.get(at as usize)).map(|&raw| Score::from_raw(raw)).ok_or(Gap::Missing));
+            .map(|&at| resident.and_then(|v| v.get(at)).map(|&raw| Score::from_raw(raw)).ok_or(Gap::Missing));
         Gap::back(successors::best_score(
             self.children
                 .iter()

@@ -20,9 +20,10 @@ use crate::pair::TablePair;
 use crate::verify::lanes::{LoneKingLanes, RuleMerits};
 use crate::verify::reader::Gap;
 use crate::verify::report::Findings;
+use crate::verify::slices::PairSlice;
 use crate::verify::successors::CaptureTest;
 use crate::verify::symmetry::KingClasses;
-use crate::verify::tables::Tables;
+use crate::verify::tables::{Held, Placements, Tables};
 use crate::verify::worker::{Worker, CHECK_CHUNK};
 
 /// Before `pair` is derived: holds lazily ([`Tables::hold_lazily`]) the tables whose
@@ -31,15 +32,21 @@ use crate::verify::worker::{Worker, CHECK_CHUNK};
 /// `--signature` spares from being derived, or that were let go for memory. Their values
 /// are kept in blocks made as they are read, within what the budget leaves beside the
 /// pair and the values kept resident; where the pair's inputs would not fit whole, the
-/// tables held that `pair` does not read are let go first. Without that a successor in
+/// tables held that `pair` does not read are let go first (`needed`: the bytes the pair's
+/// own values take resident, whole or a slice at a time). Without that a successor in
 /// a table kept on one side, or a capture to make, is found by a search of its own each
 /// time it is met; held, it is found once and read by its index. Which tables are held
 /// changes the speed, never a value.
-pub(super) fn hold_inputs(tables: &mut Tables, variant: Variant, pair: &[Signature], resident_bytes: usize) {
+pub(super) fn hold_inputs(
+    tables: &mut Tables,
+    variant: Variant,
+    pair: &[Signature],
+    needed: u64,
+    resident_bytes: usize,
+) {
     let Some(&first) = pair.first() else { return };
     let order = tables_read(variant, &[TablePair::of(first)], |sig| tables.searched_whole(sig));
     let budget = resident_bytes as u64;
-    let needed = tables.resident_need(pair);
     let missing: Vec<Signature> =
         order.iter().copied().filter(|s| tables.dtw.contains_key(s) && !tables.holds_dtw(s)).collect();
     let reached: BTreeSet<Signature> = order.into_iter().collect();
@@ -89,9 +96,9 @@ pub(super) fn hold_lone_king_inputs(
         tables.forget_lazy(&inputs);
         let lane_room = room - tables.resident_need(&inputs);
         let together =
-            rules.is_some_and(|rules| hold_resident_together(tables, rules, &inputs, cache, findings, lane_room));
+            rules.is_some_and(|rules| hold_resident_together(tables, rules, &inputs, None, cache, findings, lane_room));
         if !together {
-            hold_resident_dtw(tables, &inputs, cache, findings, lane_room);
+            hold_resident_dtw(tables, &inputs, None, cache, findings, lane_room);
         }
         // The values held lazily have that much less room.
         let room = (resident_bytes as u64).saturating_sub(tables.held_bytes() + tables.resident_need(pair));
@@ -108,6 +115,7 @@ pub(super) fn hold_resident_together(
     tables: &mut Tables,
     rules: &DrawRules,
     pair: &[Signature],
+    slice: Option<&PairSlice>,
     cache: &BlockReader,
     findings: &Findings,
     lane_room: u64,
@@ -119,11 +127,12 @@ pub(super) fn hold_resident_together(
     }
     tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
     for sig in order {
-        match resident_together(tables, rules, sig, cache, lane_room) {
+        let held = slice.map(|s| s.held(sig));
+        match resident_together(tables, rules, sig, held, cache, lane_room) {
             Ok(Some((dtw, rule_values))) => {
-                tables.resident_dtw.insert(sig, dtw);
+                tables.resident_dtw.insert(sig, Held::new(dtw, held));
                 if let (Some(values), Some((_, resident))) = (rule_values, tables.resident_rules.as_mut()) {
-                    resident.insert(sig, values);
+                    resident.insert(sig, Held::new(values, held));
                 }
             }
             Ok(None) => {}
@@ -150,25 +159,28 @@ fn resident_together(
     tables: &Tables,
     rules: &DrawRules,
     sig: Signature,
+    held: Option<&Placements>,
     shared: &BlockReader,
     lane_room: u64,
 ) -> Result<Option<DtwAndRules>, TableError> {
     let rule_file = rules.context(sig).and_then(|context| Some((context, tables.rules[&rules.set].get(&sig)?)));
     let Some((context, rule_file)) = rule_file else {
-        return Ok(resident_dtw(tables, sig, shared, lane_room)?.map(|dtw| (dtw, None)));
+        return Ok(resident_dtw(tables, sig, held, shared, lane_room)?.map(|dtw| (dtw, None)));
     };
     let asked = Some((rules, context, rule_file));
-    if left_out_whole(tables, sig, asked)
+    if held.is_none()
+        && left_out_whole(tables, sig, asked)
         && let Some(filled) = fill_by_lanes(tables, sig, asked, shared, lane_room)?
     {
         return Ok(Some(filled));
     }
     let dtw_file = &tables.dtw[&sig];
     let index = &tables.index[&sig];
-    let len = index.len() as usize;
+    let len = held.map_or(index.len(), Placements::positions) as usize;
     let mut dtw = crate::memory::huge_vec(len, 0u16);
     let mut rule_values = crate::memory::huge_vec(len, 0u8);
-    let classes = KingClasses::of(index.variant(), sig);
+    // A slice holds pairs with men, whose kings have no classes.
+    let classes = KingClasses::of(index.variant(), sig).filter(|_| held.is_none());
     let mut marked = Marked::new(len);
     let missing = AtomicBool::new(false);
     dtw.par_chunks_mut(CHECK_CHUNK as usize)
@@ -179,8 +191,7 @@ fn resident_together(
             || Worker::new(shared),
             |worker, (c, ((dtw_out, rule_out), marks))| {
                 let start = c as u64 * CHECK_CHUNK;
-                let range = start..start + dtw_out.len() as u64;
-                for (offset, (at, position)) in range.clone().zip(index.positions(range)).enumerate() {
+                for (offset, at, position) in laid_out(index, held, start, dtw_out.len() as u64) {
                     let capture = CaptureTest::new(&position);
                     // Copied only where both values are derived: a stored one is read.
                     let derived = !capture.held_by(dtw_file) && !capture.held_by(rule_file);
@@ -217,14 +228,16 @@ fn resident_together(
 pub(super) fn hold_resident_dtw(
     tables: &mut Tables,
     pair: &[Signature],
+    slice: Option<&PairSlice>,
     cache: &BlockReader,
     findings: &Findings,
     lane_room: u64,
 ) {
     for sig in stored_first(pair, &tables.dtw) {
-        match resident_dtw(tables, sig, cache, lane_room) {
+        let held = slice.map(|s| s.held(sig));
+        match resident_dtw(tables, sig, held, cache, lane_room) {
             Ok(Some(values)) => {
-                tables.resident_dtw.insert(sig, values);
+                tables.resident_dtw.insert(sig, Held::new(values, held));
             }
             Ok(None) => {}
             Err(e) => findings.bad(e),
@@ -238,16 +251,18 @@ pub(super) fn hold_resident_rules(
     tables: &mut Tables,
     rules: &DrawRules,
     pair: &[Signature],
+    slice: Option<&PairSlice>,
     cache: &BlockReader,
     findings: &Findings,
 ) {
     tables.resident_rules = Some((rules.set, tables.kept_rules.remove(&rules.set).unwrap_or_default()));
     for sig in stored_first(pair, &tables.rules[&rules.set]) {
         let Some(context) = rules.context(sig) else { continue };
-        match resident_rules(tables, rules, context, sig, cache) {
+        let held = slice.map(|s| s.held(sig));
+        match resident_rules(tables, rules, context, sig, held, cache) {
             Ok(Some(values)) => {
                 if let Some((_, resident)) = tables.resident_rules.as_mut() {
-                    resident.insert(sig, values);
+                    resident.insert(sig, Held::new(values, held));
                 }
             }
             Ok(None) => {}
@@ -272,21 +287,22 @@ fn stored_first(pair: &[Signature], files: &BTreeMap<Signature, TableFile>) -> V
 fn fill_resident<T: Copy + Default + Send + Sync>(
     tables: &Tables,
     sig: Signature,
+    held: Option<&Placements>,
     shared: &BlockReader,
     stored: impl Fn(&CaptureTest) -> bool + Sync,
     value: impl Fn(&mut Worker, u64, &CaptureTest) -> Result<Option<T>, TableError> + Sync,
 ) -> Result<Option<Vec<T>>, TableError> {
     let index = &tables.index[&sig];
-    let mut values = crate::memory::huge_vec(index.len() as usize, T::default());
-    let classes = KingClasses::of(index.variant(), sig);
+    let mut values = crate::memory::huge_vec(held.map_or(index.len(), Placements::positions) as usize, T::default());
+    // A slice holds pairs with men, whose kings have no classes.
+    let classes = KingClasses::of(index.variant(), sig).filter(|_| held.is_none());
     let mut marked = Marked::new(values.len());
     let missing = AtomicBool::new(false);
     values.par_chunks_mut(CHECK_CHUNK as usize).zip(marked.par_chunks_mut()).enumerate().try_for_each_init(
         || Worker::new(shared),
         |worker, (c, (out, marks))| {
             let start = c as u64 * CHECK_CHUNK;
-            let range = start..start + out.len() as u64;
-            for (offset, (at, position)) in range.clone().zip(index.positions(range)).enumerate() {
+            for (offset, at, position) in laid_out(index, held, start, out.len() as u64) {
                 let capture = CaptureTest::new(&position);
                 if !stored(&capture) && classes.as_ref().is_some_and(|k| !k.is_canonical(&position)) {
                     Marked::mark(marks, offset);
@@ -314,10 +330,12 @@ fn fill_resident<T: Copy + Default + Send + Sync>(
 fn resident_dtw(
     tables: &Tables,
     sig: Signature,
+    held: Option<&Placements>,
     shared: &BlockReader,
     lane_room: u64,
 ) -> Result<Option<Vec<u16>>, TableError> {
-    if left_out_whole(tables, sig, None)
+    if held.is_none()
+        && left_out_whole(tables, sig, None)
         && let Some((dtw, _)) = fill_by_lanes(tables, sig, None, shared, lane_room)?
     {
         return Ok(Some(dtw));
@@ -326,6 +344,7 @@ fn resident_dtw(
     fill_resident(
         tables,
         sig,
+        held,
         shared,
         |capture| capture.held_by(file),
         |worker, at, capture| Ok(held_dtw(worker, tables, sig, file, at, capture, None)?.0.map(Score::raw)),
@@ -339,13 +358,16 @@ fn resident_rules(
     rules: &DrawRules,
     context: kabe_probe::rules::Context,
     sig: Signature,
+    held: Option<&Placements>,
     shared: &BlockReader,
 ) -> Result<Option<Vec<u8>>, TableError> {
     let file = &tables.rules[&rules.set][&sig];
-    let drawn = |at: u64| tables.resident_dtw.get(&sig).is_some_and(|v| v[at as usize] == Score::DRAW.raw());
+    let drawn =
+        |at: u64| tables.resident_dtw.get(&sig).and_then(|v| v.get(at)).is_some_and(|&v| v == Score::DRAW.raw());
     fill_resident(
         tables,
         sig,
+        held,
         shared,
         |capture| capture.held_by(file),
         |worker, at, capture| {
@@ -376,7 +398,7 @@ fn fill_by_lanes(
     let dtw_file = &tables.dtw[&sig];
     let Some(lanes) = LoneKingLanes::new(*tables.index[&sig].variant(), sig) else { return Ok(None) };
     let flip = sig.flipped();
-    let Some(flip_dtw) = tables.resident_dtw.get(&flip) else { return Ok(None) };
+    let Some(flip_dtw) = tables.resident_dtw.get(&flip).and_then(Held::all) else { return Ok(None) };
     if lanes.transposed_bytes(rules.is_some()) > room {
         return Ok(None);
     }
@@ -385,8 +407,8 @@ fn fill_by_lanes(
         Some((rules, context, _)) => {
             let values =
                 tables.resident_rules.as_ref().filter(|(set, _)| *set == rules.set).and_then(|(_, r)| r.get(&flip));
-            match (values, RuleMerits::new(context.max_plies(rules))) {
-                (Some(values), Some(merits)) => Some((values.as_slice(), merits)),
+            match (values.and_then(Held::all), RuleMerits::new(context.max_plies(rules))) {
+                (Some(values), Some(merits)) => Some((values, merits)),
                 _ => return Ok(None),
             }
         }
@@ -486,6 +508,25 @@ fn copy_batch<T: Copy + Send + Sync>(values: &mut [T], first_chunk: usize, sourc
     );
 }
 
+/// The positions of a fill's chunk, `len` values from `start` in its layout (every
+/// position in index order, or the placements `held` in their order): each with its
+/// offset in the chunk, its index and the position.
+pub(super) fn laid_out<'a>(
+    index: &'a MaterialIndex,
+    held: Option<&'a Placements>,
+    start: u64,
+    len: u64,
+) -> impl Iterator<Item = (usize, u64, Position)> + 'a {
+    let ranges: Vec<(u64, std::ops::Range<u64>)> = match held {
+        None => vec![(start, start..start + len)],
+        Some(held) => held.ranges(start, start + len).collect(),
+    };
+    ranges.into_iter().flat_map(move |(laid, range)| {
+        let first = (laid - start) as usize;
+        range.clone().zip(index.positions(range)).enumerate().map(move |(i, (at, p))| (first + i, at, p))
+    })
+}
+
 /// The DTW value of `position` (index `at` of `sig`) as the verifier holds it: stored,
 /// settled by its material, or derived from its successors, and whether they were
 /// gathered for that ([`Worker::gather`], for the rule values of `rules` too where given).
@@ -574,14 +615,14 @@ mod tests {
                 let flip = sig.flipped();
                 let hold = |tables: &mut Tables, s: Signature| {
                     let (dtw, rule_values) =
-                        resident_together(tables, &rules, s, &cache, 0).expect("read").expect("all");
-                    tables.resident_dtw.insert(s, dtw);
+                        resident_together(tables, &rules, s, None, &cache, 0).expect("read").expect("all");
+                    tables.resident_dtw.insert(s, Held::whole(dtw));
                     if let (Some(values), Some((_, resident))) = (rule_values, tables.resident_rules.as_mut()) {
-                        resident.insert(s, values);
+                        resident.insert(s, Held::whole(values));
                     }
                 };
                 hold(&mut tables, flip);
-                let expected = resident_together(&tables, &rules, sig, &cache, 0).expect("read").expect("all");
+                let expected = resident_together(&tables, &rules, sig, None, &cache, 0).expect("read").expect("all");
                 let rule_file = rules.context(sig).map(|c| (&rules, c, &tables.rules[&set][&sig]));
                 let lanes = fill_by_lanes(&tables, sig, rule_file, &cache, u64::MAX).expect("read").expect("lanes");
                 assert_eq!(lanes.0, expected.0, "{variant:?} {sig}: DTW");

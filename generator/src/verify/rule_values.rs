@@ -45,9 +45,9 @@ impl Tables {
             return Ok(position.settled_score().map(RuleScore::from_score));
         };
         if let Some((_, resident)) = self.resident_rules.as_ref().filter(|(s, _)| *s == set)
-            && let Some(values) = resident.get(&sig)
+            && let Some(&code) = resident.get(&sig).and_then(|v| v.get(at))
         {
-            return Ok(decode_rule_entry(values, at as usize));
+            return Ok(Some(rule_of_code(code)));
         }
         if let Some(values) = self.lazy_rules.get(&set).and_then(|lazy| lazy.get(&sig)) {
             let make = |_, n| Ok::<_, TableError>((0..n).map(|_| AtomicU8::new(NOT_YET_RULE)).collect());

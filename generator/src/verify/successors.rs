@@ -12,7 +12,7 @@ use kabe_probe::table::TableFile;
 use kabe_probe::{Color, DrawRuleSet, Move, MoveList, PieceKind, Position, Signature};
 
 use crate::verify::sig_map::SigMap;
-use crate::verify::tables::Tables;
+use crate::verify::tables::{Held, Tables};
 
 /// Whether a position has a capture to make, tested at most once for all the files asked
 /// whether they hold it (a file that leaves capture positions out asks; the DTW, WLD and
@@ -112,14 +112,14 @@ impl Successors {
             if let Some(Placed { sig, at }) = placed.filter(|_| theory) {
                 // Resident (the pair itself) or held lazily (the tables its captures and
                 // promotions lead to, whose reads were a quarter of 0303's check, perf).
-                if let Some(slot) = tables.resident_dtw.get(&sig).and_then(|v| v.get(at as usize)) {
+                if let Some(slot) = tables.resident_dtw.get(&sig).and_then(|v| v.get(at)) {
                     crate::memory::prefetch(slot);
                 } else if let Some(slot) = tables.lazy_dtw.get(&sig).and_then(|v| v.made_slot(at)) {
                     crate::memory::prefetch(slot);
                 }
             }
             if let Some(Placed { sig, at }) = placed
-                && let Some(slot) = resident_rules.and_then(|r| r.get(&sig)).and_then(|v| v.get(at as usize))
+                && let Some(slot) = resident_rules.and_then(|r| r.get(&sig)).and_then(|v| v.get(at))
             {
                 crate::memory::prefetch(slot);
             }
@@ -140,7 +140,7 @@ impl Successors {
         tables: &Tables,
         position: &Position,
         theory: bool,
-        rules: Option<Option<&SigMap<Vec<u8>>>>,
+        rules: Option<Option<&SigMap<Held<u8>>>>,
     ) -> bool {
         let pivot = position.with_turn(position.turn().opposite()).normalized();
         if pivot.settled_score().is_some() {
@@ -162,14 +162,22 @@ impl Successors {
             None => None,
         };
         let Some(index) = tables.index.get(&sig) else { return false };
+        // Held in slices: the steps' placement of the men (the pivot's) must be held.
+        let sliced = dtw.is_some_and(|v| v.all().is_none()) || rule_values.is_some_and(|v| v.all().is_none());
+        if sliced {
+            let at = index.index(&pivot);
+            if dtw.is_some_and(|v| v.get(at).is_none()) || rule_values.is_some_and(|v| v.get(at).is_none()) {
+                return false;
+            }
+        }
         let mut ranks = index.black_king_moved(&pivot);
         for (king, squares) in pivot.king_step_squares(Color::Black) {
             ranks.moving(king);
             for at in ranks.indices(squares) {
-                if let Some(slot) = dtw.and_then(|v| v.get(at as usize)) {
+                if let Some(slot) = dtw.and_then(|v| v.get(at)) {
                     crate::memory::prefetch(slot);
                 }
-                if let Some(slot) = rule_values.and_then(|v| v.get(at as usize)) {
+                if let Some(slot) = rule_values.and_then(|v| v.get(at)) {
                     crate::memory::prefetch(slot);
                 }
                 self.king_step_ats.push(at);

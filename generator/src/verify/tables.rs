@@ -33,7 +33,8 @@ pub fn tables_in(dir: &Path, variant: &Variant) -> std::io::Result<BTreeMap<Sign
 /// The pair being checked is held resident: every value of both its tables in memory,
 /// left-out positions included (each derived once), so that a successor in the pair is
 /// read by its index, with no capture test and no block lookup. Without that, a one-side
-/// pair's successors are all left out and each costs a search of its own.
+/// pair's successors are all left out and each costs a search of its own. A pair with
+/// men too large for that is held a slice of its men's placements at a time ([`Held`]).
 #[derive(Default)]
 pub(super) struct Tables {
     pub(super) index: SigMap<MaterialIndex>,
@@ -44,13 +45,13 @@ pub(super) struct Tables {
     /// pair being checked, and the pairs checked before it that are kept (pairs are
     /// checked in build order, so their values serve the later pairs' successors as
     /// one memory read each, the files' blocks and searches not read again).
-    pub(super) resident_dtw: SigMap<Vec<u16>>,
+    pub(super) resident_dtw: SigMap<Held<u16>>,
     /// Rule values (the file's one-byte code) of every position of the resident
     /// signatures, for the set named.
-    pub(super) resident_rules: Option<(DrawRuleSet, SigMap<Vec<u8>>)>,
+    pub(super) resident_rules: Option<(DrawRuleSet, SigMap<Held<u8>>)>,
     /// The rule values of the pairs checked before, by rule set, while the set's pass
     /// is not running.
-    pub(super) kept_rules: BTreeMap<DrawRuleSet, SigMap<Vec<u8>>>,
+    pub(super) kept_rules: BTreeMap<DrawRuleSet, SigMap<Held<u8>>>,
     /// DTW values of the pairs read but not checked in this run (the inputs of a pair
     /// checked alone, or of one after pairs the ledger spares): a position's value is
     /// found the first time a successor asks for it, from its file or from its own
@@ -64,6 +65,103 @@ pub(super) struct Tables {
     pub(super) lazy_rules: BTreeMap<DrawRuleSet, SigMap<LazyBlocks<AtomicU8>>>,
     /// The bytes the blocks of lazily held values may take ([`hold_inputs`](super::resident::hold_inputs)), and take.
     pub(super) lazy_room: Allowance,
+}
+
+/// The values held resident of one signature: every position's, or those of some
+/// placements of its men (a slice of a pair too large to hold whole, [`Slice`]).
+pub(super) struct Held<T> {
+    values: Vec<T>,
+    /// Where only some placements are held: the positions of one placement (its kings'
+    /// placements), and each placement's slot among those held ([`NOT_HELD`] if none).
+    slots: Option<(u64, Vec<u32>)>,
+}
+
+/// A placement of the men not held in a [`Held`] slice.
+const NOT_HELD: u32 = u32::MAX;
+
+impl<T> Held<T> {
+    /// Every position's values, in index order.
+    pub(super) fn whole(values: Vec<T>) -> Held<T> {
+        Held { values, slots: None }
+    }
+
+    /// `values` of every position, or of the placements `held` in their order.
+    pub(super) fn new(values: Vec<T>, held: Option<&Placements>) -> Held<T> {
+        match held {
+            None => Held::whole(values),
+            Some(held) => Held::of_slice(values, held),
+        }
+    }
+
+    /// The values of the placements `slice` holds of its signature, in its order.
+    fn of_slice(values: Vec<T>, slice: &Placements) -> Held<T> {
+        let mut slots = vec![NOT_HELD; slice.of_table as usize];
+        for (slot, &m) in slice.held.iter().enumerate() {
+            slots[m as usize] = slot as u32;
+        }
+        Held { values, slots: Some((slice.per, slots)) }
+    }
+
+    /// The value of position `at`: `None` past the table's end or outside the slice.
+    #[inline]
+    pub(super) fn get(&self, at: u64) -> Option<&T> {
+        match &self.slots {
+            None => self.values.get(at as usize),
+            Some((per, slots)) => {
+                let slot = *slots.get((at / per) as usize)?;
+                if slot == NOT_HELD {
+                    return None;
+                }
+                self.values.get((slot as u64 * per + at % per) as usize)
+            }
+        }
+    }
+
+    /// Every position's values, where all are held.
+    pub(super) fn all(&self) -> Option<&[T]> {
+        self.slots.is_none().then_some(self.values.as_slice())
+    }
+
+    /// Values held.
+    pub(super) fn len(&self) -> usize {
+        self.values.len()
+    }
+}
+
+/// Some placements of the men of one signature (men configurations of its
+/// [`MaterialIndex`]), each `per` positions long (one per placement of the kings).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Placements {
+    pub(super) per: u64,
+    /// Placements of the signature in all.
+    pub(super) of_table: u64,
+    /// Those held, in the order their values are laid out.
+    pub(super) held: Vec<u64>,
+}
+
+impl Placements {
+    /// Positions held.
+    pub(super) fn positions(&self) -> u64 {
+        self.held.len() as u64 * self.per
+    }
+
+    /// The index ranges of the positions from `from` to `to` in the layout (each within
+    /// one placement), with where each starts in the layout.
+    pub(super) fn ranges(&self, from: u64, to: u64) -> impl Iterator<Item = (u64, std::ops::Range<u64>)> + '_ {
+        let per = self.per;
+        let mut at = from;
+        std::iter::from_fn(move || {
+            if at >= to {
+                return None;
+            }
+            let (slot, offset) = (at / per, at % per);
+            let end = to.min((slot + 1) * per);
+            let first = self.held[slot as usize] * per + offset;
+            let start = at;
+            at = end;
+            Some((start, first..first + (end - start)))
+        })
+    }
 }
 
 /// Positions in a block of lazily held values: 32 KiB of DTW values.

@@ -9,7 +9,7 @@
 use std::cell::RefCell;
 
 use kabe_probe::internal::successors;
-use kabe_probe::internal::table::{decode_rule_entry, BlockReader};
+use kabe_probe::internal::table::{rule_of_code, BlockReader};
 use kabe_probe::table::TableError;
 use kabe_probe::{DrawRuleSet, DrawRules, Position, RuleScore, Score};
 
@@ -57,7 +57,7 @@ impl<'s> Worker<'s> {
         });
         let king_steps = king_step_ats
             .iter()
-            .map(|&at| resident.and_then(|v| decode_rule_entry(v, at as usize)).ok_or(Gap::Missing));
+            .map(|&at| resident.and_then(|v| v.get(at)).map(|&code| rule_of_code(code)).ok_or(Gap::Missing));
         let oracle = RuleOracle { tables, set: rules.set, cache: RefCell::new(cache), children, placed };
         let children = moves.iter().zip(children.iter());
         successors::rule_score_with_king_steps(&oracle, rules, context, position, children, king_steps)
