@@ -91,9 +91,10 @@ pub struct VerifyOptions<'a> {
     pub cache_bytes: usize,
     /// Memory for the pair being checked and the pairs its moves lead to: a pair whose
     /// values fit (three bytes a position) is held in memory, every left-out value
-    /// derived once; a larger pair with men is held and checked a slice of its men's
-    /// placements at a time (three quarters of this; the values read out of the slice
-    /// held lazily in the rest); one that not even a slice fits (kings only) is checked
+    /// derived once where it leaves a quarter of this for its inputs; a larger pair with
+    /// men is held and checked a slice of its men's placements at a time (three quarters
+    /// of this; the values read out of the slice held lazily in the rest); one that
+    /// neither fits (kings only, too large) is checked
     /// through the block cache alone, each left-out successor searched where it is met
     /// (the same proof, many times slower for a pair that stores one side). The pairs its
     /// moves lead to that are not derived now (in the ledger, or left out by `only`) are
