@@ -162,14 +162,6 @@ impl Successors {
             None => None,
         };
         let Some(index) = tables.index.get(&sig) else { return false };
-        // Held in slices: the steps' placement of the men (the pivot's) must be held.
-        let sliced = dtw.is_some_and(|v| v.all().is_none()) || rule_values.is_some_and(|v| v.all().is_none());
-        if sliced {
-            let at = index.index(&pivot);
-            if dtw.is_some_and(|v| v.get(at).is_none()) || rule_values.is_some_and(|v| v.get(at).is_none()) {
-                return false;
-            }
-        }
         let mut ranks = index.black_king_moved(&pivot);
         for (king, squares) in pivot.king_step_squares(Color::Black) {
             ranks.moving(king);
@@ -182,6 +174,13 @@ impl Successors {
                 }
                 self.king_step_ats.push(at);
             }
+        }
+        // Held in slices: the steps' placement of the men (they share it) must be held.
+        let unheld =
+            |at: u64| dtw.is_some_and(|v| v.get(at).is_none()) || rule_values.is_some_and(|v| v.get(at).is_none());
+        if self.king_step_ats.first().is_some_and(|&at| unheld(at)) {
+            self.king_step_ats.clear();
+            return false;
         }
         self.king_steps = Some(sig);
         true
