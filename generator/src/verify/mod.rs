@@ -23,7 +23,8 @@
 //! and the rule oracle); `reader` (blocks read, and DTW values); `successors` (where
 //! positions lie); `symmetry` (the classes of positions of kings only, derived once);
 //! `lanes` (a table of kings against a lone king held lane by lane from its flip's
-//! values); `tables` (the files, and what is held of them). `report` (what is found)
+//! values); `slices` (a pair too large to hold whole, cut by its men's placements);
+//! `tables` (the files, and what is held of them). `report` (what is found)
 //! lies below every room that says what it finds.
 
 pub mod figures;
