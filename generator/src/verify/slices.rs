@@ -7,6 +7,8 @@
 //! lazily where room is left). Which placements are held changes the speed, never a
 //! value.
 
+use std::collections::HashSet;
+
 use kabe_probe::internal::MaterialIndex;
 use kabe_probe::{Color, Signature};
 
@@ -64,24 +66,27 @@ pub(super) fn pair_slices(tables: &Tables, pair: &[Signature], resident_bytes: u
     let limit = slice_bytes(resident_bytes) / (RESIDENT_BYTES_PER_POSITION * per);
     let mut slices = Vec::new();
     let (mut checked, mut flips) = (Vec::new(), Vec::new());
+    // A table that is its own flip holds a placement once, checked or as another's flip.
+    let mut held_once = HashSet::new();
     for m in 0..placements {
         let flip = flip_of(index, other_index, per, m);
-        let held = |checked: &[u64], flips: &[u64]| match first == other {
-            true => held_of_one(checked, flips).len() as u64,
-            false => 2 * checked.len() as u64,
+        let grown = match first == other {
+            true => {
+                held_once.len()
+                    + usize::from(!held_once.contains(&m))
+                    + usize::from(flip != m && !held_once.contains(&flip))
+            }
+            false => 2 * (checked.len() + 1),
         };
+        if grown as u64 > limit {
+            slices.push(slice(first, other, per, placements, std::mem::take(&mut checked), std::mem::take(&mut flips)));
+            held_once.clear();
+        }
+        if first == other {
+            held_once.extend([m, flip]);
+        }
         checked.push(m);
         flips.push(flip);
-        if held(&checked, &flips) > limit {
-            checked.pop();
-            flips.pop();
-            if checked.is_empty() {
-                return None;
-            }
-            slices.push(slice(first, other, per, placements, std::mem::take(&mut checked), std::mem::take(&mut flips)));
-            checked.push(m);
-            flips.push(flip);
-        }
     }
     slices.push(slice(first, other, per, placements, checked, flips));
     Some(slices)

@@ -68,7 +68,7 @@ pub(super) struct Tables {
 }
 
 /// The values held resident of one signature: every position's, or those of some
-/// placements of its men (a slice of a pair too large to hold whole, [`Slice`]).
+/// placements of its men (a slice of a pair too large to hold whole, [`Placements`]).
 pub(super) struct Held<T> {
     values: Vec<T>,
     /// Where only some placements are held: the positions of one placement (its kings'
